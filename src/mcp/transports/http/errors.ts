@@ -1,0 +1,109 @@
+/**
+ * Errors of the Streamable HTTP transport.
+ *
+ * Two ways out, because the Transport interface has two: an error known before `send()` resolves
+ * (bad status, network failure, unusable reply) rejects `send()`; an error found later, while a reply
+ * stream is read, fails the affected requests through a synthesized JSON-RPC error response (see
+ * `toJsonRpcError`), so the peer above handles it like any other failed request.
+ *
+ * No message here ever contains a header value or the URL's query or credentials: both can hold tokens.
+ */
+
+/** What went wrong, for code that wants to react (the CLI, the conformance suite). */
+export type HttpTransportErrorKind =
+  /** The server answered with a 4xx/5xx status. */
+  | 'http-status'
+  /** 404 on an established session: the server forgot it; a new session must be initialized. */
+  | 'session-expired'
+  /** Connection refused, reset, DNS failure, TLS failure... */
+  | 'network'
+  /** The server answered, but not with something MCP allows (bad JSON, wrong content type, too big). */
+  | 'protocol'
+  /** A reply stream ended before it carried the response to the request. */
+  | 'stream-ended'
+  /** The transport was closed (by the client) while the request was in flight. */
+  | 'closed';
+
+/**
+ * JSON-RPC codes for synthesized errors. JSON-RPC leaves -32000..-32099 to the implementation; these
+ * sit apart from the codes MCP servers commonly use (-32000..-32002) so a reader can tell that furfly,
+ * not the server, produced the error. `data.transportError` says so explicitly as well.
+ */
+export const TRANSPORT_ERROR_CODES: Readonly<Record<HttpTransportErrorKind, number>> = {
+  'http-status': -32060,
+  'session-expired': -32061,
+  network: -32062,
+  protocol: -32063,
+  'stream-ended': -32064,
+  closed: -32065,
+};
+
+/** How much of an error body is kept: enough to read the server's complaint, never a whole page. */
+export const MAX_ERROR_BODY_CHARS = 1024;
+
+export interface HttpTransportErrorDetails {
+  status?: number;
+  /** The reply body, truncated to MAX_ERROR_BODY_CHARS. */
+  body?: string;
+  cause?: unknown;
+}
+
+export class HttpTransportError extends Error {
+  override name = 'HttpTransportError';
+  readonly kind: HttpTransportErrorKind;
+  readonly status: number | undefined;
+  readonly body: string | undefined;
+
+  constructor(kind: HttpTransportErrorKind, message: string, details: HttpTransportErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.kind = kind;
+    this.status = details.status;
+    this.body = details.body;
+  }
+
+  get code(): number {
+    return TRANSPORT_ERROR_CODES[this.kind];
+  }
+
+  /** The JSON-RPC error response that fails request `id` with this error. */
+  toJsonRpcError(id: string | number): object {
+    const data: Record<string, unknown> = { transportError: this.kind };
+    if (this.status !== undefined) data.status = this.status;
+    if (this.body !== undefined) data.body = this.body;
+    return { jsonrpc: '2.0', id, error: { code: this.code, message: this.message, data } };
+  }
+}
+
+/** The server no longer knows the session (404); every later request on this transport fails with it. */
+export class SessionExpiredError extends HttpTransportError {
+  override name = 'SessionExpiredError';
+
+  constructor(where: string, details: HttpTransportErrorDetails = {}) {
+    super(
+      'session-expired',
+      `MCP session expired: ${where} answered 404 for the session; a new session must be initialized`,
+      details,
+    );
+  }
+}
+
+export function truncateBody(text: string, max = MAX_ERROR_BODY_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/** The URL as it may appear in messages: scheme, host, port and path; no credentials, query or fragment. */
+export function describeUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/** A short, secret-free reason for a failed fetch (undici hides the useful part in `cause`). */
+export function describeNetworkFailure(error: unknown): string {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if (typeof cause === 'object' && cause !== null) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const message = (cause as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  return String(cause);
+}

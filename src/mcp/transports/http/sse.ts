@@ -1,0 +1,110 @@
+/**
+ * SSE bytes to JSON-RPC messages: a thin layer over `eventsource-parser`, which does the SSE grammar
+ * (lines split anywhere, CR/LF/CRLF, comments, multi-line data, `id`, `retry`).
+ *
+ * What this layer adds is MCP's reading of events: the data of a default (`message`) event is one JSON
+ * value (a message or, in 2025-03-26, a batch); an event with empty data is a priming event that only
+ * carries an id for resumption; other event types are not MCP messages.
+ */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+
+export interface SseMessageHandlers {
+  /** One JSON-RPC message (batches are split), in stream order. */
+  onMessage(message: unknown): void;
+  /** Data that is not JSON, or an event type MCP does not use. The stream itself can go on. */
+  onMalformed(problem: string): void;
+  /** The parser gave up (an event larger than the limit). Nothing more is decoded. */
+  onOverflow(problem: string): void;
+}
+
+export interface SseMessageDecoder {
+  /** Feed the next chunk of the body; chunks may split lines, events and UTF-8 sequences anywhere. */
+  push(chunk: Uint8Array): void;
+  /** The body ended. Returns whether an unfinished event was thrown away (the stream was cut). */
+  end(): { unfinishedEvent: boolean };
+  /** The id of the last event that carried one, for `Last-Event-ID`. */
+  readonly lastEventId: string | undefined;
+  /** The last `retry` the server asked for, in milliseconds. */
+  readonly retryMs: number | undefined;
+}
+
+export function createSseMessageDecoder(
+  handlers: SseMessageHandlers,
+  options: { maxEventChars?: number } = {},
+): SseMessageDecoder {
+  const text = new TextDecoder('utf-8');
+  let lastEventId: string | undefined;
+  let retryMs: number | undefined;
+  let overflowed = false;
+  // The end of the text fed so far: at end of body, it tells whether the last event was finished.
+  let tail = '';
+
+  const parser: EventSourceParser = createParser({
+    maxBufferSize: options.maxEventChars,
+    onEvent(event) {
+      if (event.id !== undefined) lastEventId = event.id;
+      if (event.event !== undefined && event.event !== 'message') {
+        handlers.onMalformed(`ignored an SSE event of type "${clip(event.event)}"`);
+        return;
+      }
+      if (event.data.trim() === '') return; // priming event: an id for resumption, no message
+      let value: unknown;
+      try {
+        value = JSON.parse(event.data);
+      } catch {
+        handlers.onMalformed(`SSE event data is not JSON: ${clip(event.data)}`);
+        return;
+      }
+      for (const message of Array.isArray(value) ? value : [value]) handlers.onMessage(message);
+    },
+    onRetry(ms) {
+      retryMs = ms;
+    },
+    onError(error) {
+      if (error.type === 'max-buffer-size-exceeded') {
+        overflowed = true;
+        handlers.onOverflow(`an SSE event exceeded the size limit of ${options.maxEventChars} characters`);
+      }
+      // Unknown fields and bad `retry` values are ignored, as the SSE standard says.
+    },
+  });
+
+  const feed = (chunk: string): void => {
+    if (overflowed || chunk === '') return;
+    tail = (tail + chunk).slice(-256);
+    parser.feed(chunk);
+  };
+
+  return {
+    push(chunk) {
+      feed(text.decode(chunk, { stream: true }));
+    },
+    end() {
+      feed(text.decode());
+      return { unfinishedEvent: !overflowed && endsInsideEvent(tail) };
+    },
+    get lastEventId() {
+      return lastEventId;
+    },
+    get retryMs() {
+      return retryMs;
+    },
+  };
+}
+
+/**
+ * Whether a body ending in `tail` stopped inside an event: its last line is a field that no blank line
+ * dispatched. A trailing comment line is not an event; an empty body is not either.
+ */
+export function endsInsideEvent(tail: string): boolean {
+  const text = tail.replace(/\r\n/g, '\n').replace(/\r/g, '\n');
+  if (text === '' || text.endsWith('\n\n')) return false;
+  const lines = text.split('\n').filter((line) => line !== '');
+  const last = lines[lines.length - 1];
+  return last !== undefined && !last.startsWith(':');
+}
+
+/** Server text in our messages stays short. */
+function clip(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
