@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { errorResult, type Tool, type ToolResult } from '../tool.js';
+import { HeadTailBuffer } from './output-cap.js';
+
+export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+export const BASH_MAX_TIMEOUT_MS = 600_000;
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/** After SIGTERM on timeout, how long the process group gets before SIGKILL. */
+export const BASH_KILL_GRACE_MS = 1_000;
+
+export interface BashArgs {
+  command: string;
+  timeout_ms?: number;
+  description?: string;
+}
+
+export const bashTool: Tool<BashArgs> = {
+  name: 'bash',
+  description:
+    'Run a shell command with bash in the project root and return its combined stdout and stderr and its ' +
+    'exit code. A non-zero exit code is reported, not treated as a failure of the tool. Each call starts a ' +
+    'fresh shell: `cd` and exported variables do not carry over. stdin is empty.',
+  inputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: {
+      command: { type: 'string', minLength: 1, description: 'The command line to run.' },
+      timeout_ms: {
+        type: 'integer',
+        minimum: 1,
+        maximum: BASH_MAX_TIMEOUT_MS,
+        description: `Kill the command after this many milliseconds. Default ${BASH_DEFAULT_TIMEOUT_MS}.`,
+      },
+      description: {
+        type: 'string',
+        description: 'A few words on what the command does, shown to the user.',
+      },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  category: 'execute',
+  concurrencySafe: false,
+  hardConstraints: [
+    `Output is capped at ${BASH_MAX_OUTPUT_CHARS} characters (start and end kept).`,
+    `The command and everything it started are killed after the timeout (default ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, max ${BASH_MAX_TIMEOUT_MS / 1000} s).`,
+    'Background processes started by the command are stopped when the command finishes.',
+  ],
+  commandOf: (args) => args.command,
+  execute: (args, context) => runCommand(args, context.projectRoot, context.signal),
+};
+
+function runCommand(args: BashArgs, cwd: string, signal: AbortSignal): Promise<ToolResult> {
+  const timeoutMs = Math.min(args.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  return new Promise<ToolResult>((resolve) => {
+    if (signal.aborted) {
+      resolve(errorResult('bash: the call was cancelled before the command started'));
+      return;
+    }
+    const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
+    // detached: the child leads a new process group, so one kill(-pid) reaches everything it spawned.
+    const child = spawn('bash', ['-c', args.command], {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
+
+    let stoppedBecause: 'timeout' | 'cancelled' | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stopGroup = (why: 'timeout' | 'cancelled') => {
+      if (stoppedBecause) return;
+      stoppedBecause = why;
+      killGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), BASH_KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => stopGroup('timeout'), timeoutMs);
+    const onAbort = () => stopGroup('cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    child.on('exit', (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+      // Whatever the command left running in its group would hold our pipes open (and outlive us).
+      killGroup(child.pid, 'SIGKILL');
+    });
+    child.on('error', (error) => {
+      finish(errorResult(`bash: could not start the command: ${error.message}`));
+    });
+    child.on('close', () => {
+      const text = output.toString();
+      if (stoppedBecause === 'timeout') {
+        finish(
+          errorResult(`${text}\n[bash: command timed out after ${timeoutMs} ms and was killed]`.trimStart()),
+        );
+      } else if (stoppedBecause === 'cancelled') {
+        finish(errorResult(`${text}\n[bash: command was cancelled and killed]`.trimStart()));
+      } else {
+        const status = exit?.signal
+          ? `Killed by signal ${exit.signal}`
+          : `Exit code: ${exit?.code ?? 'unknown'}`;
+        finish({
+          isError: false,
+          content: [{ type: 'text', text: `${text}${text && !text.endsWith('\n') ? '\n' : ''}${status}` }],
+        });
+      }
+    });
+
+    let finished = false;
+    function finish(result: ToolResult): void {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    }
+  });
+}
+
+function killGroup(pid: number | undefined, killSignal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, killSignal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Compiles a tool's input schema into a validator, choosing the JSON Schema dialect the schema
+ * declares. Remote tools bring schemas written for draft-07 or 2020-12 (and sometimes a `$schema` Ajv
+ * does not know), so an unknown or missing dialect falls back to 2020-12, the MCP default.
+ *
+ * Each schema gets its own Ajv instance: schemas from different servers may reuse the same `$id`,
+ * which a shared instance would reject as a duplicate.
+ */
+import { createRequire } from 'node:module';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { JsonSchemaObject } from './tool.js';
+
+// ajv and ajv-formats are CommonJS; `require` sidesteps the default-export interop dance under NodeNext.
+const require = createRequire(import.meta.url);
+type AjvInstance = { compile(schema: object): ValidateFunction };
+type AjvClass = new (options: Options) => AjvInstance;
+const AjvDraft07 = require('ajv').default as AjvClass;
+const Ajv2019 = require('ajv/dist/2019').default as AjvClass;
+const Ajv2020 = require('ajv/dist/2020').default as AjvClass;
+const addFormats = require('ajv-formats').default as (ajv: AjvInstance) => void;
+
+export type Dialect = 'draft-07' | '2019-09' | '2020-12';
+
+export function dialectOf(schema: JsonSchemaObject): { dialect: Dialect; known: boolean } {
+  const declared = schema.$schema;
+  if (typeof declared !== 'string') return { dialect: '2020-12', known: true };
+  if (declared.includes('2020-12')) return { dialect: '2020-12', known: true };
+  if (declared.includes('2019-09')) return { dialect: '2019-09', known: true };
+  // draft-06 schemas are valid draft-07 for all practical purposes.
+  if (/draft-0[67]/.test(declared)) return { dialect: 'draft-07', known: true };
+  return { dialect: '2020-12', known: false };
+}
+
+export interface ArgumentValidator {
+  /** Empty when valid; otherwise human-readable problems such as "/path: must be string". */
+  validate(value: unknown): string[];
+}
+
+/** Throws when the schema cannot be compiled; the registry turns that into an error result. */
+export function compileValidator(schema: JsonSchemaObject): ArgumentValidator {
+  const { dialect, known } = dialectOf(schema);
+  const AjvForDialect = dialect === '2020-12' ? Ajv2020 : dialect === '2019-09' ? Ajv2019 : AjvDraft07;
+  const ajv = new AjvForDialect({
+    // Remote schemas carry extra keywords (titles, examples, vendor extensions); do not reject them.
+    strict: false,
+    allErrors: true,
+    validateSchema: true,
+  });
+  addFormats(ajv);
+  // An unknown `$schema` URI would make Ajv look for a meta-schema it does not have.
+  const compilable = known ? schema : withoutSchemaKeyword(schema);
+  const validateFn = ajv.compile(compilable);
+  return {
+    validate(value: unknown): string[] {
+      if (validateFn(value)) return [];
+      return (validateFn.errors ?? []).map(describeError);
+    },
+  };
+}
+
+function withoutSchemaKeyword(schema: JsonSchemaObject): JsonSchemaObject {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+function describeError(error: ErrorObject): string {
+  const where = error.instancePath === '' ? '(root)' : error.instancePath;
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` '${String((error.params as { additionalProperty?: unknown }).additionalProperty)}'`
+      : '';
+  return `${where}: ${error.message ?? error.keyword}${extra}`;
+}
