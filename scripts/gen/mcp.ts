@@ -1,0 +1,138 @@
+/**
+ * Generated code for each MCP protocol version folder `schemas/mcp/<version>/`:
+ * - `mcp/<version>/types.ts`: one exported type per definition, plus `McpDefinitions` (name -> type);
+ * - `mcp/<version>/validators.js` + `.d.ts`: one precompiled Ajv standalone function per definition;
+ * - `mcp/<version>/methods.ts`: method name -> request/notification, params and result definition names.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Bundle, bundleVersion, type SchemaObject } from './bundle.js';
+import { VALIDATOR_DTS } from './config.js';
+import type { GeneratedFile } from './files.js';
+import { generatedHeader } from './header.js';
+import { createGeneratorAjv, standaloneModule } from './standalone.js';
+import { schemaToTypes } from './types.js';
+
+const VERSION_FOLDER = /^\d{4}-\d{2}-\d{2}$/;
+
+export function mcpVersions(repoRoot: string): string[] {
+  return readdirSync(path.join(repoRoot, 'schemas', 'mcp'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && VERSION_FOLDER.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+export async function generateMcp(repoRoot: string): Promise<GeneratedFile[]> {
+  const files: GeneratedFile[] = [];
+  for (const version of mcpVersions(repoRoot)) {
+    files.push(...(await generateVersion(repoRoot, version)));
+  }
+  return files;
+}
+
+async function generateVersion(repoRoot: string, version: string): Promise<GeneratedFile[]> {
+  const bundle = bundleVersion(repoRoot, version);
+  const header = generatedHeader(bundle.sources);
+  const names = Object.keys(bundle.schema.$defs);
+  const dir = `mcp/${version}`;
+  return [
+    { path: `${dir}/types.ts`, content: await typesFor(bundle, names, header) },
+    { path: `${dir}/validators.js`, content: validatorsFor(bundle, names, header) },
+    { path: `${dir}/validators.d.ts`, content: validatorsDts(names, header) },
+    { path: `${dir}/methods.ts`, content: methodsFor(bundle, names, header) },
+  ];
+}
+
+async function typesFor(bundle: Bundle, names: string[], header: string): Promise<string> {
+  // A synthetic root whose properties reference every definition, so each one is emitted under its own
+  // name, and the root itself becomes a handy name -> type map.
+  const root = {
+    title: 'McpDefinitions',
+    description: 'Every named definition of this protocol version, by name.',
+    type: 'object',
+    properties: Object.fromEntries(names.map((name) => [name, { $ref: `#/$defs/${name}` }])),
+    required: names,
+    additionalProperties: false,
+    $defs: bundle.schema.$defs,
+  };
+  return schemaToTypes(root, 'McpDefinitions', header);
+}
+
+function validatorsFor(bundle: Bundle, names: string[], header: string): string {
+  const ajv = createGeneratorAjv();
+  ajv.addSchema(bundle.schema);
+  const exports = Object.fromEntries(names.map((name) => [name, `${bundle.schema.$id}#/$defs/${name}`]));
+  return [
+    header,
+    '// One named export per schema definition; each is an Ajv standalone validator (errors on `.errors`).',
+    standaloneModule(ajv, exports).trimEnd(),
+    '',
+  ].join('\n');
+}
+
+function validatorsDts(names: string[], header: string): string {
+  return [
+    header,
+    "import type * as T from './types.js';",
+    '',
+    VALIDATOR_DTS,
+    ...names.map((name) => `export declare const ${name}: StandaloneValidator<T.${name}>;`),
+    '',
+  ].join('\n');
+}
+
+interface MethodEntry {
+  method: string;
+  message: string;
+  params: string;
+  result?: string;
+}
+
+/** Reads `method: { const }` and `params: { $ref }` from every concrete request and notification. */
+function methodsFor(bundle: Bundle, names: string[], header: string): string {
+  const requests: MethodEntry[] = [];
+  const notifications: MethodEntry[] = [];
+  for (const name of names) {
+    const def = bundle.schema.$defs[name]!;
+    const props = def.properties as Record<string, SchemaObject> | undefined;
+    const method = props?.method?.const;
+    if (typeof method !== 'string') continue;
+    const paramsRef = props?.params?.$ref;
+    if (typeof paramsRef !== 'string')
+      throw new Error(`${name}: params must be a $ref to a named definition`);
+    const params = paramsRef.replace('#/$defs/', '');
+    if (name.endsWith('Request')) {
+      const named = name.replace(/Request$/, 'Result');
+      requests.push({ method, message: name, params, result: names.includes(named) ? named : 'EmptyResult' });
+    } else if (name.endsWith('Notification')) {
+      notifications.push({ method, message: name, params });
+    } else {
+      throw new Error(`${name}: a definition with a method must end in Request or Notification`);
+    }
+  }
+  const byMethod = (a: MethodEntry, b: MethodEntry) =>
+    a.method < b.method ? -1 : a.method > b.method ? 1 : 0;
+  const line = (entry: MethodEntry) =>
+    `  '${entry.method}': { message: '${entry.message}', params: '${entry.params}'${
+      entry.result === undefined ? '' : `, result: '${entry.result}'`
+    } },`;
+  return [
+    header,
+    '',
+    '/** Every definition name of this version, in schema order. */',
+    'export const DEFINITIONS = [',
+    ...names.map((name) => `  '${name}',`),
+    '] as const;',
+    '',
+    '/** Request method -> request, params and result definitions. */',
+    'export const REQUESTS = {',
+    ...requests.sort(byMethod).map(line),
+    '} as const;',
+    '',
+    '/** Notification method -> notification and params definitions. */',
+    'export const NOTIFICATIONS = {',
+    ...notifications.sort(byMethod).map(line),
+    '} as const;',
+    '',
+  ].join('\n');
+}
