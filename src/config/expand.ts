@@ -1,0 +1,133 @@
+/**
+ * `${VAR}` expansion in the fields that may hold secrets or machine-specific values:
+ * `mcp_servers.*.{command,args,env,headers,url}` and `providers[*].{api_key,base_url}`.
+ *
+ * - `${VAR}` is the variable's value; an unset variable is an error (all of them are reported at once).
+ * - `${VAR:-default}` uses `default` when VAR is unset or empty.
+ * - `$$` is a literal `$`; a `$` not followed by `{` or `$` is kept as it is.
+ * Servers with `enabled: false` are left alone: a disabled server must not demand its token.
+ * Pure: the environment is passed in.
+ */
+import type { ConfigError } from './errors.js';
+import { type ConfigNode, displayPath, type MapNode, type PathSegment } from './tree.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ExpandResult {
+  readonly root: MapNode;
+  readonly errors: readonly ConfigError[];
+  /** Display paths of the values left unexpanded because of an error. */
+  readonly failedPaths: ReadonlySet<string>;
+}
+
+const SERVER_FIELDS = new Set(['command', 'args', 'env', 'headers', 'url']);
+const PROVIDER_FIELDS = new Set(['api_key', 'base_url']);
+
+/** Does `${VAR}` expansion apply at this path (or anywhere below it)? */
+export function isExpandedPath(path: readonly PathSegment[]): boolean {
+  const [top, , field] = path;
+  if (top === 'mcp_servers' && path.length >= 3) return SERVER_FIELDS.has(String(field));
+  if (top === 'providers' && path.length >= 3) return PROVIDER_FIELDS.has(String(field));
+  return false;
+}
+
+export function expandConfig(root: MapNode, env: Env): ExpandResult {
+  const errors: ConfigError[] = [];
+  const failedPaths = new Set<string>();
+  const visit = (node: ConfigNode, path: readonly PathSegment[]): ConfigNode => {
+    if (node.kind === 'map') {
+      if (path.length === 2 && path[0] === 'mcp_servers' && isDisabled(node)) return node;
+      return {
+        ...node,
+        entries: node.entries.map((e) => ({ ...e, value: visit(e.value, [...path, e.key]) })),
+      };
+    }
+    if (node.kind === 'list')
+      return { ...node, items: node.items.map((item, i) => visit(item, [...path, i])) };
+    if (typeof node.value !== 'string' || !isExpandedPath(path)) return node;
+    const result = expandString(node.value, env);
+    if (result.malformed || result.undefinedVariables.length > 0) failedPaths.add(displayPath(path));
+    if (result.malformed) {
+      errors.push({
+        origin: node.origin,
+        message: `${displayPath(path)} has a malformed variable reference (write \${NAME} or \${NAME:-default}, and $$ for a literal $)`,
+      });
+      return node;
+    }
+    for (const name of result.undefinedVariables) {
+      errors.push({
+        origin: node.origin,
+        message: `${displayPath(path)} references undefined variable \${${name}}`,
+      });
+    }
+    if (result.undefinedVariables.length > 0) return node;
+    return result.fromEnv
+      ? { ...node, value: result.value, fromEnv: true }
+      : { ...node, value: result.value };
+  };
+  return { root: visit(root, []) as MapNode, errors, failedPaths };
+}
+
+function isDisabled(server: MapNode): boolean {
+  const enabled = server.entries.find((e) => e.key === 'enabled')?.value;
+  return enabled?.kind === 'scalar' && enabled.value === false;
+}
+
+export interface ExpandedString {
+  readonly value: string;
+  /** Some of `value` came from the environment. */
+  readonly fromEnv: boolean;
+  /** Unset variables referenced without a default, in order, without repeats. */
+  readonly undefinedVariables: readonly string[];
+  /** A `${` without a matching `}` or with an invalid name. */
+  readonly malformed: boolean;
+}
+
+const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+
+export function expandString(text: string, env: Env): ExpandedString {
+  let value = '';
+  let fromEnv = false;
+  const undefinedVariables: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch !== '$' || i + 1 >= text.length) {
+      value += ch;
+      i += 1;
+      continue;
+    }
+    const next = text[i + 1];
+    if (next === '$') {
+      value += '$';
+      i += 2;
+      continue;
+    }
+    if (next !== '{') {
+      value += '$';
+      i += 1;
+      continue;
+    }
+    const close = text.indexOf('}', i + 2);
+    const match = close === -1 ? null : REFERENCE.exec(text.slice(i + 2, close));
+    if (match === null) return { value: text, fromEnv: false, undefinedVariables: [], malformed: true };
+    const name = match[1]!;
+    const fallback = match[2];
+    const fromEnvironment = env[name];
+    if (fallback !== undefined) {
+      if (fromEnvironment !== undefined && fromEnvironment !== '') {
+        value += fromEnvironment;
+        fromEnv = true;
+      } else {
+        value += fallback;
+      }
+    } else if (fromEnvironment !== undefined) {
+      value += fromEnvironment;
+      fromEnv = true;
+    } else if (!undefinedVariables.includes(name)) {
+      undefinedVariables.push(name);
+    }
+    i = close + 1;
+  }
+  return { value, fromEnv, undefinedVariables, malformed: false };
+}

@@ -1,0 +1,173 @@
+/**
+ * The one entry point: find the layers, parse, merge, expand, validate, fill defaults.
+ * Never throws for a user's mistake: every problem comes back as a `ConfigError`, all of them at once.
+ */
+import { readFileSync } from 'node:fs';
+import { applyDefaults } from './defaults.js';
+import type { ConfigError } from './errors.js';
+import { type Env, expandConfig } from './expand.js';
+import { findDuplicateNames, mergeLayers, withoutEmptyValues } from './merge.js';
+import type { Origin } from './origin.js';
+import { parseConfigText } from './parse.js';
+import { type ConfigLocations, type LayerLocation, locateConfigFiles } from './paths.js';
+import { emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
+import type { ResolvedConfig } from './types.js';
+import { validateTree } from './validate.js';
+
+export interface LoadOptions {
+  /** Where furfly runs; the project root is searched from here. */
+  readonly cwd: string;
+  /** `--config FILE` (relative to `cwd`): used instead of the project file; the user file still applies. */
+  readonly configFile?: string | undefined;
+  /** The environment for `${VAR}` expansion and `FURFLY_HOME`; pass `process.env` from the CLI. */
+  readonly env: Env;
+  /** Home directory, when not the OS's (tests). */
+  readonly homeDir?: string | undefined;
+}
+
+export interface ConfigFileStatus {
+  readonly layer: 'user' | 'project';
+  readonly path: string;
+  readonly found: boolean;
+  /** Named with `--config`. */
+  readonly explicit: boolean;
+}
+
+export interface ConfigFiles {
+  readonly user: ConfigFileStatus;
+  /** Absent when there is no project root and no `--config`. */
+  readonly project?: ConfigFileStatus;
+  readonly projectRoot?: string;
+  /** Paths of the files actually read, user first. */
+  readonly inEffect: readonly string[];
+}
+
+export type LoadResult =
+  | {
+      readonly ok: true;
+      /** Validated, expanded, with every default filled in. Holds secrets: never print it; see `toMaskedPlain`. */
+      readonly config: ResolvedConfig;
+      /** JSON pointer (`/mcp_servers/github/env/TOKEN`) -> where that value was written, or 'default'. */
+      readonly origins: ReadonlyMap<string, Origin>;
+      /** The located tree behind `config`, for display with origins and masking. */
+      readonly tree: MapNode;
+      readonly files: ConfigFiles;
+    }
+  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: ConfigFiles };
+
+export function loadConfig(options: LoadOptions): LoadResult {
+  const locations = locateConfigFiles(options);
+  const user = readLayer(locations.user);
+  const project = locations.project === undefined ? undefined : readLayer(locations.project);
+  const files = describeFiles(locations, user, project);
+
+  const readErrors = [...user.errors, ...(project?.errors ?? [])];
+  if (readErrors.length > 0) return { ok: false, errors: readErrors, files };
+  if (user.root === undefined && project?.root === undefined) {
+    return { ok: false, errors: [{ message: noConfigMessage(locations) }], files };
+  }
+
+  const userRoot = user.root ?? emptyMap(primaryOrigin(project!.root!));
+  const projectRoot = project?.root ?? emptyMap(primaryOrigin(userRoot));
+  const duplicateErrors = [...findDuplicateNames(userRoot), ...findDuplicateNames(projectRoot)];
+  const merged = mergeLayers(userRoot, projectRoot);
+  const expanded = expandConfig(merged.root, options.env);
+  // A value whose variable is undefined is still `${VAR}`: its validation complaint would only repeat that.
+  const validationErrors = validateTree(expanded.root).filter(
+    (e) => e.path === undefined || !expanded.failedPaths.has(e.path),
+  );
+  const errors = [...duplicateErrors, ...merged.errors, ...expanded.errors, ...validationErrors];
+  if (errors.length > 0) return { ok: false, errors: sortErrors(errors, files.inEffect), files };
+
+  const tree = applyDefaults(expanded.root);
+  return { ok: true, config: toPlain(tree) as ResolvedConfig, origins: originsOf(tree), tree, files };
+}
+
+interface LayerRead {
+  readonly location: LayerLocation;
+  readonly found: boolean;
+  readonly root?: MapNode;
+  readonly errors: readonly ConfigError[];
+}
+
+function readLayer(location: LayerLocation): LayerRead {
+  let text: string;
+  try {
+    text = readFileSync(location.path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    if (code === 'ENOENT' && !location.explicit) return { location, found: false, errors: [] };
+    const message =
+      code === 'ENOENT'
+        ? 'config file not found (given with --config)'
+        : `cannot read the config file (${code})`;
+    return {
+      location,
+      found: false,
+      errors: [{ origin: { file: location.path, line: 1, col: 1 }, message }],
+    };
+  }
+  const parsed = parseConfigText(location.path, text);
+  if (!parsed.ok) return { location, found: true, errors: parsed.errors };
+  return { location, found: true, root: withoutEmptyValues(parsed.root), errors: [] };
+}
+
+function describeFiles(
+  locations: ConfigLocations,
+  user: LayerRead,
+  project: LayerRead | undefined,
+): ConfigFiles {
+  const status = (read: LayerRead): ConfigFileStatus => ({
+    layer: read.location.layer,
+    path: read.location.path,
+    found: read.found,
+    explicit: read.location.explicit,
+  });
+  const inEffect = [user, project].filter((r) => r?.found === true).map((r) => r!.location.path);
+  return {
+    user: status(user),
+    ...(project === undefined ? {} : { project: status(project) }),
+    ...(locations.projectRoot === undefined ? {} : { projectRoot: locations.projectRoot }),
+    inEffect,
+  };
+}
+
+function noConfigMessage(locations: ConfigLocations): string {
+  const projectLine =
+    locations.project !== undefined
+      ? locations.project.path
+      : 'none: no folder with .furflycode/ or .git at or above the working directory';
+  const suggested = locations.project?.path ?? locations.user.path;
+  return [
+    'no config file found. furfly looked for:',
+    `  user file:    ${locations.user.path} (the folder can be moved with FURFLY_HOME)`,
+    `  project file: ${projectLine}`,
+    `Create ${suggested}, for example:`,
+    '  mcp_servers:',
+    '    everything:',
+    '      type: stdio',
+    '      command: npx',
+    '      args: ["-y", "@modelcontextprotocol/server-everything"]',
+    'See docs/config.md for every key.',
+  ].join('\n');
+}
+
+function originsOf(tree: MapNode): Map<string, Origin> {
+  const origins = new Map<string, Origin>();
+  walk(tree, (node, path) => origins.set(toPointer(path), primaryOrigin(node)));
+  return origins;
+}
+
+/** Errors in reading order: user file before project file, then by line and column. */
+function sortErrors(errors: readonly ConfigError[], files: readonly string[]): ConfigError[] {
+  const rank = (e: ConfigError): [number, number, number] => {
+    const o = e.origin;
+    if (o === undefined || o === 'default') return [-1, 0, 0];
+    const fileIndex = files.indexOf(o.file);
+    return [fileIndex === -1 ? files.length : fileIndex, o.line, o.col];
+  };
+  return errors
+    .map((e, i) => ({ e, i, r: rank(e) }))
+    .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.r[2] - b.r[2] || a.i - b.i)
+    .map((x) => x.e);
+}

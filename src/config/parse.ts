@@ -1,0 +1,127 @@
+/**
+ * YAML text -> located config tree. Keeps a position for every key and value, and turns YAML
+ * syntax errors into config errors with file:line:col (never with the source text around them,
+ * which may hold a secret).
+ */
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { ConfigError } from './errors.js';
+import type { FileOrigin } from './origin.js';
+import type { ConfigNode, MapEntry, MapNode, Scalar } from './tree.js';
+
+export type ParseResult = { ok: true; root: MapNode } | { ok: false; errors: ConfigError[] };
+
+/** Aliases can expand exponentially ("billion laughs"); a config never needs more than this. */
+const MAX_ALIAS_EXPANSIONS = 1000;
+
+export function parseConfigText(file: string, text: string): ParseResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number): FileOrigin => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, col };
+  };
+
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => ({
+        origin: at(e.pos[0]),
+        message: `YAML syntax error: ${firstLine(e.message)}`,
+      })),
+    };
+  }
+
+  // An empty file (or one holding only comments) is a layer with nothing in it.
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    return { ok: true, root: { kind: 'map', origins: [{ file, line: 1, col: 1 }], entries: [] } };
+  }
+
+  const errors: ConfigError[] = [];
+  const builder = new TreeBuilder(doc, at, errors);
+  const root = builder.build(doc.contents);
+  if (root.kind !== 'map') {
+    errors.push({
+      origin: at(doc.contents.range?.[0] ?? 0),
+      message: `the top level must be a map of keys (providers, max_iterations, permissions, mcp_servers), not a ${root.kind === 'list' ? 'list' : 'single value'}`,
+    });
+  }
+  if (errors.length > 0 || root.kind !== 'map') return { ok: false, errors };
+  return { ok: true, root };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+class TreeBuilder {
+  private aliasExpansions = 0;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly at: (offset: number) => FileOrigin,
+    private readonly errors: ConfigError[],
+  ) {}
+
+  build(node: Node | null | undefined, fallbackOffset = 0): ConfigNode {
+    const origin = this.at(node?.range?.[0] ?? fallbackOffset);
+    if (node === null || node === undefined) return { kind: 'scalar', value: null, origin };
+    if (isAlias(node)) {
+      this.aliasExpansions += 1;
+      const target = this.aliasExpansions > MAX_ALIAS_EXPANSIONS ? undefined : node.resolve(this.doc);
+      if (target === undefined) {
+        this.errors.push({
+          origin,
+          message: 'YAML alias could not be resolved (or aliases expand too much)',
+        });
+        return { kind: 'scalar', value: null, origin };
+      }
+      // The value is the anchored one, but errors should point at the place that used it.
+      return relocate(this.build(target), origin);
+    }
+    if (isScalar(node)) return { kind: 'scalar', value: toScalar(node.value), origin };
+    if (isSeq(node)) {
+      return {
+        kind: 'list',
+        origins: [origin],
+        items: node.items.map((item) => this.build(item as Node, node.range?.[0])),
+      };
+    }
+    if (isMap(node)) {
+      const entries: MapEntry[] = [];
+      for (const pair of node.items) {
+        const keyNode = pair.key as Node | null;
+        const keyOrigin = this.at(keyNode?.range?.[0] ?? node.range?.[0] ?? 0);
+        if (!isScalar(keyNode) || keyNode.value === null || keyNode.value === '') {
+          this.errors.push({
+            origin: keyOrigin,
+            message: 'keys must be plain names, not empty or nested values',
+          });
+          continue;
+        }
+        const key = String(keyNode.value);
+        entries.push({ key, keyOrigin, value: this.build(pair.value as Node | null, keyNode.range?.[1]) });
+      }
+      return { kind: 'map', origins: [origin], entries };
+    }
+    this.errors.push({ origin, message: 'unsupported YAML node' });
+    return { kind: 'scalar', value: null, origin };
+  }
+}
+
+function toScalar(value: unknown): Scalar {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value;
+  // Big integers and other exotic scalars are kept as text; the validator will say what it expected.
+  return String(value);
+}
+
+function relocate(node: ConfigNode, origin: FileOrigin): ConfigNode {
+  switch (node.kind) {
+    case 'scalar':
+      return { ...node, origin };
+    case 'list':
+      return { ...node, origins: [origin] };
+    case 'map':
+      return { ...node, origins: [origin] };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * What the schema says about each kind of object, in the form the error messages and the defaults need:
+ * known keys (for "did you mean"), required keys, and the documented defaults.
+ * `shape.test.ts` checks every entry against `schemas/config.schema.json`, so the two cannot drift;
+ * keeping a copy here means runtime code never reads or compiles the schema.
+ */
+import type { PathSegment } from './tree.js';
+
+export type ObjectKind = 'root' | 'provider' | 'permissions' | 'rule' | 'stdio' | 'http';
+
+export interface ObjectShape {
+  /** In schema order. */
+  readonly keys: readonly string[];
+  readonly required: readonly string[];
+  readonly defaults: Readonly<Record<string, unknown>>;
+}
+
+export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
+  root: {
+    keys: ['providers', 'max_iterations', 'permissions', 'mcp_servers'],
+    required: [],
+    defaults: { providers: [], max_iterations: 50, permissions: {}, mcp_servers: {} },
+  },
+  provider: {
+    keys: ['name', 'protocol', 'api_key', 'model', 'base_url'],
+    required: ['name', 'protocol', 'api_key', 'model'],
+    defaults: {},
+  },
+  permissions: {
+    keys: ['mode', 'rules', 'allow_paths'],
+    required: [],
+    defaults: { mode: 'strict', rules: [], allow_paths: [] },
+  },
+  rule: { keys: ['tool_glob', 'action'], required: ['tool_glob', 'action'], defaults: {} },
+  stdio: {
+    keys: ['type', 'command', 'args', 'env', 'cwd', 'sandbox', 'category', 'timeout', 'enabled'],
+    required: ['type', 'command'],
+    defaults: { sandbox: 'none', category: 'execute', timeout: 10, enabled: true },
+  },
+  http: {
+    keys: ['type', 'url', 'headers', 'category', 'timeout', 'enabled'],
+    required: ['type', 'url'],
+    defaults: { category: 'execute', timeout: 10, enabled: true },
+  },
+};
+
+export const SERVER_TYPES = ['stdio', 'http'] as const;
+export type ServerType = (typeof SERVER_TYPES)[number];
+
+export function isServerType(value: unknown): value is ServerType {
+  return value === 'stdio' || value === 'http';
+}
+
+/**
+ * The kind of object found at `path`, if it is one of the schema's objects.
+ * `serverType` is the `type` written in the server entry, for paths `mcp_servers.<name>`.
+ */
+export function objectKindAt(path: readonly PathSegment[], serverType?: unknown): ObjectKind | undefined {
+  if (path.length === 0) return 'root';
+  if (path.length === 1 && path[0] === 'permissions') return 'permissions';
+  if (path.length === 2 && path[0] === 'providers') return 'provider';
+  if (path.length === 3 && path[0] === 'permissions' && path[1] === 'rules') return 'rule';
+  if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType)) return serverType;
+  return undefined;
+}

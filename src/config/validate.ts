@@ -1,0 +1,238 @@
+/**
+ * Validation of the merged, expanded tree with the generated (precompiled) validator, and the translation
+ * of its errors into messages a person can act on: file:line:col of the offending value, the key path and
+ * what was expected. Messages name types and allowed values from the schema, never the value itself.
+ */
+import { validateConfig } from '../generated/config/validate.js';
+import type { ConfigError } from './errors.js';
+import { isServerType, objectKindAt, SHAPES } from './shape.js';
+import { nearest } from './suggest.js';
+import {
+  type ConfigNode,
+  displayPath,
+  entry,
+  fromPointer,
+  type MapNode,
+  nodeAt,
+  type PathSegment,
+  primaryOrigin,
+  toPlain,
+  typedPath,
+} from './tree.js';
+
+/** The parts of an Ajv error object we use (the generated validator's `ValidatorError`). */
+export interface ValidatorErrorLike {
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly message?: string;
+  /** Set by Ajv on errors raised while checking a property name (propertyNames). */
+  readonly propertyName?: string;
+}
+
+export function validateTree(root: MapNode): ConfigError[] {
+  if (validateConfig(toPlain(root))) return [];
+  return translateErrors(root, (validateConfig.errors ?? []) as ValidatorErrorLike[]);
+}
+
+export function translateErrors(root: MapNode, raw: readonly ValidatorErrorLike[]): ConfigError[] {
+  const out: ConfigError[] = [];
+  const seen = new Set<string>();
+  const push = (error: ConfigError): void => {
+    const id = JSON.stringify(error);
+    if (seen.has(id)) return;
+    seen.add(id);
+    out.push(error);
+  };
+  for (const error of raw) {
+    const translated = translateOne(root, error);
+    if (translated !== undefined) push(translated);
+  }
+  return out;
+}
+
+function translateOne(root: MapNode, error: ValidatorErrorLike): ConfigError | undefined {
+  // The name check reports twice (inner pattern, then propertyNames); keep the outer one only.
+  if (error.propertyName !== undefined) return undefined;
+  const path = typedPath(root, fromPointer(error.instancePath));
+  const node = nodeAt(root, path);
+  if (node === undefined) return undefined;
+
+  const server = serverContext(root, path);
+  if (server !== undefined) {
+    const verdict = filterServerError(server, path, error);
+    if (verdict !== 'keep') return verdict === 'drop' ? undefined : verdict;
+  }
+
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = String(error.params.additionalProperty);
+      const keyEntry = node.kind === 'map' ? entry(node, key) : undefined;
+      const known = knownKeysAt(path, node);
+      const guess = known === undefined ? undefined : nearest(key, known);
+      const hint =
+        guess !== undefined
+          ? ` (did you mean "${guess}"?)`
+          : known !== undefined
+            ? ` (known keys: ${known.join(', ')})`
+            : '';
+      return {
+        origin: keyEntry?.keyOrigin ?? primaryOrigin(node),
+        path: displayPath([...path, key]),
+        message: `unknown key${hint}`,
+      };
+    }
+    case 'required':
+      return {
+        origin: primaryOrigin(node),
+        path: displayPath(path),
+        message: `missing required key "${String(error.params.missingProperty)}"`,
+      };
+    case 'propertyNames': {
+      const name = String(error.params.propertyName);
+      const keyEntry = node.kind === 'map' ? entry(node, name) : undefined;
+      return {
+        origin: keyEntry?.keyOrigin ?? primaryOrigin(node),
+        path: displayPath([...path, name]),
+        message: 'invalid server name: use letters, digits, "-" and "_" only, and never "__"',
+      };
+    }
+    default:
+      return {
+        origin: primaryOrigin(node),
+        path: displayPath(path),
+        message: expectation(error, node, path),
+      };
+  }
+}
+
+/** What the value should have been, in words. */
+function expectation(error: ValidatorErrorLike, node: ConfigNode, path: readonly PathSegment[]): string {
+  const p = error.params;
+  switch (error.keyword) {
+    case 'type': {
+      const expected = typeWords(String(p.type));
+      const actual = describe(node);
+      const quoteHint =
+        expected === 'a string' && (actual === 'a number' || actual === 'true or false')
+          ? ' (put it in quotes in YAML)'
+          : '';
+      return `must be ${expected}, not ${actual}${quoteHint}`;
+    }
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => String(v)).join(', ')}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${String(p.limit)}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
+    case 'pattern': {
+      const last = path[path.length - 1];
+      if (last === 'url' || last === 'base_url') return 'must be an http:// or https:// URL without spaces';
+      return `must match the pattern ${String(p.pattern)}`;
+    }
+    default:
+      return error.message ?? `is invalid (${error.keyword})`;
+  }
+}
+
+function typeWords(type: string): string {
+  switch (type) {
+    case 'object':
+      return 'a map';
+    case 'array':
+      return 'a list';
+    case 'integer':
+      return 'a whole number';
+    case 'boolean':
+      return 'true or false';
+    default:
+      return `a ${type}`;
+  }
+}
+
+function describe(node: ConfigNode): string {
+  if (node.kind === 'map') return 'a map';
+  if (node.kind === 'list') return 'a list';
+  const v = node.value;
+  if (v === null) return 'empty';
+  if (typeof v === 'boolean') return 'true or false';
+  return `a ${typeof v}`;
+}
+
+function knownKeysAt(path: readonly PathSegment[], node: ConfigNode): readonly string[] | undefined {
+  const type = node.kind === 'map' ? entry(node, 'type')?.value : undefined;
+  const kind = objectKindAt(path, type?.kind === 'scalar' ? type.value : undefined);
+  return kind === undefined ? undefined : SHAPES[kind].keys;
+}
+
+interface ServerContext {
+  readonly name: string;
+  readonly path: readonly PathSegment[];
+  readonly node: ConfigNode;
+  readonly type: unknown;
+}
+
+function serverContext(root: MapNode, path: readonly PathSegment[]): ServerContext | undefined {
+  if (path.length < 2 || path[0] !== 'mcp_servers') return undefined;
+  const serverPath = path.slice(0, 2);
+  const node = nodeAt(root, serverPath);
+  if (node === undefined) return undefined;
+  const type = node.kind === 'map' ? entry(node, 'type')?.value : undefined;
+  return {
+    name: String(path[1]),
+    path: serverPath,
+    node,
+    type: type?.kind === 'scalar' ? type.value : undefined,
+  };
+}
+
+/**
+ * A server entry is checked against both the stdio and the http schema (oneOf), so Ajv reports the failures of
+ * both. Only the schema named by `type` matters: drop the other's complaints, and when `type` itself is missing or
+ * wrong, say only that.
+ */
+function filterServerError(
+  server: ServerContext,
+  path: readonly PathSegment[],
+  error: ValidatorErrorLike,
+): 'keep' | 'drop' | ConfigError {
+  const atServer = path.length === 2;
+  if (server.node.kind !== 'map') {
+    return {
+      origin: primaryOrigin(server.node),
+      path: displayPath(server.path),
+      message: 'must be a map (a stdio or http server)',
+    };
+  }
+  if (!isServerType(server.type)) {
+    const typeNode = entry(server.node, 'type')?.value;
+    if (typeNode === undefined) {
+      return {
+        origin: primaryOrigin(server.node),
+        path: displayPath(server.path),
+        message: 'missing required key "type" (stdio or http)',
+      };
+    }
+    return {
+      origin: primaryOrigin(typeNode),
+      path: displayPath([...server.path, 'type']),
+      message: 'must be one of: stdio, http',
+    };
+  }
+  const shape = SHAPES[server.type];
+  if (atServer) {
+    if (error.keyword === 'oneOf') return 'drop';
+    if (error.keyword === 'additionalProperties')
+      return shape.keys.includes(String(error.params.additionalProperty)) ? 'drop' : 'keep';
+    if (error.keyword === 'required')
+      return shape.required.includes(String(error.params.missingProperty)) ? 'keep' : 'drop';
+    return 'keep';
+  }
+  const field = String(path[2]);
+  if (field === 'type' && error.keyword === 'const') return 'drop';
+  return shape.keys.includes(field) ? 'keep' : 'drop';
+}
