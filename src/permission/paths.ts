@@ -1,0 +1,89 @@
+/**
+ * The path sandbox: is a path inside the project root or one of the extra allowed folders?
+ *
+ * Paths are compared after the operating system would have resolved them: relative paths resolve
+ * against the project root (with the same `path.resolve` the tools use), and symlinks are followed.
+ * A file that does not exist yet is resolved through its nearest existing ancestor, and a dangling
+ * symlink is followed to its target, because writing through it would create the target.
+ */
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+const MAX_SYMLINK_HOPS = 40;
+
+export type ResolvedPath = { ok: true; path: string } | { ok: false; reason: string };
+
+/** The real location `raw` refers to, as far as it exists. */
+export function resolveRealPath(projectRoot: string, raw: string): ResolvedPath {
+  return realLocation(path.resolve(projectRoot, raw), 0);
+}
+
+function realLocation(absolute: string, hops: number): ResolvedPath {
+  if (hops > MAX_SYMLINK_HOPS) return { ok: false, reason: `too many symlinks while resolving ${absolute}` };
+  try {
+    return { ok: true, path: realpathSync.native(absolute) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { ok: false, reason: `${absolute} is a symlink loop` };
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      return { ok: false, reason: `cannot resolve ${absolute}: ${code ?? 'unknown error'}` };
+    }
+  }
+  // Does the last component exist as a dangling symlink? Then its target is what would be written.
+  try {
+    if (lstatSync(absolute).isSymbolicLink()) {
+      const target = path.resolve(path.dirname(absolute), readlinkSync(absolute));
+      return realLocation(target, hops + 1);
+    }
+  } catch {
+    // Not there at all; fall through to the parent.
+  }
+  const parent = path.dirname(absolute);
+  if (parent === absolute) return { ok: true, path: absolute };
+  const resolvedParent = realLocation(parent, hops);
+  if (!resolvedParent.ok) return resolvedParent;
+  return { ok: true, path: path.join(resolvedParent.path, path.basename(absolute)) };
+}
+
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
+}
+
+export type SandboxVerdict =
+  | { inside: true; resolved: string }
+  | { inside: false; resolved?: string; reason: string };
+
+export class PathSandbox {
+  private readonly roots: string[];
+
+  /** `allowPaths` may be relative to the project root; they are resolved (symlinks too) once, here. */
+  constructor(
+    private readonly projectRoot: string,
+    allowPaths: readonly string[] = [],
+  ) {
+    this.roots = [projectRoot, ...allowPaths].map((root) => {
+      const resolved = resolveRealPath(projectRoot, root);
+      return resolved.ok ? resolved.path : path.resolve(projectRoot, root);
+    });
+  }
+
+  check(raw: string): SandboxVerdict {
+    const resolved = resolveRealPath(this.projectRoot, raw);
+    if (!resolved.ok) return { inside: false, reason: `path ${raw} cannot be checked: ${resolved.reason}` };
+    if (this.roots.some((root) => isInside(resolved.path, root)))
+      return { inside: true, resolved: resolved.path };
+    const shown =
+      resolved.path === path.resolve(this.projectRoot, raw)
+        ? resolved.path
+        : `${raw} (really ${resolved.path})`;
+    return {
+      inside: false,
+      resolved: resolved.path,
+      reason: `path ${shown} is outside the project root and allow_paths`,
+    };
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The permission decision for one tool call: allow (run it), ask (the user confirms) or deny.
+ *
+ * The service never lists tools. It learns everything through `ToolFacts`, which the registry
+ * implements by asking the tool itself, so a new source of tools (remote servers, plugins) needs no
+ * change here.
+ *
+ * Precedence, first match wins:
+ *  1. a deny rule            → deny   (in every mode, bypass included)
+ *  2. an ask rule            → ask
+ *  3. mode bypass            → allow  (also for paths outside the sandbox: bypass means "I accept the risk")
+ *  4. a path outside the project root and allow_paths → ask (an allow rule does not lift this: rules
+ *     are about which tool, allow_paths is about where)
+ *  5. an allow rule          → allow  (in any mode)
+ *  6. the mode: strict asks; accept-edits runs read and edit; auto also runs commands that are not
+ *     destructive; an execute tool without a command (e.g. a remote tool) asks in auto.
+ */
+import { findDestructive } from './destructive-commands.js';
+import type { PermissionCategory, PermissionMode } from './modes.js';
+import { PathSandbox } from './paths.js';
+import { type CompiledRules, compileRules, type PermissionRule } from './rules.js';
+
+/** What the service needs to know about a tool; the registry answers these. */
+export interface ToolFacts {
+  /** Unknown tools must answer 'execute'. */
+  categoryOf(toolName: string): PermissionCategory;
+  /** Paths the call would touch, as given in the arguments (may be relative to the project root). */
+  pathsOf(toolName: string, args: unknown): string[];
+  /** The shell command the call would run, if it runs one. */
+  commandOf(toolName: string, args: unknown): string | undefined;
+}
+
+export interface PermissionSettings {
+  mode: PermissionMode;
+  rules?: readonly PermissionRule[];
+  /** Absolute path of the project root. */
+  projectRoot: string;
+  /** Extra folders file tools may use without asking (absolute or relative to the project root). */
+  allowPaths?: readonly string[];
+}
+
+export interface PermissionRequest {
+  toolName: string;
+  /** Parsed arguments or the raw JSON string, exactly as they will be executed. */
+  args: unknown;
+}
+
+export type PermissionAction = 'allow' | 'ask' | 'deny';
+
+/** Which part of the policy decided; useful for the UI and for tests. */
+export type DecisionSource = 'rule' | 'mode' | 'sandbox' | 'destructive';
+
+export interface PermissionDecision {
+  action: PermissionAction;
+  /** One sentence a person can read. */
+  reason: string;
+  source: DecisionSource;
+}
+
+export class PermissionService {
+  private mode: PermissionMode;
+  private readonly rules: CompiledRules;
+  private readonly sandbox: PathSandbox;
+
+  constructor(
+    settings: PermissionSettings,
+    private readonly facts: ToolFacts,
+  ) {
+    this.mode = settings.mode;
+    this.rules = compileRules(settings.rules ?? []);
+    this.sandbox = new PathSandbox(settings.projectRoot, settings.allowPaths ?? []);
+  }
+
+  currentMode(): PermissionMode {
+    return this.mode;
+  }
+
+  /** The user may switch modes during a session. */
+  setMode(mode: PermissionMode): void {
+    this.mode = mode;
+  }
+
+  decide(request: PermissionRequest): PermissionDecision {
+    const { toolName, args } = request;
+    const rule = this.rules.strongestMatch(toolName);
+    if (rule?.action === 'deny') {
+      return { action: 'deny', source: 'rule', reason: `rule deny ${rule.tool_glob} matched ${toolName}` };
+    }
+    if (rule?.action === 'ask') {
+      return { action: 'ask', source: 'rule', reason: `rule ask ${rule.tool_glob} matched ${toolName}` };
+    }
+    if (this.mode === 'bypass') {
+      return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
+    }
+
+    for (const raw of this.facts.pathsOf(toolName, args)) {
+      const verdict = this.sandbox.check(raw);
+      if (!verdict.inside) return { action: 'ask', source: 'sandbox', reason: verdict.reason };
+    }
+
+    if (rule?.action === 'allow') {
+      return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${toolName}` };
+    }
+    return this.byMode(toolName, args);
+  }
+
+  private byMode(toolName: string, args: unknown): PermissionDecision {
+    const category = normalizeCategory(this.facts.categoryOf(toolName));
+    switch (this.mode) {
+      case 'strict':
+        return { action: 'ask', source: 'mode', reason: `strict mode asks before every call (${toolName})` };
+      case 'accept-edits':
+        if (category !== 'execute') {
+          return {
+            action: 'allow',
+            source: 'mode',
+            reason: `accept-edits mode runs ${category} tools (${toolName})`,
+          };
+        }
+        return {
+          action: 'ask',
+          source: 'mode',
+          reason: `accept-edits mode asks before execute tools (${toolName})`,
+        };
+      case 'auto':
+        if (category !== 'execute') {
+          return {
+            action: 'allow',
+            source: 'mode',
+            reason: `auto mode runs ${category} tools (${toolName})`,
+          };
+        }
+        return this.checkCommand(toolName, args);
+      default:
+        return {
+          action: 'ask',
+          source: 'mode',
+          reason: `unknown permission mode; asking before ${toolName}`,
+        };
+    }
+  }
+
+  private checkCommand(toolName: string, args: unknown): PermissionDecision {
+    const command = this.facts.commandOf(toolName, args);
+    if (command === undefined) {
+      return {
+        action: 'ask',
+        source: 'mode',
+        reason: `auto mode asks before ${toolName}: it is an execute tool without a command that can be checked`,
+      };
+    }
+    const findings = findDestructive(command);
+    const [first] = findings;
+    if (!first) {
+      return {
+        action: 'allow',
+        source: 'mode',
+        reason: `auto mode runs ${toolName}: the command is not destructive`,
+      };
+    }
+    const others = [
+      ...new Set(
+        findings
+          .slice(1)
+          .map((f) => f.id)
+          .filter((id) => id !== first.id),
+      ),
+    ];
+    const also = others.length > 0 ? ` (also: ${others.join(', ')})` : '';
+    return {
+      action: 'ask',
+      source: 'destructive',
+      reason: `${first.command} is destructive: ${first.description}${also}`,
+    };
+  }
+}
+
+function normalizeCategory(category: unknown): PermissionCategory {
+  return category === 'read' || category === 'edit' ? category : 'execute';
+}
