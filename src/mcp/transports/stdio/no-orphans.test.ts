@@ -1,0 +1,93 @@
+/**
+ * When the furfly process exits or is interrupted, no server survives it. A host process built
+ * from the compiled transport (`npm run build` first) starts a server that ignores SIGTERM and
+ * stdin EOF; then the host exits or receives a signal, and the server's pid must be gone.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const transportModule = fileURLToPath(
+  new URL('../../../../dist/src/mcp/transports/stdio/stdio-transport.js', import.meta.url),
+);
+
+const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000);`;
+
+/** The host: starts the stubborn server, prints its pid, then does what `ending` says. */
+function hostScript(ending: string, extra = ''): string {
+  return `
+    import { StdioTransport } from ${JSON.stringify(transportModule)};
+    ${extra}
+    const t = new StdioTransport({ command: process.execPath, args: ['-e', ${JSON.stringify(STUBBORN)}] });
+    await t.start();
+    console.log(t.pid);
+    ${ending}
+  `;
+}
+
+const hosts: ChildProcess[] = [];
+const servers: number[] = [];
+
+afterEach(() => {
+  for (const host of hosts.splice(0))
+    if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL');
+  for (const pid of servers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Run a host; resolve with the server pid it printed and a promise of its own exit. */
+async function runHost(script: string) {
+  const host = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  hosts.push(host);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    host.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const pid = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    host.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(Number(out.trim().split('\n')[0]));
+    });
+    host.once('exit', () => reject(new Error(`host exited before printing a pid: ${out}`)));
+  });
+  servers.push(pid);
+  return { host, pid, exit };
+}
+
+async function waitUntilDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 500 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 10));
+  return !isAlive(pid);
+}
+
+describe('no orphaned servers', () => {
+  it('kills servers when the host calls process.exit', async () => {
+    const { pid, exit } = await runHost(hostScript('setTimeout(() => process.exit(5), 50);'));
+    expect(await exit).toEqual({ code: 5, signal: null });
+    expect(await waitUntilDead(pid)).toBe(true);
+  });
+
+  it('kills servers on SIGINT and still lets the host die of SIGINT (Ctrl-C is not swallowed)', async () => {
+    const { host, pid, exit } = await runHost(hostScript('setInterval(() => {}, 1000);'));
+    host.kill('SIGINT');
+    expect(await exit).toEqual({ code: null, signal: 'SIGINT' });
+    expect(await waitUntilDead(pid)).toBe(true);
+  });
+
+  it('kills servers on SIGTERM but leaves the decision to a host that handles SIGTERM itself', async () => {
+    const handler = `process.on('SIGTERM', () => { console.log('host handled'); setTimeout(() => process.exit(7), 20); });`;
+    const { host, pid, exit } = await runHost(hostScript('setInterval(() => {}, 1000);', handler));
+    host.kill('SIGTERM');
+    expect(await exit).toEqual({ code: 7, signal: null });
+    expect(await waitUntilDead(pid)).toBe(true);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Child-process concerns of the stdio transport: the environment a server gets, the
+ * process-wide registry that guarantees no server outlives furfly, and the staged shutdown.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+/**
+ * Variables a server may need to run at all (find binaries, locate home, pick a locale and a
+ * temp dir) but that carry no credentials. Everything else must be configured explicitly.
+ */
+const INHERITED_POSIX = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TMPDIR',
+  'TZ',
+];
+const INHERITED_WINDOWS = [
+  'APPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'LOCALAPPDATA',
+  'PATH',
+  'PATHEXT',
+  'PROCESSOR_ARCHITECTURE',
+  'PROGRAMFILES',
+  'SYSTEMDRIVE',
+  'SYSTEMROOT',
+  'TEMP',
+  'TMP',
+  'USERNAME',
+  'USERPROFILE',
+  'COMSPEC',
+  'WINDIR',
+];
+
+/** The minimal environment from `parent`, plus `configured` (which wins). */
+export function serverEnvironment(
+  configured: Record<string, string> = {},
+  parent: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of platform === 'win32' ? INHERITED_WINDOWS : INHERITED_POSIX) {
+    const value = parent[key];
+    // A value starting with "()" is an exported shell function, which is code, not configuration.
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return Object.assign(env, configured);
+}
+
+// ------------------------------------------------------------------ no orphans
+
+const live = new Set<ChildProcess>();
+let hooksInstalled = false;
+
+/** Track a child until it exits; installs the process-exit hooks on first use. */
+export function trackChild(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  installHooks();
+}
+
+/** Children still alive (for tests and diagnostics). */
+export function liveChildCount(): number {
+  return live.size;
+}
+
+function killAllNow(): void {
+  for (const child of live) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  live.clear();
+}
+
+/**
+ * On exit there is no time to wait, so remaining servers get SIGKILL synchronously.
+ *
+ * For SIGINT/SIGTERM, adding a listener replaces Node's default "terminate" behaviour, which would
+ * swallow Ctrl-C for the host program. So the listener kills the servers, removes itself and, if
+ * nobody else listens for that signal, re-raises it: the process then dies of the signal as it
+ * would have without us (exit status 128+n). If the host program has its own listener, the host
+ * decides what the signal means and we only make sure no server survives.
+ */
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', killAllNow);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  killAllNow();
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+  process.removeListener('SIGHUP', onSignal);
+  hooksInstalled = false;
+  process.removeListener('exit', killAllNow);
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+// ------------------------------------------------------------------ shutdown
+
+export interface ShutdownOptions {
+  /** Time to exit after stdin is closed, before SIGTERM. */
+  stdinGraceMs: number;
+  /** Time to exit after SIGTERM, before SIGKILL. */
+  termGraceMs: number;
+}
+
+/** Resolves when the child has exited (immediately if it already has). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Resolves true if the child exits within `ms`. */
+async function exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, ms, false);
+  });
+  const done = await Promise.race([exited(child).then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return done;
+}
+
+/**
+ * Ask politely, then firmly, then force: close stdin (the MCP way to say "we are done"),
+ * SIGTERM, SIGKILL. Resolves once the child has exited.
+ */
+export async function shutdownChild(child: ChildProcess, options: ShutdownOptions): Promise<void> {
+  child.stdin?.end();
+  if (await exitsWithin(child, options.stdinGraceMs)) return;
+  child.kill('SIGTERM');
+  if (await exitsWithin(child, options.termGraceMs)) return;
+  child.kill('SIGKILL');
+  await exited(child);
+}

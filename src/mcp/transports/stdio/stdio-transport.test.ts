@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TransportClosed } from '../../../jsonrpc/transport.js';
+import { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
+
+/** Tiny servers as inline scripts: each test says exactly what the child does. */
+const ECHO_SERVER = `
+  const rl = require('node:readline').createInterface({ input: process.stdin });
+  rl.on('line', (line) => {
+    const msg = JSON.parse(line);
+    if (msg.method === 'env') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: process.env }) + '\\n');
+    else process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echo: msg.params } }) + '\\r\\n');
+  });
+  rl.on('close', () => process.exit(0));
+`;
+
+const started: StdioTransport[] = [];
+
+function node(script: string, options: Partial<StdioTransportOptions> = {}) {
+  const transport = new StdioTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    name: 'test',
+    ...options,
+  });
+  started.push(transport);
+  const messages: unknown[] = [];
+  const errors: Error[] = [];
+  let resolveClosed!: (reason: TransportClosed) => void;
+  const closed = new Promise<TransportClosed>((resolve) => {
+    resolveClosed = resolve;
+  });
+  transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e);
+  transport.onclose = (r) => resolveClosed(r);
+  return { transport, messages, errors, closed };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+afterEach(async () => {
+  for (const transport of started.splice(0)) {
+    const pid = transport.pid;
+    if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await transport.close();
+  }
+});
+
+describe('StdioTransport', () => {
+  it('exchanges newline-delimited JSON (accepting CRLF) and closes gracefully via stdin EOF', async () => {
+    const { transport, messages, closed } = node(ECHO_SERVER);
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'x', params: { text: 'héllo 🦊' } });
+    await until(() => messages.length === 1, 'the echo');
+    expect(messages[0]).toEqual({ jsonrpc: '2.0', id: 1, result: { echo: { text: 'héllo 🦊' } } });
+    await transport.close();
+    expect(await closed).toEqual({ message: 'closed by the client', code: 0, signal: null });
+    await transport.close(); // idempotent
+  });
+
+  it('gives the server a minimal environment plus the configured env, never the whole parent env', async () => {
+    process.env.FURFLY_TEST_SECRET = 'do-not-leak';
+    try {
+      const { transport, messages } = node(ECHO_SERVER, { env: { CONFIGURED: 'yes' } });
+      await transport.start();
+      await transport.send({ jsonrpc: '2.0', id: 1, method: 'env' });
+      await until(() => messages.length === 1, 'the env');
+      const env = (messages[0] as { result: Record<string, string> }).result;
+      expect(env.CONFIGURED).toBe('yes');
+      expect(env.FURFLY_TEST_SECRET).toBeUndefined();
+      expect(env.PATH).toBe(process.env.PATH);
+    } finally {
+      delete process.env.FURFLY_TEST_SECRET;
+    }
+  });
+
+  it('counts non-JSON stdout lines, reports them and keeps the last for diagnostics', async () => {
+    const script = `
+      console.log('Server v1.0 starting');
+      console.log(JSON.stringify({ jsonrpc: '2.0', method: 'hello' }));
+      console.log('listening on stdio');
+      setInterval(() => {}, 1000);
+    `;
+    const { transport, messages, errors } = node(script);
+    await transport.start();
+    await until(() => transport.noiseLineCount === 2, 'two noise lines');
+    expect(messages).toEqual([{ jsonrpc: '2.0', method: 'hello' }]);
+    expect(errors.map((e) => e.message)).toEqual([
+      'server "test" wrote a non-JSON line to stdout: "Server v1.0 starting"',
+      'server "test" wrote a non-JSON line to stdout: "listening on stdio"',
+    ]);
+    expect(transport.diagnostics()).toBe('2 non-JSON lines on stdout, last: "listening on stdio"');
+  });
+
+  it('reports a crash with its exit code, and the stderr tail in diagnostics', async () => {
+    const script = `process.stderr.write('x'.repeat(20000) + '\\nfatal: config missing\\n'); process.exitCode = 3;`;
+    const { transport, closed } = node(script, { stderrBytes: 1024 });
+    await transport.start();
+    expect(await closed).toEqual({ message: 'the server process exited with code 3', code: 3, signal: null });
+    expect(transport.diagnostics()).toMatch(/^stderr: \.\.\.x+ \| fatal: config missing$/);
+    expect(transport.stderrText().length).toBeLessThanOrEqual(1024);
+    await expect(transport.send({})).rejects.toThrow('exited with code 3');
+  });
+
+  it('stops a server whose message exceeds the limit, and says why', async () => {
+    const script = `
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'small' }) + '\\n');
+      process.stdout.write('{"jsonrpc":"2.0","method":"big","params":{"x":"' + 'y'.repeat(5000) + '"}}\\n');
+      setInterval(() => {}, 1000);
+    `;
+    const { transport, messages, errors, closed } = node(script, {
+      maxMessageBytes: 1000,
+      stdinGraceMs: 100,
+    });
+    await transport.start();
+    const pid = transport.pid!;
+    const reason = await closed;
+    expect(reason.message).toMatch(/^stopped: a message from the server exceeded the limit of 1000 bytes/);
+    expect(messages).toEqual([{ jsonrpc: '2.0', method: 'small' }]);
+    expect(errors.some((e) => e.message.includes('exceeded the limit of 1000 bytes'))).toBe(true);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('kills a server that ignores stdin EOF and SIGTERM', async () => {
+    const script = `
+      process.on('SIGTERM', () => {});
+      process.stdin.on('end', () => {});
+      process.stdin.resume();
+      console.log(JSON.stringify({ jsonrpc: '2.0', method: 'ready' }));
+      setInterval(() => {}, 1000);
+    `;
+    const { transport, messages, closed } = node(script, { stdinGraceMs: 50, termGraceMs: 50 });
+    await transport.start();
+    await until(() => messages.length === 1, 'ready'); // the SIGTERM handler is installed
+    const pid = transport.pid!;
+    await transport.close();
+    expect(await closed).toMatchObject({ message: 'closed by the client', signal: 'SIGKILL' });
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('rejects start() with a clear message when the command does not exist', async () => {
+    const transport = new StdioTransport({ command: 'furfly-no-such-command-xyz' });
+    await expect(transport.start()).rejects.toThrow(
+      /could not start server "furfly-no-such-command-xyz": .*ENOENT/,
+    );
+    await transport.close();
+  });
+
+  it('waits for backpressure on large sends', async () => {
+    const script = `
+      let n = 0;
+      require('node:readline').createInterface({ input: process.stdin }).on('line', () => {
+        n++;
+        if (n === 20) console.log(JSON.stringify({ jsonrpc: '2.0', method: 'done', params: { n } }));
+      });
+    `;
+    const { transport, messages } = node(script);
+    await transport.start();
+    const big = 'z'.repeat(200_000);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        transport.send({ jsonrpc: '2.0', method: 'm', params: { i, big } }),
+      ),
+    );
+    await until(() => messages.length === 1, 'all lines received');
+    expect(messages[0]).toMatchObject({ params: { n: 20 } });
+  });
+});
