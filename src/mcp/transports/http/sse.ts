@@ -36,15 +36,27 @@ export function createSseMessageDecoder(
   let lastEventId: string | undefined;
   let retryMs: number | undefined;
   let overflowed = false;
-  // The end of the text fed so far: at end of body, it tells whether the last event was finished.
-  let tail = '';
+  let endsWithCr = false;
+  // Set while end() flushes the parser: whatever still dispatches then was never finished by the server.
+  let flushing = false;
+  let unfinishedEvent = false;
 
   const parser: EventSourceParser = createParser({
     maxBufferSize: options.maxEventChars,
     onEvent(event) {
+      if (flushing) {
+        unfinishedEvent = true;
+        return;
+      }
       if (event.id !== undefined) lastEventId = event.id;
       if (event.event !== undefined && event.event !== 'message') {
         handlers.onMalformed(`ignored an SSE event of type "${clip(event.event)}"`);
+        return;
+      }
+      if (options.maxEventChars !== undefined && event.data.length > options.maxEventChars) {
+        // The parser only bounds what it buffers between chunks; an event that arrives whole is checked here.
+        overflowed = true;
+        handlers.onOverflow(`an SSE event exceeded the size limit of ${options.maxEventChars} characters`);
         return;
       }
       if (event.data.trim() === '') return; // priming event: an id for resumption, no message
@@ -61,7 +73,8 @@ export function createSseMessageDecoder(
       retryMs = ms;
     },
     onError(error) {
-      if (error.type === 'max-buffer-size-exceeded') {
+      if (flushing) unfinishedEvent = true; // a field name cut short
+      if (error.type === 'max-buffer-size-exceeded' && !overflowed) {
         overflowed = true;
         handlers.onOverflow(`an SSE event exceeded the size limit of ${options.maxEventChars} characters`);
       }
@@ -71,7 +84,7 @@ export function createSseMessageDecoder(
 
   const feed = (chunk: string): void => {
     if (overflowed || chunk === '') return;
-    tail = (tail + chunk).slice(-256);
+    endsWithCr = chunk.endsWith('\r');
     parser.feed(chunk);
   };
 
@@ -81,7 +94,13 @@ export function createSseMessageDecoder(
     },
     end() {
       feed(text.decode());
-      return { unfinishedEvent: !overflowed && endsInsideEvent(tail) };
+      if (overflowed) return { unfinishedEvent: false };
+      // A final CR may be the first half of a CRLF, so the parser holds it back; at end of body it is a
+      // line end, and adding the LF keeps it one.
+      if (endsWithCr) parser.feed('\n');
+      flushing = true;
+      parser.feed('\n\n');
+      return { unfinishedEvent };
     },
     get lastEventId() {
       return lastEventId;
@@ -90,18 +109,6 @@ export function createSseMessageDecoder(
       return retryMs;
     },
   };
-}
-
-/**
- * Whether a body ending in `tail` stopped inside an event: its last line is a field that no blank line
- * dispatched. A trailing comment line is not an event; an empty body is not either.
- */
-export function endsInsideEvent(tail: string): boolean {
-  const text = tail.replace(/\r\n/g, '\n').replace(/\r/g, '\n');
-  if (text === '' || text.endsWith('\n\n')) return false;
-  const lines = text.split('\n').filter((line) => line !== '');
-  const last = lines[lines.length - 1];
-  return last !== undefined && !last.startsWith(':');
 }
 
 /** Server text in our messages stays short. */
