@@ -1,0 +1,144 @@
+/**
+ * The shared command line of every test server: common flags (transport, recording, paging), the
+ * server's own flags, and the choice between the stdio and HTTP fronts. A server file is then only
+ * its flags and the hooks they switch on.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type HttpOptions, runHttp } from './http.js';
+import { createRecorder } from './record.js';
+import type { ServerDefinition } from './session.js';
+import { runStdio, type StdioOptions } from './stdio.js';
+import { STANDARD_TOOLS } from './tools.js';
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export interface CommonFlags {
+  http: boolean;
+  port: number;
+  reply: 'json' | 'sse';
+  getStream: boolean;
+  record?: string;
+  pageSize?: number;
+  listChangedAfterMs?: number;
+}
+
+export interface ServerSetup {
+  definition: ServerDefinition;
+  stdio?: StdioOptions;
+  http?: Partial<HttpOptions>;
+}
+
+export interface ServerSpec {
+  name: string;
+  /** Usage lines for this server's own flags, shown by --help and on a usage error. */
+  usage: string;
+  options?: NonNullable<ParseArgsConfig['options']>;
+  setup(flags: Flags, common: CommonFlags): ServerSetup;
+}
+
+const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  http: { type: 'boolean' },
+  port: { type: 'string' },
+  reply: { type: 'string' },
+  'no-get-stream': { type: 'boolean' },
+  record: { type: 'string' },
+  'page-size': { type: 'string' },
+  'list-changed-after': { type: 'string' },
+  help: { type: 'boolean' },
+};
+
+const COMMON_USAGE = `Common flags:
+  --record FILE             append every received message (and HTTP request facts) as JSON lines
+  --page-size N             items per page in tools/list, resources/list, prompts/list (default: all)
+  --list-changed-after MS   send notifications/tools/list_changed MS ms after notifications/initialized
+  --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
+  --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
+  --reply json|sse          HTTP reply type for requests (default json)
+  --no-get-stream           answer GET /mcp with 405 instead of opening an SSE stream`;
+
+export class UsageError extends Error {}
+
+export function integerFlag(name: string, value: string | boolean | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min) {
+    throw new UsageError(`--${name} must be an integer >= ${min}`);
+  }
+  return parsed;
+}
+
+/** A delay flag: milliseconds, or `never` for a request that is never answered. */
+export function delayFlag(name: string, value: string | boolean | undefined): number | 'never' | undefined {
+  if (value === 'never') return 'never';
+  return integerFlag(name, value);
+}
+
+export function choiceFlag<T extends string>(
+  name: string,
+  value: string | boolean | undefined,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}`);
+  }
+  return value as T;
+}
+
+/** The well-behaved definition; every other server starts from it and changes one thing. */
+export function standardDefinition(name: string, common: CommonFlags): ServerDefinition {
+  return {
+    name: `furfly-test-${name}`,
+    version: '1.0.0',
+    title: `Furfly test server (${name})`,
+    tools: STANDARD_TOOLS,
+    logging: true,
+    resourcesAndPrompts: true,
+    pageSize: common.pageSize,
+  };
+}
+
+export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(2)): void {
+  const usage = `Usage: node dist/test-servers/${spec.name}.js [flags]\n${spec.usage}\n${COMMON_USAGE}\n`;
+  let flags: Flags;
+  let common: CommonFlags;
+  let setup: ServerSetup;
+  try {
+    ({ values: flags } = parseArgs({
+      args: argv,
+      options: { ...COMMON_OPTIONS, ...spec.options },
+      strict: true,
+      allowPositionals: false,
+    }) as { values: Flags });
+    if (flags.help) {
+      process.stdout.write(usage);
+      return;
+    }
+    common = {
+      http: flags.http === true,
+      port: integerFlag('port', flags.port) ?? 0,
+      reply: choiceFlag('reply', flags.reply, ['json', 'sse'] as const) ?? 'json',
+      getStream: flags['no-get-stream'] !== true,
+      record: typeof flags.record === 'string' ? flags.record : undefined,
+      pageSize: integerFlag('page-size', flags['page-size'], 1),
+      listChangedAfterMs: integerFlag('list-changed-after', flags['list-changed-after']),
+    };
+    setup = spec.setup(flags, common);
+  } catch (error) {
+    process.stderr.write(`${spec.name}: ${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  const record = createRecorder(common.record);
+  if (common.http) {
+    runHttp(setup.definition, record, {
+      port: common.port,
+      reply: common.reply,
+      getStream: common.getStream,
+      listChangedAfterMs: common.listChangedAfterMs,
+      ignoreSignals: setup.stdio?.ignoreSignals ?? false,
+      ...setup.http,
+    });
+  } else {
+    runStdio(setup.definition, record, { listChangedAfterMs: common.listChangedAfterMs, ...setup.stdio });
+  }
+}

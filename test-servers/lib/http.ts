@@ -1,0 +1,343 @@
+/**
+ * The Streamable HTTP front (spec 2025-03-26, 2025-06-18, 2025-11-25) on 127.0.0.1, endpoint /mcp.
+ *
+ * - POST carries one message (or a 2025-03-26 batch). Requests are answered as `application/json` or as a
+ *   `text/event-stream` (`--reply`); in SSE mode, progress notifications of a call precede its response on
+ *   the same stream, and 2025-11-25 streams start with a priming event (an id and empty data).
+ *   Notifications and responses get 202 with no body. A request whose every answer was suppressed
+ *   (cancelled, or its session deleted) also gets 202 in JSON mode, or an SSE stream that ends.
+ * - Initialize issues `Mcp-Session-Id`; afterwards it is required: missing gives 400, unknown or deleted 404.
+ * - DELETE ends the session (204). GET opens the session's SSE stream for server notifications
+ *   (405 with `--no-get-stream`, 409 if one is already open).
+ * - A foreign `Origin` gets 403; a present but unsupported `MCP-Protocol-Version` gets 400.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isProtocolVersion } from '../../src/protocol/versions.js';
+import { isPlainObject } from './protocol.js';
+import type { Recorder } from './record.js';
+import { type ServerDefinition, Session, type Sink } from './session.js';
+
+export interface HttpOptions {
+  port: number;
+  reply: 'json' | 'sse';
+  /** Offer the GET stream; false answers GET with 405. */
+  getStream: boolean;
+  listChangedAfterMs?: number;
+  ignoreSignals: boolean;
+}
+
+interface HttpSession {
+  id: string;
+  session: Session;
+  getStream?: ServerResponse;
+  /** Server-initiated messages waiting for a GET stream to open. */
+  queue: string[];
+  nextEventId: number;
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_QUEUE = 1000;
+const ENDPOINT = '/mcp';
+
+export function runHttp(definition: ServerDefinition, record: Recorder, options: HttpOptions): void {
+  const sessions = new Map<string, HttpSession>();
+  const deleted = new Set<string>();
+
+  if (options.ignoreSignals) {
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => {});
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      process.stderr.write(`${definition.name}: ${String(error)}\n`);
+      if (!res.headersSent) sendError(res, 500, 'Internal server error');
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    const protocolVersion = header(req, 'mcp-protocol-version');
+    const origin = header(req, 'origin');
+    const path = (req.url ?? '/').split('?')[0];
+    record({
+      kind: 'http',
+      method: req.method,
+      path,
+      sessionId: sessionId ?? null,
+      protocolVersion: protocolVersion ?? null,
+      origin: origin ?? null,
+      accept: header(req, 'accept') ?? null,
+      contentType: header(req, 'content-type') ?? null,
+    });
+
+    if (path !== ENDPOINT) {
+      sendError(res, 404, `Not found: the MCP endpoint is ${ENDPOINT}`);
+      return;
+    }
+    // DNS rebinding protection: a browser page from elsewhere must not reach a local server.
+    if (origin !== undefined && !isLocalOrigin(origin)) {
+      sendError(res, 403, 'Forbidden: foreign Origin');
+      return;
+    }
+    if (protocolVersion !== undefined && !isProtocolVersion(protocolVersion)) {
+      sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${protocolVersion}`);
+      return;
+    }
+    switch (req.method) {
+      case 'POST':
+        return handlePost(req, res, sessionId);
+      case 'GET':
+        return handleGet(req, res, sessionId);
+      case 'DELETE':
+        return handleDelete(res, sessionId);
+      default:
+        res.setHeader('allow', 'GET, POST, DELETE');
+        sendError(res, 405, 'Method not allowed');
+        return;
+    }
+  }
+
+  /** The session named by the header, or undefined after the 400/404 has been sent. */
+  function findSession(res: ServerResponse, sessionId: string | undefined): HttpSession | undefined {
+    if (sessionId === undefined) {
+      sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const found = sessions.get(sessionId);
+    if (!found) sendError(res, 404, deleted.has(sessionId) ? 'Session deleted' : 'Session not found');
+    return found;
+  }
+
+  async function handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+  ): Promise<void> {
+    if (!(header(req, 'content-type') ?? '').toLowerCase().includes('application/json')) {
+      sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+      return;
+    }
+    const body = await readBody(req);
+    if (body === undefined) {
+      sendError(res, 413, 'Payload too large');
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      record({ kind: 'unparsable', text: body, sessionId: sessionId ?? null });
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error: invalid JSON' },
+        }),
+      );
+      return;
+    }
+
+    const isInitialize = isPlainObject(value) && value.method === 'initialize';
+    const target = isInitialize ? newSession() : findSession(res, sessionId);
+    if (!target) return;
+    record({ kind: 'message', message: value, sessionId: isInitialize ? null : target.id });
+
+    const shape = classify(value);
+    if (shape === 'no-reply') {
+      // Notifications and responses: accepted at once; anything they cause goes to the GET stream.
+      maybeScheduleListChanged(target, value);
+      res.writeHead(202).end();
+      await target.session.receive(value);
+      return;
+    }
+
+    // An invalid body is answered with its error and status 400, never as a stream.
+    const reply = createReply(res, target, shape === 'invalid' ? 'json' : options.reply, isInitialize);
+    await target.session.receive(value, reply.sink);
+    if (isInitialize && target.session.version !== undefined) sessions.set(target.id, target);
+    reply.finish(shape === 'invalid' ? 400 : 200);
+  }
+
+  function handleGet(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined): void {
+    if (!options.getStream) {
+      res.setHeader('allow', 'POST, DELETE');
+      sendError(res, 405, 'Method not allowed: this server offers no GET stream');
+      return;
+    }
+    const target = findSession(res, sessionId);
+    if (!target) return;
+    if (!(header(req, 'accept') ?? '').includes('text/event-stream')) {
+      sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
+      return;
+    }
+    if (target.getStream) {
+      sendError(res, 409, 'Conflict: this session already has a GET stream');
+      return;
+    }
+    startEventStream(res);
+    target.getStream = res;
+    res.on('close', () => {
+      if (target.getStream === res) target.getStream = undefined;
+    });
+    for (const text of target.queue.splice(0)) writeEvent(res, target, text);
+  }
+
+  function handleDelete(res: ServerResponse, sessionId: string | undefined): void {
+    const target = findSession(res, sessionId);
+    if (!target) return;
+    sessions.delete(target.id);
+    deleted.add(target.id);
+    target.session.close();
+    target.getStream?.end();
+    res.writeHead(204).end();
+  }
+
+  function newSession(): HttpSession {
+    const created: HttpSession = {
+      id: randomUUID(),
+      session: undefined as unknown as Session,
+      queue: [],
+      nextEventId: 1,
+    };
+    const toGetStream: Sink = { write: (text) => forwardToGetStream(created, text) };
+    created.session = new Session(definition, toGetStream);
+    return created;
+  }
+
+  function maybeScheduleListChanged(target: HttpSession, value: unknown): void {
+    if (options.listChangedAfterMs === undefined) return;
+    if (!isPlainObject(value) || value.method !== 'notifications/initialized') return;
+    setTimeout(() => {
+      if (sessions.has(target.id)) target.session.notify('notifications/tools/list_changed');
+    }, options.listChangedAfterMs).unref();
+  }
+
+  server.listen(options.port, '127.0.0.1', () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    // The one line HTTP mode prints on stdout, so a test can find the port it asked the OS for.
+    process.stdout.write(`listening http://127.0.0.1:${port}${ENDPOINT}\n`);
+  });
+}
+
+/** How a POST body must be answered: with a reply, with 202, or with 400 and the error it caused. */
+function classify(value: unknown): 'reply' | 'no-reply' | 'invalid' {
+  const items = Array.isArray(value) ? value : [value];
+  if (items.length === 0) return 'invalid';
+  const kinds = items.map((item) => {
+    if (!isPlainObject(item) || item.jsonrpc !== '2.0') return 'invalid';
+    if (typeof item.method === 'string') return 'id' in item ? 'request' : 'notification';
+    return 'id' in item && ('result' in item || 'error' in item) ? 'response' : 'invalid';
+  });
+  if (kinds.includes('request')) return 'reply';
+  if (kinds.includes('invalid')) return 'invalid';
+  return 'no-reply';
+}
+
+/** The answer to one POST: collected into a JSON body, or streamed as SSE events as they come. */
+function createReply(res: ServerResponse, target: HttpSession, mode: 'json' | 'sse', isInitialize: boolean) {
+  const responses: string[] = [];
+  let streaming = false;
+  // The session id header goes only on a successful InitializeResult.
+  const sessionHeader = (): Record<string, string> =>
+    isInitialize && target.session.version !== undefined ? { 'mcp-session-id': target.id } : {};
+  const startStream = (): void => {
+    if (streaming) return;
+    streaming = true;
+    startEventStream(res, sessionHeader());
+    // 2025-11-25: prime the client with an event id it could resume from.
+    if (target.session.version === '2025-11-25') {
+      res.write(`id: ${target.id}-${target.nextEventId++}\ndata: \n\n`);
+    }
+  };
+  // Non-initialize streams start at once, so the priming event is sent immediately; initialize waits
+  // for its result, which decides the session header.
+  if (mode === 'sse' && !isInitialize) startStream();
+  const sink: Sink = {
+    write(text, kind) {
+      if (mode === 'sse') {
+        startStream();
+        writeEvent(res, target, text);
+      } else if (kind === 'response') {
+        responses.push(text);
+      } else {
+        forwardToGetStream(target, text);
+      }
+    },
+  };
+  return {
+    sink,
+    finish(status: number): void {
+      if (mode === 'sse' && status === 200) {
+        startStream();
+        res.end();
+      } else if (responses.length === 0) {
+        res.writeHead(202).end();
+      } else {
+        res.writeHead(status, { 'content-type': 'application/json', ...sessionHeader() });
+        res.end(responses.join('\n'));
+      }
+    },
+  };
+}
+
+function forwardToGetStream(target: HttpSession, text: string): void {
+  if (target.getStream) writeEvent(target.getStream, target, text);
+  else if (target.queue.length < MAX_QUEUE) target.queue.push(text);
+}
+
+function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...extra,
+  });
+  res.flushHeaders();
+}
+
+function writeEvent(res: ServerResponse, target: HttpSession, text: string): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.write(`id: ${target.id}-${target.nextEventId++}\nevent: message\ndata: ${text}\n\n`);
+}
+
+function isLocalOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
+    );
+  } catch {
+    return false;
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  // The spec allows a JSON-RPC error without an id as the body of such HTTP errors.
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message } }));
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

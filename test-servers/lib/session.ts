@@ -1,0 +1,399 @@
+/**
+ * The server core: one MCP session, independent of the transport. It takes parsed JSON values
+ * (a message or a batch), and writes encoded replies to a Sink. Transports decide where a Sink leads
+ * (stdout, an HTTP body, an SSE stream). Misbehaving servers change it only through `SessionHooks`,
+ * so every defect is one switch away from the well-behaved behaviour.
+ */
+import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
+import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
+import {
+  ErrorCode,
+  isAtLeast,
+  isPlainObject,
+  isRequestId,
+  type JsonRpcRequest,
+  negotiateVersion,
+  type RequestId,
+  RpcError,
+  requestKey,
+} from './protocol.js';
+import { checkArguments } from './schema-check.js';
+import type { ToolDefinition, ToolResult } from './tools.js';
+
+export type OutgoingKind = 'response' | 'notification';
+
+/** Where encoded messages go. `text` is one JSON value without newlines (unless a hook breaks it on purpose). */
+export interface Sink {
+  write(text: string, kind: OutgoingKind): void;
+}
+
+export interface SessionHooks {
+  /**
+   * Runs when a request arrives, before it is handled. A slow server waits here (rejecting when `signal`
+   * aborts), a crashing one exits the process here.
+   */
+  beforeRequest?(request: JsonRpcRequest, signal: AbortSignal): Promise<void> | void;
+  /** Encodes the response to `request`; a garbage server breaks it here. Default: JSON.stringify. */
+  encodeResponse?(request: JsonRpcRequest, response: Record<string, unknown>): string;
+  /** Runs right after the response to `request` was written to its sink. */
+  afterResponse?(request: JsonRpcRequest): void;
+}
+
+export interface ServerDefinition {
+  name: string;
+  version: string;
+  title: string;
+  tools: readonly ToolDefinition[];
+  /** Declare `logging` and answer logging/setLevel. */
+  logging: boolean;
+  /** Declare and serve the resources and prompts of catalog.ts. */
+  resourcesAndPrompts: boolean;
+  /** Items per page of every list result; undefined means everything on one page. */
+  pageSize?: number;
+  hooks?: SessionHooks;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+type Phase = 'new' | 'initialized' | 'ready';
+
+export class Session {
+  private phase: Phase = 'new';
+  private negotiated: ProtocolVersion | undefined;
+  private readonly running = new Map<string, AbortController>();
+  private closed = false;
+
+  constructor(
+    private readonly definition: ServerDefinition,
+    private readonly defaultSink: Sink,
+  ) {}
+
+  /** The version agreed in initialize, once it has been answered. */
+  get version(): ProtocolVersion | undefined {
+    return this.negotiated;
+  }
+
+  /** Parses one line (stdio) or body (HTTP); unparsable input gets -32700 with id null. */
+  receiveText(text: string, sink: Sink = this.defaultSink): Promise<void> {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      sink.write(
+        encodeError(null, new RpcError(ErrorCode.ParseError, 'Parse error: invalid JSON')),
+        'response',
+      );
+      return Promise.resolve();
+    }
+    return this.receive(value, sink);
+  }
+
+  /** Handles a message or a batch; resolves once every reply it causes has been written (or dropped). */
+  async receive(value: unknown, sink: Sink = this.defaultSink): Promise<void> {
+    if (Array.isArray(value)) return this.receiveBatch(value, sink);
+    const answer = await this.handleMessage(value, sink, false);
+    if (answer) {
+      sink.write(answer.text, 'response');
+      if (answer.request) this.definition.hooks?.afterResponse?.(answer.request);
+    }
+  }
+
+  /** Sends a server-initiated notification on the session's default sink. */
+  notify(method: string, params?: Record<string, unknown>): void {
+    const message = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
+    this.defaultSink.write(JSON.stringify(message), 'notification');
+  }
+
+  /** Aborts every running request; none of them will be answered. */
+  close(): void {
+    this.closed = true;
+    for (const controller of this.running.values()) controller.abort(new Error('session closed'));
+    this.running.clear();
+  }
+
+  private async receiveBatch(values: unknown[], sink: Sink): Promise<void> {
+    // Batches exist only in 2025-03-26, and initialize may never be part of one.
+    const allowed = this.negotiated !== undefined && featuresOf(this.negotiated).batching;
+    if (!allowed || values.length === 0) {
+      const reason =
+        values.length === 0 ? 'empty batch' : 'batches are not supported in this protocol version';
+      sink.write(
+        encodeError(null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${reason}`)),
+        'response',
+      );
+      return;
+    }
+    const answers = await Promise.all(values.map((value) => this.handleMessage(value, sink, true)));
+    const given = answers.filter((answer) => answer !== undefined);
+    if (given.length === 0) return;
+    sink.write(`[${given.map((answer) => answer.text).join(',')}]`, 'response');
+    for (const answer of given) if (answer.request) this.definition.hooks?.afterResponse?.(answer.request);
+  }
+
+  /** Returns the encoded response, or undefined for notifications, responses and cancelled requests. */
+  private async handleMessage(
+    value: unknown,
+    sink: Sink,
+    inBatch: boolean,
+  ): Promise<{ text: string; request?: JsonRpcRequest } | undefined> {
+    const idOf = (candidate: unknown): RequestId | null =>
+      isPlainObject(candidate) && isRequestId(candidate.id) ? candidate.id : null;
+    const invalid = (why: string) => ({
+      text: encodeError(idOf(value), new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${why}`)),
+    });
+
+    if (!isPlainObject(value)) return invalid('a message must be a JSON object');
+    if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
+    if (!('method' in value)) {
+      // A response to a request of ours; these servers send none, so there is nothing to match it with.
+      if ('id' in value && ('result' in value || 'error' in value)) return undefined;
+      return invalid('neither a request, a notification nor a response');
+    }
+    if (typeof value.method !== 'string') return invalid('"method" must be a string');
+    if ('id' in value && !isRequestId(value.id)) return invalid('"id" must be a string or a number');
+    if ('params' in value && !isPlainObject(value.params)) {
+      if (!('id' in value)) return undefined;
+      return {
+        text: encodeError(
+          value.id as RequestId,
+          new RpcError(ErrorCode.InvalidParams, '"params" must be an object'),
+        ),
+      };
+    }
+
+    if (!('id' in value)) {
+      this.handleNotification(value.method, value.params as Record<string, unknown> | undefined);
+      return undefined;
+    }
+    const request = value as unknown as JsonRpcRequest;
+    const response = await this.handleRequest(request, sink, inBatch);
+    if (!response) return undefined;
+    const encode = this.definition.hooks?.encodeResponse ?? ((_request, message) => JSON.stringify(message));
+    return { text: encode(request, response), request };
+  }
+
+  private handleNotification(method: string, params: Record<string, unknown> | undefined): void {
+    if (method === 'notifications/initialized') {
+      if (this.phase === 'initialized') this.phase = 'ready';
+    } else if (method === 'notifications/cancelled' && params && isRequestId(params.requestId)) {
+      this.running.get(requestKey(params.requestId))?.abort(new Error('cancelled by the client'));
+    }
+    // Every other notification (roots/list_changed, progress...) needs nothing from these servers.
+  }
+
+  private async handleRequest(
+    request: JsonRpcRequest,
+    sink: Sink,
+    inBatch: boolean,
+  ): Promise<Record<string, unknown> | undefined> {
+    const key = requestKey(request.id);
+    const controller = new AbortController();
+    if (this.closed) controller.abort(new Error('session closed'));
+    this.running.set(key, controller);
+    const { signal } = controller;
+    try {
+      // Await only a real hook: without one, dispatch starts in this tick, so state changes such as
+      // initialize happen in the order the messages arrived.
+      const gate = this.definition.hooks?.beforeRequest?.(request, signal);
+      if (gate) await gate;
+      const result = await this.dispatch(request, sink, signal, inBatch);
+      if (signal.aborted) return undefined;
+      return { jsonrpc: '2.0', id: request.id, result };
+    } catch (error) {
+      // The spec: a cancelled request gets no response at all.
+      if (signal.aborted) return undefined;
+      const rpcError =
+        error instanceof RpcError
+          ? error
+          : new RpcError(ErrorCode.InternalError, 'Internal error in test server');
+      if (!(error instanceof RpcError)) process.stderr.write(`${this.definition.name}: ${String(error)}\n`);
+      return { jsonrpc: '2.0', id: request.id, error: rpcError.toJSON() };
+    } finally {
+      if (this.running.get(key) === controller) this.running.delete(key);
+    }
+  }
+
+  private async dispatch(
+    request: JsonRpcRequest,
+    sink: Sink,
+    signal: AbortSignal,
+    inBatch: boolean,
+  ): Promise<unknown> {
+    const params = request.params ?? {};
+    if (request.method === 'initialize') {
+      if (inBatch)
+        throw new RpcError(ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be batched');
+      return this.initialize(params);
+    }
+    if (request.method === 'ping') return {};
+    const version = this.negotiated;
+    if (this.phase === 'new' || !version) {
+      throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+    }
+    const resources = this.definition.resourcesAndPrompts;
+    switch (request.method) {
+      case 'tools/list':
+        return this.page(
+          'tools',
+          this.toolsFor(version).map((tool) => describeTool(tool, version)),
+          params.cursor,
+        );
+      case 'tools/call':
+        return this.callTool(params, version, sink, signal);
+      case 'logging/setLevel':
+        if (!this.definition.logging) break;
+        if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
+          throw new RpcError(ErrorCode.InvalidParams, `params.level must be one of ${LOG_LEVELS.join(', ')}`);
+        }
+        return {};
+      case 'resources/list':
+        if (!resources) break;
+        return this.page(
+          'resources',
+          RESOURCES.map((entry) => describeResource(entry, version)),
+          params.cursor,
+        );
+      case 'resources/templates/list':
+        if (!resources) break;
+        return this.page('resourceTemplates', [], params.cursor);
+      case 'resources/read':
+        if (!resources) break;
+        return readResource(params.uri);
+      case 'prompts/list':
+        if (!resources) break;
+        return this.page(
+          'prompts',
+          PROMPTS.map((entry) => describePrompt(entry, version)),
+          params.cursor,
+        );
+      case 'prompts/get':
+        if (!resources) break;
+        return getPrompt(params.name, params.arguments);
+    }
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+
+  private initialize(params: Record<string, unknown>): unknown {
+    if (this.phase !== 'new')
+      throw new RpcError(ErrorCode.InvalidRequest, 'Invalid Request: already initialized');
+    if (typeof params.protocolVersion !== 'string') {
+      throw new RpcError(ErrorCode.InvalidParams, 'params.protocolVersion must be a string');
+    }
+    const version = negotiateVersion(params.protocolVersion);
+    this.negotiated = version;
+    this.phase = 'initialized';
+    const { definition } = this;
+    const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+    if (definition.logging) capabilities.logging = {};
+    if (definition.resourcesAndPrompts) {
+      capabilities.resources = { subscribe: false, listChanged: false };
+      capabilities.prompts = { listChanged: false };
+    }
+    const serverInfo: Record<string, unknown> = { name: definition.name, version: definition.version };
+    if (featuresOf(version).titles) serverInfo.title = definition.title;
+    return { protocolVersion: version, capabilities, serverInfo };
+  }
+
+  private toolsFor(version: ProtocolVersion): ToolDefinition[] {
+    return this.definition.tools.filter((tool) => !tool.minVersion || isAtLeast(version, tool.minVersion));
+  }
+
+  private async callTool(
+    params: Record<string, unknown>,
+    version: ProtocolVersion,
+    sink: Sink,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    if (typeof params.name !== 'string')
+      throw new RpcError(ErrorCode.InvalidParams, 'params.name must be a string');
+    const tool = this.toolsFor(version).find((candidate) => candidate.name === params.name);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    const args = params.arguments ?? {};
+    const problems = isPlainObject(args)
+      ? checkArguments(tool.inputSchema, args)
+      : ['arguments must be an object'];
+    if (problems.length > 0) {
+      const message = `Invalid arguments for tool ${tool.name}: ${problems.join('; ')}`;
+      // 2025-11-25 moved input validation errors into the tool result so the model can correct itself.
+      if (featuresOf(version).inputValidationAsToolError) {
+        return { content: [{ type: 'text', text: message }], isError: true };
+      }
+      throw new RpcError(ErrorCode.InvalidParams, message);
+    }
+    const meta = isPlainObject(params._meta) ? params._meta : undefined;
+    const token = meta && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
+    const progress = (value: number, total?: number, message?: string): void => {
+      if (token === undefined || signal.aborted) return;
+      const progressParams: Record<string, unknown> = { progressToken: token, progress: value };
+      if (total !== undefined) progressParams.total = total;
+      if (message !== undefined) progressParams.message = message;
+      sink.write(
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: progressParams }),
+        'notification',
+      );
+    };
+    return tool.run(args as Record<string, unknown>, { version, signal, progress });
+  }
+
+  /** One page of a list result. The cursor is opaque to clients: base64url of the list name and offset. */
+  private page(listName: string, items: unknown[], cursor: unknown): Record<string, unknown> {
+    const size = this.definition.pageSize ?? Number.POSITIVE_INFINITY;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor(listName, cursor, items.length);
+    }
+    const end = Math.min(offset + size, items.length);
+    const result: Record<string, unknown> = { [listName]: items.slice(offset, end) };
+    if (end < items.length) result.nextCursor = encodeCursor(listName, end);
+    return result;
+  }
+}
+
+function encodeCursor(listName: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ list: listName, offset })).toString('base64url');
+}
+
+function decodeCursor(listName: string, cursor: unknown, length: number): number {
+  const invalid = new RpcError(ErrorCode.InvalidParams, 'Invalid cursor');
+  if (typeof cursor !== 'string') throw invalid;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (!isPlainObject(decoded) || decoded.list !== listName) throw invalid;
+  const { offset } = decoded;
+  // Only cursors we could have issued are valid: 0 < offset < length.
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset <= 0 || offset >= length)
+    throw invalid;
+  return offset;
+}
+
+function describeTool(tool: ToolDefinition, version: ProtocolVersion): Record<string, unknown> {
+  const described: Record<string, unknown> = { name: tool.name };
+  if (featuresOf(version).titles) described.title = tool.title;
+  described.description = tool.description;
+  described.inputSchema = tool.inputSchema;
+  if (tool.outputSchema && featuresOf(version).structuredContent) described.outputSchema = tool.outputSchema;
+  return described;
+}
+
+function describeResource(
+  entry: (typeof RESOURCES)[number],
+  version: ProtocolVersion,
+): Record<string, unknown> {
+  const described: Record<string, unknown> = { uri: entry.uri, name: entry.name };
+  if (featuresOf(version).titles) described.title = entry.title;
+  return { ...described, description: entry.description, mimeType: entry.mimeType };
+}
+
+function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersion): Record<string, unknown> {
+  const described: Record<string, unknown> = { name: entry.name };
+  if (featuresOf(version).titles) described.title = entry.title;
+  return { ...described, description: entry.description, arguments: entry.arguments };
+}
+
+export function encodeError(id: RequestId | null, error: RpcError): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() });
+}

@@ -1,0 +1,220 @@
+/**
+ * Helpers for tests that drive the test servers directly (no furfly client in between). They spawn the
+ * compiled server (`npm run build` first) with `process.execPath`, read its stdout line by line, and
+ * remember every child so `stopAllServers()` (call it in afterEach) can SIGKILL them by pid.
+ * Deliberately free of vitest so any test or script can import it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ProtocolVersion } from '../src/protocol/versions.js';
+
+/** Absolute path of the compiled server, e.g. serverPath('well-behaved') -> <repo>/dist/test-servers/well-behaved.js. */
+export function serverPath(name: string): string {
+  // Resolved from the repo root, so this works from test-servers/ (vitest) and dist/test-servers/ alike.
+  const root = import.meta.url.includes('/dist/test-servers/') ? '../../' : '../';
+  return fileURLToPath(new URL(`${root}dist/test-servers/${name}.js`, import.meta.url));
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Reads a stream as lines; `next()` waits for the next one. */
+class LineReader {
+  private buffered = '';
+  private readonly lines: string[] = [];
+  private waiters: ((line: string | undefined) => void)[] = [];
+  private ended = false;
+
+  constructor(stream: NodeJS.ReadableStream) {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      let newline = this.buffered.indexOf('\n');
+      while (newline !== -1) {
+        this.push(this.buffered.slice(0, newline));
+        this.buffered = this.buffered.slice(newline + 1);
+        newline = this.buffered.indexOf('\n');
+      }
+    });
+    stream.on('end', () => {
+      this.ended = true;
+      for (const waiter of this.waiters.splice(0)) waiter(undefined);
+    });
+  }
+
+  private push(line: string): void {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(line);
+    else this.lines.push(line);
+  }
+
+  /** The next complete line; rejects after `timeoutMs` or when the stream ends first. */
+  next(timeoutMs: number): Promise<string> {
+    const ready = this.lines.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    if (this.ended) return Promise.reject(new Error('stream ended'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((waiter) => waiter !== deliver);
+        reject(new Error(`no line within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const deliver = (line: string | undefined): void => {
+        clearTimeout(timer);
+        if (line === undefined) reject(new Error('stream ended'));
+        else resolve(line);
+      };
+      this.waiters.push(deliver);
+    });
+  }
+}
+
+export interface StdioServer {
+  child: ChildProcess;
+  pid: number;
+  /** Writes `message` as one JSON line, or a string exactly as given (add '\n' yourself). */
+  send(message: unknown): void;
+  /** The next stdout line, raw. */
+  nextLine(timeoutMs?: number): Promise<string>;
+  /** The next stdout line that parses as JSON (non-JSON lines are skipped and kept in `noise`). */
+  nextMessage(timeoutMs?: number): Promise<any>;
+  /** Sends a request and waits for the response with its id (other messages are kept in `received`). */
+  request(id: number | string, method: string, params?: unknown, timeoutMs?: number): Promise<any>;
+  /** Runs initialize (+ notifications/initialized) and returns the initialize result. */
+  initialize(version?: ProtocolVersion): Promise<any>;
+  /** Messages read while waiting for something else. */
+  received: any[];
+  noise: string[];
+  stderr(): string;
+  exited: Promise<Exit>;
+}
+
+export function initializeParams(version: ProtocolVersion = '2025-11-25') {
+  return {
+    protocolVersion: version,
+    capabilities: {},
+    clientInfo: { name: 'furfly-test', version: '0.0.0' },
+  };
+}
+
+export function startStdioServer(name: string, args: string[] = []): StdioServer {
+  const child = spawn(process.execPath, [serverPath(name), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  // A server that died must not make a later write throw EPIPE in the test.
+  child.stdin!.on('error', () => {});
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const lines = new LineReader(child.stdout!);
+  const server: StdioServer = {
+    child,
+    pid: child.pid!,
+    received: [],
+    noise: [],
+    exited,
+    stderr: () => stderr,
+    send(message) {
+      child.stdin!.write(typeof message === 'string' ? message : `${JSON.stringify(message)}\n`);
+    },
+    nextLine: (timeoutMs = 5000) =>
+      lines.next(timeoutMs).catch((error: Error) => {
+        // Say why: a dead server's exit status and stderr explain far more than "stream ended".
+        const status = child.exitCode ?? child.signalCode ?? 'running';
+        throw new Error(`${name}: ${error.message} (exit: ${status}; stderr: ${stderr.slice(-500)})`);
+      }),
+    async nextMessage(timeoutMs = 5000) {
+      for (;;) {
+        const line = await server.nextLine(timeoutMs);
+        try {
+          return JSON.parse(line);
+        } catch {
+          server.noise.push(line);
+        }
+      }
+    },
+    async request(id, method, params, timeoutMs = 5000) {
+      server.send(
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
+      );
+      for (;;) {
+        const message = await server.nextMessage(timeoutMs);
+        if (message && !Array.isArray(message) && message.id === id && !('method' in message)) return message;
+        server.received.push(message);
+      }
+    },
+    async initialize(version = '2025-11-25') {
+      const response = await server.request('init', 'initialize', initializeParams(version));
+      server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return response.result;
+    },
+  };
+  return server;
+}
+
+export interface HttpServer {
+  child: ChildProcess;
+  pid: number;
+  /** The MCP endpoint, e.g. http://127.0.0.1:41234/mcp. */
+  url: string;
+  stderr(): string;
+  exited: Promise<Exit>;
+}
+
+/** Starts `name --http --port 0 ...args` and waits for the `listening <url>` line. */
+export async function startHttpServer(name: string, args: string[] = []): Promise<HttpServer> {
+  const server = startStdioServer(name, ['--http', '--port', '0', ...args]);
+  const line = await server.nextLine(10_000);
+  const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/.exec(line);
+  if (!match) throw new Error(`unexpected first line from ${name}: ${line}`);
+  return {
+    child: server.child,
+    pid: server.pid,
+    url: match[1]!,
+    stderr: server.stderr,
+    exited: server.exited,
+  };
+}
+
+/** SIGKILLs every server these helpers started that is still running, by pid, and waits for each to exit. */
+export async function stopAllServers(): Promise<void> {
+  const children = [...running];
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            running.delete(child);
+            resolve();
+            return;
+          }
+          child.once('exit', () => resolve());
+          try {
+            process.kill(child.pid!, 'SIGKILL');
+          } catch {
+            resolve();
+          }
+        }),
+    ),
+  );
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
