@@ -2,7 +2,7 @@
  * A server that accepts TCP connections and never answers: no status line, no bytes, no close.
  * It stands for a remote MCP server that hangs (or a black-holing proxy); clients must time out.
  *
- *   node dist/test-servers/never-answers.js [--port P]
+ *   node dist/test-servers/never-answers.js [--port P] [--http]
  *
  * Binds 127.0.0.1 (port 0 unless --port) and prints `listening http://127.0.0.1:PORT/mcp` as its first
  * stdout line. Request bytes are read and dropped so the client's writes never block.
@@ -10,7 +10,8 @@
 import { createServer, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '0' } } });
+// `--http` is accepted for symmetry with the other HTTP test servers (and their start helper).
+const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, http: { type: 'boolean' } } });
 
 const sockets = new Set<Socket>();
 const server = createServer((socket) => {

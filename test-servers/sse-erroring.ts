@@ -1,7 +1,7 @@
 /**
  * An MCP server over Streamable HTTP whose replies break in one chosen way.
  *
- *   node dist/test-servers/sse-erroring.js --mode <mode> [--after N] [--port P]
+ *   node dist/test-servers/sse-erroring.js --mode <mode> [--after N] [--port P] [--http]
  *
  * It binds 127.0.0.1 (port 0 unless --port) and prints `listening http://127.0.0.1:PORT/mcp` as its first
  * stdout line. The handshake always works: `initialize` answers with an `Mcp-Session-Id`, notifications
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     mode: { type: 'string' },
     after: { type: 'string', default: '1' },
     port: { type: 'string', default: '0' },
+    // Accepted for symmetry with the other HTTP test servers (and their start helper); always HTTP.
+    http: { type: 'boolean' },
   },
 });
 const mode = values.mode as Mode;
