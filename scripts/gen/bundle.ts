@@ -29,19 +29,26 @@ function isObject(value: Json | undefined): value is SchemaObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Deep copy with every `$ref` rewritten to point inside the bundle; collects the referenced names. */
-function localise(value: Json, where: string, referenced: Set<string>): Json {
-  if (Array.isArray(value)) return value.map((item) => localise(item, where, referenced));
+/**
+ * Deep copy with every `$ref` rewritten to point inside the bundle. Records, per referenced name, the file
+ * the reference points into (resolved against `file`), so aliases can be checked to mean the same thing.
+ */
+function localise(value: Json, file: string, where: string, referenced: Map<string, Set<string>>): Json {
+  if (Array.isArray(value)) return value.map((item) => localise(item, file, where, referenced));
   if (!isObject(value)) return value;
   const out: SchemaObject = {};
   for (const [key, child] of Object.entries(value)) {
     if (key === '$ref' && typeof child === 'string') {
       const match = REF.exec(child);
       if (match?.groups === undefined) throw new Error(`${where}: unsupported $ref ${child}`);
-      referenced.add(match.groups.name!);
-      out[key] = `#/$defs/${match.groups.name}`;
+      const name = match.groups.name!;
+      const target = match.groups.file ? path.posix.join(path.posix.dirname(file), match.groups.file) : file;
+      const targets = referenced.get(name) ?? new Set<string>();
+      targets.add(`${target} (from ${where})`);
+      referenced.set(name, targets);
+      out[key] = `#/$defs/${name}`;
     } else {
-      out[key] = localise(child, where, referenced);
+      out[key] = localise(child, file, where, referenced);
     }
   }
   return out;
@@ -49,6 +56,7 @@ function localise(value: Json, where: string, referenced: Set<string>): Json {
 
 export function bundleVersion(repoRoot: string, version: string): Bundle {
   const versionFile = path.join('schemas', 'mcp', version, 'schema.json');
+  const versionPosix = `schemas/mcp/${version}/schema.json`;
   const root = readJson(path.join(repoRoot, versionFile));
   if (typeof root.$id !== 'string' || !isObject(root.$defs)) {
     throw new Error(`${versionFile}: needs a string $id and $defs`);
@@ -56,7 +64,9 @@ export function bundleVersion(repoRoot: string, version: string): Bundle {
   const sources = new Set<string>([versionFile]);
   const sharedCache = new Map<string, SchemaObject>();
   const defs: Record<string, SchemaObject> = {};
-  const referenced = new Set<string>();
+  /** Where each definition of the bundle really comes from (the version file or a shared file). */
+  const origin = new Map<string, string>();
+  const referenced = new Map<string, Set<string>>();
 
   for (const [name, def] of Object.entries(root.$defs)) {
     if (!isObject(def)) throw new Error(`${versionFile}: $defs/${name} is not an object`);
@@ -74,15 +84,30 @@ export function bundleVersion(repoRoot: string, version: string): Bundle {
       }
       const body = isObject(shared.$defs) ? shared.$defs[name] : undefined;
       if (!isObject(body)) throw new Error(`${sharedFile}: has no $defs/${name} (aliased by ${versionFile})`);
-      defs[name] = localise(body, `${sharedFile}#/$defs/${name}`, referenced) as SchemaObject;
+      defs[name] = localise(body, sharedFile, `${sharedFile}#/$defs/${name}`, referenced) as SchemaObject;
+      origin.set(name, sharedFile);
     } else {
-      defs[name] = localise(def, `${versionFile}#/$defs/${name}`, referenced) as SchemaObject;
+      defs[name] = localise(def, versionPosix, `${versionPosix}#/$defs/${name}`, referenced) as SchemaObject;
+      origin.set(name, versionPosix);
     }
   }
-  const dangling = [...referenced].filter((name) => !(name in defs)).sort();
-  if (dangling.length > 0) {
-    throw new Error(`${versionFile}: referenced but not listed in $defs: ${dangling.join(', ')}`);
+  // A reference must mean in the bundle what it means in the files: a shared definition may only refer to
+  // shared definitions the version aliases unchanged (otherwise the version must write its own copy).
+  const problems: string[] = [];
+  for (const [name, targets] of [...referenced].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const target of targets) {
+      const file = target.slice(0, target.indexOf(' (from '));
+      if (!origin.has(name))
+        problems.push(`${name} is referenced but not listed in $defs ${target.slice(file.length)}`);
+      // The version file's own references reach shared bodies through its aliases, which is always faithful.
+      else if (file !== versionPosix && origin.get(name) !== file) {
+        problems.push(
+          `${name} ${target.slice(file.length)} points into ${file}, but the version takes it from ${origin.get(name)}`,
+        );
+      }
+    }
   }
+  if (problems.length > 0) throw new Error(`${versionFile}:\n  ${problems.join('\n  ')}`);
   return {
     schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: root.$id, $defs: defs },
     sources: [...sources].sort(),

@@ -85,6 +85,8 @@ interface MethodEntry {
   method: string;
   message: string;
   params: string;
+  /** Whether the message must carry `params` (otherwise they may be absent). */
+  paramsRequired: boolean;
   result?: string;
 }
 
@@ -101,11 +103,14 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
     if (typeof paramsRef !== 'string')
       throw new Error(`${name}: params must be a $ref to a named definition`);
     const params = paramsRef.replace('#/$defs/', '');
+    const paramsRequired = Array.isArray(def.required) && def.required.includes('params');
     if (name.endsWith('Request')) {
+      // Convention: FooRequest is answered by FooResult, or by EmptyResult when there is no FooResult.
       const named = name.replace(/Request$/, 'Result');
-      requests.push({ method, message: name, params, result: names.includes(named) ? named : 'EmptyResult' });
+      const result = names.includes(named) ? named : 'EmptyResult';
+      requests.push({ method, message: name, params, paramsRequired, result });
     } else if (name.endsWith('Notification')) {
-      notifications.push({ method, message: name, params });
+      notifications.push({ method, message: name, params, paramsRequired });
     } else {
       throw new Error(`${name}: a definition with a method must end in Request or Notification`);
     }
@@ -113,7 +118,7 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
   const byMethod = (a: MethodEntry, b: MethodEntry) =>
     a.method < b.method ? -1 : a.method > b.method ? 1 : 0;
   const line = (entry: MethodEntry) =>
-    `  '${entry.method}': { message: '${entry.message}', params: '${entry.params}'${
+    `  '${entry.method}': { message: '${entry.message}', params: '${entry.params}', paramsRequired: ${entry.paramsRequired}${
       entry.result === undefined ? '' : `, result: '${entry.result}'`
     } },`;
   return [

@@ -30,8 +30,12 @@ export function createGeneratorAjv(): AjvInstance {
     allErrors: true,
     // Strict mode catches typos in schemas (unknown keywords, ignored keywords, bad types).
     strict: true,
-    // `type: ["string", "number"]` is how the spec writes RequestId and ProgressToken.
+    // `type: ["string", "integer"]` is how the spec writes RequestId and ProgressToken.
     allowUnionTypes: true,
+    // `not: { required: [...] }` (how a notification says "no id") names properties defined elsewhere.
+    strictRequired: false,
+    // Content blocks are a `oneOf` tagged by `type`: errors then come from the matching branch only.
+    discriminator: true,
     code: {
       source: true,
       esm: true,
