@@ -73,8 +73,10 @@ export function loadConfig(options: LoadOptions): LoadResult {
   const merged = mergeLayers(userRoot, projectRoot);
   const expanded = expandConfig(merged.root, options.env);
   // A value whose variable is undefined is still `${VAR}`: its validation complaint would only repeat that.
+  // Shape conflicts already explain their place; the values below it are still checked.
+  const alreadyReported = (p: string): boolean => expanded.failedPaths.has(p) || merged.conflictPaths.has(p);
   const validationErrors = validateTree(expanded.root).filter(
-    (e) => e.path === undefined || !expanded.failedPaths.has(e.path),
+    (e) => e.path === undefined || !alreadyReported(e.path),
   );
   const errors = [...duplicateErrors, ...merged.errors, ...expanded.errors, ...validationErrors];
   if (errors.length > 0) return { ok: false, errors: sortErrors(errors, files.inEffect), files };

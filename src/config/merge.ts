@@ -55,6 +55,8 @@ export interface MergeResult {
   readonly root: MapNode;
   /** Shape conflicts; the result then holds the project's value at that place. */
   readonly errors: readonly ConfigError[];
+  /** Display paths of the shape conflicts, so later checks do not complain about the same place again. */
+  readonly conflictPaths: ReadonlySet<string>;
 }
 
 export function mergeLayers(
@@ -64,7 +66,11 @@ export function mergeLayers(
 ): MergeResult {
   const errors: ConfigError[] = [];
   const root = mergeNodes(user, project, [], policy, errors) as MapNode;
-  return { root, errors };
+  return {
+    root,
+    errors,
+    conflictPaths: new Set(errors.flatMap((e) => (e.path === undefined ? [] : [e.path]))),
+  };
 }
 
 function mergeNodes(

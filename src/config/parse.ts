@@ -22,13 +22,15 @@ export function parseConfigText(file: string, text: string): ParseResult {
   };
 
   if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      errors: doc.errors.map((e) => ({
-        origin: at(e.pos[0]),
-        message: `YAML syntax error: ${firstLine(e.message)}`,
-      })),
-    };
+    // The parser often reports one mistake several times at the same place; the first says it best.
+    const byPlace = new Map<string, ConfigError>();
+    for (const e of doc.errors) {
+      const origin = at(e.pos[0]);
+      const place = `${origin.line}:${origin.col}`;
+      if (!byPlace.has(place))
+        byPlace.set(place, { origin, message: `YAML syntax error: ${firstLine(e.message)}` });
+    }
+    return { ok: false, errors: [...byPlace.values()] };
   }
 
   // An empty file (or one holding only comments) is a layer with nothing in it.

@@ -134,5 +134,9 @@ export function walk(
 ): void {
   visit(node, path);
   if (node.kind === 'map') for (const e of node.entries) walk(e.value, visit, [...path, e.key]);
-  else if (node.kind === 'list') node.items.forEach((item, i) => walk(item, visit, [...path, i]));
+  else if (node.kind === 'list') {
+    node.items.forEach((item, i) => {
+      walk(item, visit, [...path, i]);
+    });
+  }
 }

@@ -1,0 +1,46 @@
+/** Runs every case in fixtures/config/ through loadConfig and compares with expected.json or expected-error.txt. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+// Vitest unwraps the default export of CommonJS modules that Node does not; give the generated validator
+// what Node gives it (see the report on src/generated/config/validate.js).
+vi.mock('ajv/dist/runtime/ucs2length.js', async (importOriginal) => {
+  const real = await importOriginal<{ default: unknown }>();
+  const fn =
+    typeof real.default === 'function' ? real.default : (real.default as { default: unknown }).default;
+  return { default: { default: fn } };
+});
+
+import { formatConfigError } from './errors.js';
+import { type LaidOut, layOut, listCases, withPlaceholder } from './fixture-harness.test-helpers.js';
+import { loadConfig } from './load.js';
+
+const cases = listCases();
+let laid: LaidOut | undefined;
+afterEach(() => {
+  laid?.cleanup();
+  laid = undefined;
+});
+
+describe('config fixtures', () => {
+  it('has at least 25 cases, each with exactly one expectation', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(25);
+    for (const c of cases)
+      expect([c.expectedJson, c.expectedError].filter((x) => x !== undefined)).toHaveLength(1);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    laid = layOut(c);
+    const result = loadConfig({
+      cwd: laid.project,
+      configFile: c.configFile,
+      env: { ...c.env, FURFLY_HOME: laid.home },
+      homeDir: laid.tmp,
+    });
+    if (c.expectedJson !== undefined) {
+      expect(result.ok ? result.config : result.errors.map(formatConfigError)).toEqual(c.expectedJson);
+    } else {
+      const text = result.ok ? '(no errors)' : `${result.errors.map(formatConfigError).join('\n')}\n`;
+      expect(withPlaceholder(text, laid.tmp)).toBe(c.expectedError);
+    }
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * `furfly config show` output: the merged config as YAML (or JSON), secrets masked, and optionally each
+ * value's origin as a trailing comment. A small emitter of our own, because the origin comments sit on
+ * exactly the lines of the values they describe.
+ */
+import { formatOrigin, type Origin } from './origin.js';
+import { isSecretPath, MASK, toMaskedPlain } from './secrets.js';
+import { type ConfigNode, type MapNode, type PathSegment, primaryOrigin, toPointer, walk } from './tree.js';
+
+export interface RenderOptions {
+  /** Append `# file:line:col` (or `# default`) to every value. */
+  readonly origins: boolean;
+}
+
+export function renderYaml(tree: MapNode, options: RenderOptions): string {
+  const lines = renderMap(tree, [], '', options);
+  return lines.length === 0 ? '{}\n' : `${lines.join('\n')}\n`;
+}
+
+/** `{ config }` or, with origins, `{ config, origins: { "/json/pointer": "file:line:col" | "default" } }`. */
+export function renderJson(tree: MapNode, options: RenderOptions): string {
+  const config = toMaskedPlain(tree);
+  if (!options.origins) return `${JSON.stringify(config, null, 2)}\n`;
+  const origins: Record<string, string> = {};
+  walk(tree, (node, path) => {
+    if (isLeaf(node)) origins[toPointer(path)] = formatOrigin(primaryOrigin(node));
+  });
+  return `${JSON.stringify({ config, origins }, null, 2)}\n`;
+}
+
+function renderMap(
+  map: MapNode,
+  path: readonly PathSegment[],
+  pad: string,
+  options: RenderOptions,
+): string[] {
+  const lines: string[] = [];
+  for (const e of map.entries) {
+    const childPath = [...path, e.key];
+    const head = `${pad}${formatKey(e.key)}:`;
+    if (isLeaf(e.value)) lines.push(`${head} ${leafText(e.value, childPath)}${comment(e.value, options)}`);
+    else lines.push(head, ...renderBlock(e.value, childPath, `${pad}  `, options));
+  }
+  return lines;
+}
+
+function renderBlock(
+  node: ConfigNode,
+  path: readonly PathSegment[],
+  pad: string,
+  options: RenderOptions,
+): string[] {
+  if (node.kind === 'map') return renderMap(node, path, pad, options);
+  if (node.kind === 'scalar') return [];
+  const lines: string[] = [];
+  node.items.forEach((item, i) => {
+    const itemPath = [...path, i];
+    if (isLeaf(item)) {
+      lines.push(`${pad}- ${leafText(item, itemPath)}${comment(item, options)}`);
+      return;
+    }
+    // A nested block: render it two columns in, then put the dash where the first line's indent was.
+    const block = renderBlock(item, itemPath, `${pad}  `, options);
+    if (block.length > 0) block[0] = `${pad}- ${block[0]!.slice(pad.length + 2)}`;
+    lines.push(...block);
+  });
+  return lines;
+}
+
+function isLeaf(node: ConfigNode): boolean {
+  if (node.kind === 'scalar') return true;
+  return node.kind === 'map' ? node.entries.length === 0 : node.items.length === 0;
+}
+
+function leafText(node: ConfigNode, path: readonly PathSegment[]): string {
+  if (node.kind === 'map') return '{}';
+  if (node.kind === 'list') return '[]';
+  if (node.fromEnv === true || isSecretPath(path)) return JSON.stringify(MASK);
+  return formatScalar(node.value);
+}
+
+function comment(node: ConfigNode, options: RenderOptions): string {
+  return options.origins ? `  # ${describeOrigin(primaryOrigin(node))}` : '';
+}
+
+function describeOrigin(origin: Origin): string {
+  return formatOrigin(origin);
+}
+
+const PLAIN_STRING = /^[A-Za-z0-9_./~@+%(][A-Za-z0-9_./~@+%()=,: -]*$/;
+const LOOKS_TYPED =
+  /^(?:true|false|yes|no|on|off|y|n|null|~|[-+]?(?:\d[\d_]*)?\.?\d.*|[-+]?\.(?:inf|nan)|0[xo].*)$/i;
+
+export function formatScalar(value: string | number | boolean | null): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'string') return String(value);
+  const plain = PLAIN_STRING.test(value) && !LOOKS_TYPED.test(value) && !/: |:$| $/.test(value);
+  return plain ? value : JSON.stringify(value);
+}
+
+function formatKey(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) && !LOOKS_TYPED.test(key) ? key : JSON.stringify(key);
+}
