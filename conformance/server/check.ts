@@ -1,0 +1,90 @@
+/**
+ * The shape of one conformance check and of what it returns.
+ *
+ * Modelled on h2spec: every check names the spec section it belongs to, the requirement level,
+ * and the requirement sentence quoted from the specification, so a failure explains itself.
+ */
+import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import type { CheckContext } from './context.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type Status = 'pass' | 'fail' | 'warn' | 'skip';
+export type TransportKind = 'stdio' | 'http';
+
+/** Report order of the sections; also the order checks run in. */
+export const SECTIONS = [
+  'lifecycle',
+  'jsonrpc',
+  'stdio',
+  'http',
+  'tools',
+  'resources',
+  'prompts',
+  'security',
+] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface CheckOutcome {
+  status: Status;
+  message?: string;
+  /** Human-readable, one line where possible. */
+  expected?: string;
+  actual?: string;
+}
+
+export interface Check {
+  /** Stable id, `<section>.<kebab-name>`; users filter on it and reports are compared on it. */
+  id: string;
+  section: Section;
+  level: Level;
+  title: string;
+  /** The requirement, quoted from the specification (markdown emphasis removed). */
+  requirement: string;
+  /** Where the requirement comes from, e.g. `MCP 2025-11-25 basic/lifecycle`. */
+  source: string;
+  versions: readonly ProtocolVersion[];
+  transports: readonly TransportKind[];
+  run(ctx: CheckContext): Promise<CheckOutcome>;
+}
+
+/**
+ * Thrown anywhere inside a check (or a helper it calls) when the check does not apply,
+ * e.g. the server declared no `tools` capability. The runner turns it into `skip`.
+ */
+export class NotApplicable extends Error {
+  override readonly name = 'NotApplicable';
+}
+
+export const pass = (message?: string): CheckOutcome =>
+  message ? { status: 'pass', message } : { status: 'pass' };
+
+export const skip = (message: string): CheckOutcome => ({ status: 'skip', message });
+
+export function fail(message: string, expected?: string, actual?: string): CheckOutcome {
+  const outcome: CheckOutcome = { status: 'fail', message };
+  if (expected !== undefined) outcome.expected = expected;
+  if (actual !== undefined) outcome.actual = actual;
+  return outcome;
+}
+
+export function warn(message: string, expected?: string, actual?: string): CheckOutcome {
+  return { ...fail(message, expected, actual), status: 'warn' };
+}
+
+/** A short JSON rendering for `actual` fields: reports stay readable even for huge replies. */
+export function brief(value: unknown, max = 300): string {
+  let text: string;
+  try {
+    text = value === undefined ? 'undefined' : JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+export const ALL_VERSIONS = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+] as const satisfies readonly ProtocolVersion[];
+export const BOTH_TRANSPORTS = ['stdio', 'http'] as const satisfies readonly TransportKind[];

@@ -1,0 +1,205 @@
+/**
+ * What a check gets to work with: the negotiated version, the shared initialized session, fresh
+ * sessions of its own, validators, and a memo for facts several checks share (the tool list).
+ *
+ * Sessions a check opens are closed when the check ends; memoised scenarios live until the suite ends.
+ */
+
+import type { ProtocolValidators } from '../../src/protocol/validate.js';
+import * as validate from '../../src/protocol/validate.js';
+import { featuresOf, isProtocolVersion, type ProtocolVersion } from '../../src/protocol/versions.js';
+import { NotApplicable, type TransportKind } from './check.js';
+import { type Channel, HttpChannel, openChannel, StdioChannel, type Target } from './probe/channel.js';
+import type { StdioProbe } from './probe/stdio.js';
+import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
+
+export interface SuiteSettings {
+  target: Target;
+  /** The version to vet against; when absent, the newest the server accepts. */
+  specVersion?: ProtocolVersion;
+  timeoutMs: number;
+  callTools: boolean;
+  fuzz: number;
+}
+
+/** The outcome of an initialize handshake, successful or not. */
+export interface InitInfo {
+  proposed: string;
+  reply: Reply | null;
+  /** Why there is no result: timeout, closed connection, error response. */
+  error: string | null;
+  result: JsonObject | null;
+  protocolVersion: string | null;
+  /** Replies that arrived to `notifications/initialized` (there must be none). */
+  initializedReplies: JsonObject[];
+}
+
+export const CLIENT_INFO = { name: 'furfly-conformance', version: '0.1.0' };
+
+/** initialize → notifications/initialized → a sentinel ping that proves the notification was processed. */
+export async function initialize(session: Session, proposed: string): Promise<InitInfo> {
+  const info: InitInfo = {
+    proposed,
+    reply: null,
+    error: null,
+    result: null,
+    protocolVersion: null,
+    initializedReplies: [],
+  };
+  try {
+    info.reply = await session.request('initialize', {
+      protocolVersion: proposed,
+      capabilities: {},
+      clientInfo: CLIENT_INFO,
+    });
+  } catch (error) {
+    info.error = describe(error);
+    return info;
+  }
+  const message = info.reply.message;
+  if (!isObject(message.result)) {
+    info.error = `initialize answered with an error: ${JSON.stringify(message.error ?? null).slice(0, 200)}`;
+    return info;
+  }
+  info.result = message.result;
+  const version = message.result.protocolVersion;
+  info.protocolVersion = typeof version === 'string' ? version : null;
+  if (isProtocolVersion(version) && featuresOf(version).protocolVersionHeader) {
+    session.channel.setProtocolVersion(version);
+  }
+  const before = session.orphans.length;
+  await session.notify('notifications/initialized');
+  try {
+    await session.ping();
+  } catch {
+    // Judged by the ping checks; here we only needed the ordering.
+  }
+  info.initializedReplies = session.orphans.slice(before);
+  return info;
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class CheckContext {
+  readonly runLog: LoggedMessage[] = [];
+  /** Every stdio process this run started, for checks over stdout hygiene. */
+  readonly probes: StdioProbe[] = [];
+  readonly metrics: Record<string, number | string | null> = {};
+  readonly validators: ProtocolValidators | null;
+  private readonly checkSessions: Session[] = [];
+  private readonly suiteSessions: Session[] = [];
+  private readonly memos = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly settings: SuiteSettings,
+    readonly version: ProtocolVersion,
+    private readonly shared: Session,
+    readonly init: InitInfo,
+  ) {
+    this.suiteSessions.push(shared);
+    this.trackProbe(shared.channel);
+    this.validators = loadValidators(version);
+  }
+
+  get transport(): TransportKind {
+    return this.settings.target.transport;
+  }
+
+  get timeoutMs(): number {
+    return this.settings.timeoutMs;
+  }
+
+  get capabilities(): JsonObject {
+    const caps = this.init.result?.capabilities;
+    return isObject(caps) ? caps : {};
+  }
+
+  /** The shared initialized session. Checks that need it do not apply when initialize failed. */
+  session(): Session {
+    if (!this.init.result)
+      throw new NotApplicable(`no initialized session (${this.init.error ?? 'unknown'})`);
+    if (this.shared.closedReason !== null) {
+      throw new NotApplicable(`the shared session is gone (${this.shared.closedReason})`);
+    }
+    return this.shared;
+  }
+
+  /** The shared session's process, on stdio. */
+  sharedProbe(): StdioProbe | null {
+    return this.shared.channel instanceof StdioChannel ? this.shared.channel.probe : null;
+  }
+
+  sharedHttp(): HttpChannel | null {
+    return this.shared.channel instanceof HttpChannel ? this.shared.channel : null;
+  }
+
+  requireCapability(name: string): JsonObject {
+    this.session();
+    const capability = this.capabilities[name];
+    if (!isObject(capability)) throw new NotApplicable(`the server does not declare the ${name} capability`);
+    return capability;
+  }
+
+  /**
+   * A new, uninitialized session: its own process on stdio, a new HTTP session otherwise.
+   * `scope: 'check'` closes it when the current check ends; `'suite'` at the end of the run.
+   */
+  async open(scope: 'check' | 'suite' = 'check'): Promise<Session> {
+    const channel = await openChannel(this.settings.target, this.timeoutMs);
+    this.trackProbe(channel);
+    const session = new Session(channel, this.timeoutMs, this.runLog);
+    (scope === 'check' ? this.checkSessions : this.suiteSessions).push(session);
+    return session;
+  }
+
+  /** A new session, initialized at the run's version. */
+  async openInitialized(scope: 'check' | 'suite' = 'check'): Promise<{ session: Session; init: InitInfo }> {
+    const session = await this.open(scope);
+    const init = await initialize(session, this.version);
+    if (!init.result) throw new NotApplicable(`a fresh session did not initialize (${init.error})`);
+    return { session, init };
+  }
+
+  /** Runs `compute` once per suite; later callers get the same promise (and the same failure). */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let value = this.memos.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = compute();
+      // The caller that awaits handles a failure; an unobserved memo must not crash the process.
+      value.catch(() => {});
+      this.memos.set(key, value);
+    }
+    return value;
+  }
+
+  async endCheck(): Promise<void> {
+    const sessions = this.checkSessions.splice(0);
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+
+  async endSuite(): Promise<void> {
+    await this.endCheck();
+    const sessions = this.suiteSessions.splice(0);
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+
+  private trackProbe(channel: Channel): void {
+    if (channel instanceof StdioChannel) this.probes.push(channel.probe);
+  }
+}
+
+/**
+ * The schema validators land with the generated code; until they do (or for a version the schemas
+ * do not cover) checks fall back to the structural checks they do themselves and say so.
+ */
+function loadValidators(version: ProtocolVersion): ProtocolValidators | null {
+  const factory = (validate as { validatorsFor?: unknown }).validatorsFor;
+  if (typeof factory !== 'function') return null;
+  try {
+    return (factory as typeof validate.validatorsFor)(version);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,64 @@
+/** Small helpers the section files share: schema validation with a structural fallback, sentinel waits. */
+import type { CheckContext } from './context.js';
+import { isObject, isResponse, type JsonObject, type Session } from './session.js';
+
+/**
+ * Validates a result with the generated validators for the run's version.
+ * Returns null when no validators are available; the caller then judges structure itself and says so.
+ */
+export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] | null {
+  if (!ctx.validators) return null;
+  return ctx.validators.result(method, result).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
+}
+
+export function definitionIssues(ctx: CheckContext, name: string, value: unknown): string[] | null {
+  if (!ctx.validators) return null;
+  return ctx.validators.definition(name, value).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
+}
+
+export const NO_VALIDATORS = 'schema validators unavailable: structural check only';
+
+/**
+ * Sends `act`, then a ping, and returns every message that arrived before the ping's reply.
+ * On a transport that keeps order (stdio, and HTTP where each POST is answered in turn) anything the
+ * server says about `act` arrives before the ping reply; `answered` false means the server went quiet.
+ */
+export async function untilSentinel(
+  session: Session,
+  act: () => Promise<unknown>,
+): Promise<{ messages: unknown[]; answered: boolean; error?: string }> {
+  const mark = session.log.length;
+  await act();
+  try {
+    const reply = await session.ping();
+    return { messages: inboundSince(session, mark).filter((m) => m !== reply.message), answered: true };
+  } catch (error) {
+    return {
+      messages: inboundSince(session, mark),
+      answered: false,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+/** Inbound messages logged after position `mark` of the session log. */
+export function inboundSince(session: Session, mark: number): unknown[] {
+  return session.log
+    .slice(mark)
+    .filter((entry) => entry.direction === 'in')
+    .map((entry) => entry.message);
+}
+
+export function responsesWithout(messages: unknown[], except: unknown): JsonObject[] {
+  return messages.filter((m): m is JsonObject => isResponse(m) && m !== except);
+}
+
+export function errorOf(message: JsonObject): JsonObject | null {
+  return isObject(message.error) ? message.error : null;
+}
+
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? null;
+}

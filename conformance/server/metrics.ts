@@ -1,0 +1,44 @@
+/**
+ * Metrics: measured and reported, never judged. Collected after the checks, on the shared session.
+ */
+import type { CheckContext } from './context.js';
+import { percentile } from './helpers.js';
+import { toolListing } from './tools.js';
+
+const PING_SAMPLES = 20;
+
+export async function collectMetrics(ctx: CheckContext): Promise<void> {
+  const metrics = ctx.metrics;
+  metrics.initializeMs = ctx.init.reply ? Math.round(ctx.init.reply.ms * 10) / 10 : null;
+  metrics.pingP50Ms = null;
+  metrics.pingP95Ms = null;
+  metrics.toolCount = null;
+  if (ctx.init.result) {
+    try {
+      const session = ctx.session();
+      const samples: number[] = [];
+      // Sequential on purpose: latency of one request, not throughput.
+      for (let i = 0; i < PING_SAMPLES; i++) samples.push((await session.ping()).ms);
+      samples.sort((a, b) => a - b);
+      metrics.pingP50Ms = round(percentile(samples, 50));
+      metrics.pingP95Ms = round(percentile(samples, 95));
+    } catch {
+      // A server that stopped answering has no latency to report.
+    }
+    try {
+      const listing = await toolListing(ctx);
+      metrics.toolCount = listing.error ? null : listing.items.length;
+    } catch {
+      // No tools capability: no count.
+    }
+  }
+  if (ctx.transport === 'stdio') {
+    metrics.noiseLines = ctx.probes.reduce((sum, probe) => sum + probe.noise.length, 0);
+    metrics.peakRssKb = ctx.sharedProbe()?.peakRssKb() ?? null;
+    if (!('exitAfterStdinCloseMs' in metrics)) metrics.exitAfterStdinCloseMs = null;
+  }
+}
+
+function round(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 10) / 10;
+}

@@ -1,0 +1,155 @@
+/**
+ * A Channel carries raw JSON-RPC text to a server and hands back whatever messages come out.
+ *
+ * It sits between the raw probes and the conformance session: stdio writes bytes to a process,
+ * HTTP posts each message and reads its JSON or SSE reply. Neither hides anything from the checks.
+ */
+import type { TransportKind } from '../check.js';
+import { type HttpExchange, type HttpTarget, httpRequest } from './http.js';
+import { type StdioCommand, StdioProbe } from './stdio.js';
+
+export type Target = { transport: 'stdio'; command: StdioCommand } | ({ transport: 'http' } & HttpTarget);
+
+export interface Channel {
+  readonly kind: TransportKind;
+  /** Sends text as is. For stdio the caller supplies the trailing newline. */
+  send(text: string): Promise<void>;
+  onMessage(listener: (message: unknown) => void): () => void;
+  /** Called once when the channel can carry no more messages (the process exited). */
+  onClose(listener: (reason: string) => void): () => void;
+  close(): Promise<void>;
+  /** Told after negotiation; HTTP sends it as a header where the version says so. */
+  setProtocolVersion(version: string | null): void;
+}
+
+export class StdioChannel implements Channel {
+  readonly kind = 'stdio' as const;
+  private constructor(readonly probe: StdioProbe) {}
+
+  static async open(command: StdioCommand): Promise<StdioChannel> {
+    return new StdioChannel(await StdioProbe.spawn(command));
+  }
+
+  send(text: string): Promise<void> {
+    return this.probe.write(text);
+  }
+
+  onMessage(listener: (message: unknown) => void): () => void {
+    return this.probe.onMessage(listener);
+  }
+
+  onClose(listener: (reason: string) => void): () => void {
+    let active = true;
+    void this.probe.waitForExit(2 ** 31 - 1).then((exit) => {
+      if (active && exit) listener(`server exited (code ${exit.code}, signal ${exit.signal})`);
+    });
+    return () => {
+      active = false;
+    };
+  }
+
+  setProtocolVersion(): void {}
+
+  close(): Promise<void> {
+    return this.probe.kill();
+  }
+}
+
+/** Every POST made through an HttpChannel, for the HTTP checks to inspect. */
+export interface PostRecord {
+  body: string;
+  exchange?: HttpExchange;
+  error?: string;
+}
+
+export class HttpChannel implements Channel {
+  readonly kind = 'http' as const;
+  sessionId: string | null = null;
+  protocolVersion: string | null = null;
+  readonly posts: PostRecord[] = [];
+  private readonly listeners = new Set<(message: unknown) => void>();
+
+  constructor(
+    readonly target: HttpTarget,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The headers a well-behaved client sends on every request after initialization. */
+  sessionHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.sessionId !== null) headers['mcp-session-id'] = this.sessionId;
+    if (this.protocolVersion !== null) headers['mcp-protocol-version'] = this.protocolVersion;
+    return headers;
+  }
+
+  async send(text: string): Promise<void> {
+    const id = requestIdOf(text);
+    const record: PostRecord = { body: text };
+    this.posts.push(record);
+    try {
+      const exchange = await httpRequest(this.target, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...this.sessionHeaders(),
+        },
+        body: text,
+        timeoutMs: this.timeoutMs,
+        stopWhen: (message) => id !== undefined && isResponseTo(message, id),
+      });
+      record.exchange = exchange;
+      const assigned = exchange.headers.get('mcp-session-id');
+      if (this.sessionId === null && assigned !== null) this.sessionId = assigned;
+      for (const message of exchange.messages) for (const listener of this.listeners) listener(message);
+    } catch (error) {
+      record.error = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  onMessage(listener: (message: unknown) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onClose(): () => void {
+    return () => {};
+  }
+
+  setProtocolVersion(version: string | null): void {
+    this.protocolVersion = version;
+  }
+
+  /** Ends the session politely; a server may answer 405, which is its right. */
+  async close(): Promise<void> {
+    if (this.sessionId === null) return;
+    try {
+      await httpRequest(this.target, { method: 'DELETE', headers: this.sessionHeaders(), timeoutMs: 2000 });
+    } catch {
+      // The server may already be gone; nothing to clean up on our side.
+    }
+  }
+}
+
+export async function openChannel(target: Target, timeoutMs: number): Promise<Channel> {
+  if (target.transport === 'stdio') return StdioChannel.open(target.command);
+  return new HttpChannel({ url: target.url, headers: target.headers }, timeoutMs);
+}
+
+function requestIdOf(text: string): string | number | undefined {
+  try {
+    const value = JSON.parse(text) as { id?: unknown; method?: unknown };
+    if (typeof value.method === 'string' && (typeof value.id === 'string' || typeof value.id === 'number')) {
+      return value.id;
+    }
+  } catch {
+    // Malformed on purpose: no id to wait for.
+  }
+  return undefined;
+}
+
+function isResponseTo(message: unknown, id: string | number): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as { id?: unknown; result?: unknown; error?: unknown };
+  return m.id === id && ('result' in m || 'error' in m);
+}

@@ -1,0 +1,146 @@
+/**
+ * Raw HTTP probe: one fetch with full control of method, headers and body bytes.
+ *
+ * It reads JSON and SSE replies alike and records how they were framed, so the HTTP checks can
+ * judge status codes, content types and SSE framing that a client transport would hide.
+ */
+import { createParser } from 'eventsource-parser';
+
+export interface HttpTarget {
+  url: string;
+  /** User-supplied headers (e.g. Authorization). Their values never appear in any report. */
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export interface HttpExchange {
+  status: number;
+  contentType: string;
+  headers: Headers;
+  /** JSON-RPC messages found in the body (JSON body or SSE `data` fields). */
+  messages: unknown[];
+  /** The body when it was not SSE; truncated. */
+  body: string;
+  sse: SseEvent[];
+  /** SSE data fields that were not JSON, and other framing problems. */
+  framingErrors: string[];
+  /** True when we stopped reading an SSE stream ourselves (the wanted reply had arrived, or time ran out). */
+  cutShort: boolean;
+}
+
+export interface HttpRequestOptions {
+  method: 'GET' | 'POST' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  /** Stop reading an SSE stream once this returns true for a message. */
+  stopWhen?: (message: unknown) => boolean;
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+export class HttpTimeout extends Error {
+  override readonly name = 'HttpTimeout';
+}
+
+export async function httpRequest(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  try {
+    const init: RequestInit = {
+      method: options.method,
+      headers: { ...target.headers, ...options.headers },
+      signal: controller.signal,
+    };
+    if (options.body !== undefined) init.body = options.body;
+    const response = await fetch(target.url, init);
+    const contentType = response.headers.get('content-type') ?? '';
+    const exchange: HttpExchange = {
+      status: response.status,
+      contentType,
+      headers: response.headers,
+      messages: [],
+      body: '',
+      sse: [],
+      framingErrors: [],
+      cutShort: false,
+    };
+    if (contentType.toLowerCase().startsWith('text/event-stream')) {
+      await readSse(response, exchange, options, controller, () => timedOut);
+    } else {
+      const text = await response.text();
+      exchange.body = text.slice(0, BODY_LIMIT);
+      if (contentType.toLowerCase().includes('json') && text.trim() !== '') {
+        try {
+          const value: unknown = JSON.parse(text);
+          exchange.messages.push(...(Array.isArray(value) ? value : [value]));
+        } catch {
+          exchange.framingErrors.push('body declared as JSON does not parse');
+        }
+      }
+    }
+    return exchange;
+  } catch (error) {
+    if (timedOut) throw new HttpTimeout(`no HTTP response within ${options.timeoutMs} ms`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readSse(
+  response: Response,
+  exchange: HttpExchange,
+  options: HttpRequestOptions,
+  controller: AbortController,
+  timedOut: () => boolean,
+): Promise<void> {
+  let stop = false;
+  const parser = createParser({
+    onEvent(event) {
+      const record: SseEvent = { data: event.data };
+      if (event.id !== undefined) record.id = event.id;
+      if (event.event !== undefined) record.event = event.event;
+      exchange.sse.push(record);
+      // An empty data field primes reconnection (2025-11-25); it carries no message.
+      if (event.data === '') return;
+      try {
+        const message: unknown = JSON.parse(event.data);
+        exchange.messages.push(message);
+        if (options.stopWhen?.(message)) stop = true;
+      } catch {
+        exchange.framingErrors.push(`SSE data is not JSON: ${event.data.slice(0, 80)}`);
+      }
+    },
+    onError(error) {
+      exchange.framingErrors.push(`SSE framing: ${error.message}`);
+    },
+  });
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  const decoder = new TextDecoder();
+  try {
+    while (!stop) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+    if (stop) {
+      exchange.cutShort = true;
+      controller.abort();
+    }
+  } catch (error) {
+    // Aborting by our timeout while a stream is open is a normal way for a stream read to end.
+    if (!timedOut()) throw error;
+    exchange.cutShort = true;
+  }
+}

@@ -1,0 +1,108 @@
+/** Prompts, where the server declares them: list, get, pagination, unknown names. */
+import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import type { CheckContext } from './context.js';
+import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { type Listing, listAll } from './listing.js';
+import { errorCode, isObject } from './session.js';
+
+const PROMPTS = 'MCP 2025-11-25 server/prompts';
+const SCHEMA_IS_SPEC =
+  'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
+const base = { section: 'prompts', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+
+function promptListing(ctx: CheckContext): Promise<Listing> {
+  ctx.requireCapability('prompts');
+  return listAll(ctx, 'prompts/list', 'prompts', 'name');
+}
+
+export const promptsChecks: Check[] = [
+  {
+    ...base,
+    id: 'prompts.list-valid',
+    level: 'MUST',
+    title: 'prompts/list results are valid, pagination followed to the end',
+    requirement: SCHEMA_IS_SPEC,
+    source: `${PROMPTS}; schema.ts ListPromptsResult`,
+    async run(ctx) {
+      const listing = await promptListing(ctx);
+      if (listing.error) return fail('prompts/list did not complete', 'a ListPromptsResult', listing.error);
+      for (const page of listing.pages) {
+        const issues = resultIssues(ctx, 'prompts/list', page);
+        if (issues && issues.length > 0)
+          return fail('a prompts/list page is not valid', 'a valid ListPromptsResult', issues.join('; '));
+      }
+      const bad = listing.items.find((p) => typeof p.name !== 'string');
+      if (bad) return fail('a prompt lacks a name', 'a name string', brief(bad));
+      return pass(`${listing.items.length} prompt(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
+    },
+  },
+  {
+    ...base,
+    id: 'prompts.pagination',
+    level: 'SHOULD',
+    title: 'prompts/list pagination ends without repeats or loops',
+    requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
+    source: 'MCP 2025-11-25 server/utilities/pagination',
+    async run(ctx) {
+      const listing = await promptListing(ctx);
+      if (listing.repeatedCursor !== null)
+        return fail('the same cursor twice', 'each nextCursor new', brief(listing.repeatedCursor));
+      if (listing.repeated.length + listing.duplicates.length > 0) {
+        return fail(
+          'prompt names repeat',
+          'each prompt once',
+          [...listing.repeated, ...listing.duplicates].slice(0, 5).join(', '),
+        );
+      }
+      return pass(`${listing.pages.length} page(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'prompts.get',
+    level: 'MUST',
+    title: 'the first listed prompt can be fetched and the result is valid',
+    requirement: SCHEMA_IS_SPEC,
+    source: `${PROMPTS}; schema.ts GetPromptResult`,
+    async run(ctx) {
+      const listing = await promptListing(ctx);
+      const first = listing.items[0];
+      if (!first || typeof first.name !== 'string') throw new NotApplicable('no prompt listed');
+      // Required arguments get a harmless placeholder; prompts are templates, not actions.
+      const args: Record<string, string> = {};
+      for (const argument of Array.isArray(first.arguments) ? first.arguments : []) {
+        if (isObject(argument) && typeof argument.name === 'string' && argument.required === true)
+          args[argument.name] = 'furfly';
+      }
+      const reply = await ctx.session().request('prompts/get', { name: first.name, arguments: args });
+      const result = reply.message.result;
+      if (!isObject(result))
+        return fail(`getting ${first.name} failed`, 'a GetPromptResult', brief(reply.message));
+      const issues = resultIssues(ctx, 'prompts/get', result);
+      if (issues && issues.length > 0)
+        return fail('the GetPromptResult is not valid', 'a valid GetPromptResult', issues.join('; '));
+      if (!Array.isArray(result.messages)) return fail('no messages array', 'messages: [...]', brief(result));
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'prompts.unknown-name',
+    level: 'SHOULD',
+    title: 'an unknown prompt name gets error -32602',
+    requirement:
+      'Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)',
+    source: `${PROMPTS} (Error Handling)`,
+    async run(ctx) {
+      ctx.requireCapability('prompts');
+      const reply = await ctx.session().request('prompts/get', { name: 'furfly_conformance_no_such_prompt' });
+      if (errorCode(reply.message) !== -32602)
+        return fail(
+          'an unknown prompt was not reported as -32602',
+          'error code -32602',
+          brief(reply.message),
+        );
+      return pass();
+    },
+  },
+];

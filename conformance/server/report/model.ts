@@ -1,0 +1,39 @@
+/**
+ * The report of one run. Its JSON form is a public contract (documented in docs/conformance.md):
+ * add fields if needed, never rename or remove one.
+ */
+import type { Level, Section, Status, TransportKind } from '../check.js';
+
+export interface CheckResult {
+  id: string;
+  section: Section;
+  level: Level;
+  title: string;
+  status: Status;
+  message?: string;
+  expected?: string;
+  actual?: string;
+  durationMs: number;
+  /** Not in the JSON contract: kept for the text and JUnit reports. */
+  requirement: string;
+  source: string;
+}
+
+export interface Report {
+  tool: { name: string; version: string };
+  target: { transport: TransportKind; command?: string; url?: string };
+  server: { name: string; version: string; protocolVersion: string } | null;
+  startedAt: string;
+  durationMs: number;
+  checks: CheckResult[];
+  summary: { pass: number; fail: number; warn: number; skip: number };
+  metrics: Record<string, number | string | null>;
+}
+
+/** Exit code of a run: 1 when a MUST check failed (or, strict, a SHOULD check), else 0. */
+export function exitCodeOf(report: Report, strict: boolean): 0 | 1 {
+  const failing = report.checks.some(
+    (check) => check.status === 'fail' && (check.level === 'MUST' || (strict && check.level === 'SHOULD')),
+  );
+  return failing ? 1 : 0;
+}

@@ -1,0 +1,129 @@
+/** Resources, where the server declares them: list, templates, read, pagination, unknown URIs. */
+import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import type { CheckContext } from './context.js';
+import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { type Listing, listAll } from './listing.js';
+import { errorCode, isObject } from './session.js';
+
+const RESOURCES = 'MCP 2025-11-25 server/resources';
+const SCHEMA_IS_SPEC =
+  'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
+const base = { section: 'resources', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+
+function resourceListing(ctx: CheckContext): Promise<Listing> {
+  ctx.requireCapability('resources');
+  return listAll(ctx, 'resources/list', 'resources', 'uri');
+}
+
+export const resourcesChecks: Check[] = [
+  {
+    ...base,
+    id: 'resources.list-valid',
+    level: 'MUST',
+    title: 'resources/list results are valid, pagination followed to the end',
+    requirement: SCHEMA_IS_SPEC,
+    source: `${RESOURCES}; schema.ts ListResourcesResult`,
+    async run(ctx) {
+      const listing = await resourceListing(ctx);
+      if (listing.error)
+        return fail('resources/list did not complete', 'a ListResourcesResult', listing.error);
+      for (const page of listing.pages) {
+        const issues = resultIssues(ctx, 'resources/list', page);
+        if (issues && issues.length > 0)
+          return fail('a resources/list page is not valid', 'a valid ListResourcesResult', issues.join('; '));
+      }
+      const bad = listing.items.find((r) => typeof r.uri !== 'string' || typeof r.name !== 'string');
+      if (bad) return fail('a resource lacks uri or name', 'uri and name strings', brief(bad));
+      return pass(`${listing.items.length} resource(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
+    },
+  },
+  {
+    ...base,
+    id: 'resources.pagination',
+    level: 'SHOULD',
+    title: 'resources/list pagination ends without repeats or loops',
+    requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
+    source: 'MCP 2025-11-25 server/utilities/pagination',
+    async run(ctx) {
+      const listing = await resourceListing(ctx);
+      if (listing.repeatedCursor !== null)
+        return fail('the same cursor twice', 'each nextCursor new', brief(listing.repeatedCursor));
+      if (listing.repeated.length + listing.duplicates.length > 0) {
+        return fail(
+          'resource URIs repeat',
+          'each resource once',
+          [...listing.repeated, ...listing.duplicates].slice(0, 5).join(', '),
+        );
+      }
+      return pass(`${listing.pages.length} page(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'resources.templates-valid',
+    level: 'MUST',
+    title: 'resources/templates/list results are valid',
+    requirement: SCHEMA_IS_SPEC,
+    source: `${RESOURCES}; schema.ts ListResourceTemplatesResult`,
+    async run(ctx) {
+      ctx.requireCapability('resources');
+      const listing = await listAll(ctx, 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
+      if (listing.error)
+        return fail(
+          'resources/templates/list did not complete',
+          'a ListResourceTemplatesResult',
+          listing.error,
+        );
+      for (const page of listing.pages) {
+        const issues = resultIssues(ctx, 'resources/templates/list', page);
+        if (issues && issues.length > 0)
+          return fail(
+            'a templates page is not valid',
+            'a valid ListResourceTemplatesResult',
+            issues.join('; '),
+          );
+      }
+      return pass(`${listing.items.length} template(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'resources.read',
+    level: 'MUST',
+    title: 'the first listed resource can be read and the result is valid',
+    requirement: SCHEMA_IS_SPEC,
+    source: `${RESOURCES}; schema.ts ReadResourceResult`,
+    async run(ctx) {
+      const listing = await resourceListing(ctx);
+      const first = listing.items[0];
+      if (!first || typeof first.uri !== 'string') throw new NotApplicable('no resource listed');
+      const reply = await ctx.session().request('resources/read', { uri: first.uri });
+      const result = reply.message.result;
+      if (!isObject(result))
+        return fail(`reading ${first.uri} failed`, 'a ReadResourceResult', brief(reply.message));
+      const issues = resultIssues(ctx, 'resources/read', result);
+      if (issues && issues.length > 0)
+        return fail('the ReadResourceResult is not valid', 'a valid ReadResourceResult', issues.join('; '));
+      if (!Array.isArray(result.contents)) return fail('no contents array', 'contents: [...]', brief(result));
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'resources.unknown-uri',
+    level: 'SHOULD',
+    title: 'reading an unknown resource gets error -32002',
+    requirement:
+      'Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002',
+    source: `${RESOURCES} (Error Handling)`,
+    async run(ctx) {
+      ctx.requireCapability('resources');
+      const reply = await ctx
+        .session()
+        .request('resources/read', { uri: 'furfly-conformance://no/such/resource' });
+      if (errorCode(reply.message) !== -32002)
+        return fail('an unknown URI was not reported as -32002', 'error code -32002', brief(reply.message));
+      return pass();
+    },
+  },
+];

@@ -1,0 +1,230 @@
+/**
+ * Runs the checks against one server, in a fixed order, each isolated from the others.
+ *
+ * A check that throws becomes a failure carrying the error message; a check that does not apply
+ * (version, transport, capability) becomes a skip with the reason. Only a server that cannot be
+ * reached at all stops the run (SuiteError: exit code 2).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  isProtocolVersion,
+  LATEST_PROTOCOL_VERSION,
+  type ProtocolVersion,
+} from '../../src/protocol/versions.js';
+import { type Check, type CheckOutcome, NotApplicable, SECTIONS } from './check.js';
+import { ALL_CHECKS } from './checks.js';
+import { CheckContext, describe, type InitInfo, initialize, type SuiteSettings } from './context.js';
+import { collectMetrics } from './metrics.js';
+import { openChannel } from './probe/channel.js';
+import { SpawnError } from './probe/stdio.js';
+import type { CheckResult, Report } from './report/model.js';
+import { Session } from './session.js';
+
+export interface SuiteOptions extends SuiteSettings {
+  /** Globs over check ids; a check runs when it matches any `only` (if given) and no `skip`. */
+  only?: readonly string[];
+  skip?: readonly string[];
+  /** Called before and after each check (for a live progress line). */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ProgressEvent {
+  index: number;
+  total: number;
+  check: Check;
+  result?: CheckResult;
+}
+
+/** The suite could not run at all: the command cannot be spawned, the URL cannot be reached. */
+export class SuiteError extends Error {
+  override readonly name = 'SuiteError';
+}
+
+export async function runSuite(
+  options: SuiteOptions,
+  checks: readonly Check[] = ALL_CHECKS,
+): Promise<Report> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const selected = orderChecks(checks).filter((check) => isSelected(check.id, options.only, options.skip));
+
+  let shared: Session;
+  try {
+    shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
+  } catch (error) {
+    if (error instanceof SpawnError) throw new SuiteError(error.message);
+    throw error;
+  }
+  const proposed = options.specVersion ?? LATEST_PROTOCOL_VERSION;
+  let init: InitInfo;
+  try {
+    init = await initialize(shared, proposed);
+  } catch (error) {
+    await shared.close();
+    throw error;
+  }
+  const unreachable = unreachableReason(shared, init);
+  if (unreachable) {
+    await shared.close();
+    throw new SuiteError(unreachable);
+  }
+  const version = negotiatedVersion(init, options.specVersion);
+  if (typeof version === 'string' && !isProtocolVersion(version)) {
+    await shared.close();
+    throw new SuiteError(version);
+  }
+
+  const ctx = new CheckContext(options, version as ProtocolVersion, shared, init);
+  const results: CheckResult[] = [];
+  try {
+    for (const [index, check] of selected.entries()) {
+      options.onProgress?.({ index, total: selected.length, check });
+      const result = await runOne(check, ctx);
+      results.push(result);
+      options.onProgress?.({ index, total: selected.length, check, result });
+    }
+    await collectMetrics(ctx);
+  } finally {
+    await ctx.endSuite();
+  }
+
+  const summary = { pass: 0, fail: 0, warn: 0, skip: 0 };
+  for (const result of results) summary[result.status] += 1;
+  const serverInfo = init.result?.serverInfo as { name?: unknown; version?: unknown } | undefined;
+  return {
+    tool: { name: 'furfly', version: toolVersion() },
+    target:
+      options.target.transport === 'stdio'
+        ? {
+            transport: 'stdio',
+            command: [options.target.command.command, ...options.target.command.args].join(' '),
+          }
+        : { transport: 'http', url: redactUrl(options.target.url) },
+    server: init.result
+      ? {
+          name: typeof serverInfo?.name === 'string' ? serverInfo.name : '',
+          version: typeof serverInfo?.version === 'string' ? serverInfo.version : '',
+          protocolVersion: init.protocolVersion ?? '',
+        }
+      : null,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    checks: results,
+    summary,
+    metrics: ctx.metrics,
+  };
+}
+
+async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
+  const started = performance.now();
+  let outcome: CheckOutcome;
+  if (!check.transports.includes(ctx.transport)) {
+    outcome = { status: 'skip', message: `applies to ${check.transports.join(' and ')} only` };
+  } else if (!check.versions.includes(ctx.version)) {
+    outcome = { status: 'skip', message: `not part of protocol version ${ctx.version}` };
+  } else {
+    try {
+      outcome = await check.run(ctx);
+    } catch (error) {
+      outcome =
+        error instanceof NotApplicable
+          ? { status: 'skip', message: error.message }
+          : { status: 'fail', message: `the check could not complete: ${describe(error)}` };
+    }
+    try {
+      await ctx.endCheck();
+    } catch {
+      // Closing a dead session may fail; the processes are killed by pid either way.
+    }
+  }
+  const result: CheckResult = {
+    id: check.id,
+    section: check.section,
+    level: check.level,
+    title: check.title,
+    status: outcome.status,
+    durationMs: Math.round(performance.now() - started),
+    requirement: check.requirement,
+    source: check.source,
+  };
+  if (outcome.message !== undefined) result.message = outcome.message;
+  if (outcome.expected !== undefined) result.expected = outcome.expected;
+  if (outcome.actual !== undefined) result.actual = outcome.actual;
+  return result;
+}
+
+/** Sections in report order; within a section, the order the section file lists its checks. */
+export function orderChecks(checks: readonly Check[]): Check[] {
+  return SECTIONS.flatMap((section) => checks.filter((check) => check.section === section));
+}
+
+export function isSelected(id: string, only?: readonly string[], skip?: readonly string[]): boolean {
+  if (only && only.length > 0 && !only.some((glob) => globMatches(glob, id))) return false;
+  return !(skip ?? []).some((glob) => globMatches(glob, id));
+}
+
+/** `*` matches any run of characters (dots included), `?` one character. */
+export function globMatches(glob: string, id: string): boolean {
+  const pattern = glob
+    .split('')
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$+.()|{}[\]]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${pattern}$`).test(id);
+}
+
+/** A process that died before answering, or an HTTP endpoint that never answered, cannot be vetted. */
+function unreachableReason(session: Session, init: InitInfo): string | null {
+  if (init.reply) return null;
+  const channel = session.channel as { posts?: { error?: string }[] };
+  const postError = channel.posts?.find((post) => post.error)?.error;
+  if (postError) return `cannot reach the server: ${postError}`;
+  return null;
+}
+
+/**
+ * The version the run vets against, or an explanation (a string that is not a version) when the
+ * server does not speak the version the user asked for.
+ */
+function negotiatedVersion(init: InitInfo, requested: ProtocolVersion | undefined): string {
+  const answered = init.protocolVersion;
+  if (!init.result || answered === null) return requested ?? LATEST_PROTOCOL_VERSION;
+  if (requested && answered !== requested) {
+    return `the server does not speak protocol version ${requested} (it answered ${answered})`;
+  }
+  if (!isProtocolVersion(answered)) {
+    // An unknown answer is judged by lifecycle checks; vet against what we proposed.
+    return requested ?? LATEST_PROTOCOL_VERSION;
+  }
+  return answered;
+}
+
+/** User info and query strings may carry secrets: the report keeps scheme, host and path only. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+let cachedVersion: string | undefined;
+/** furfly's own version, from the package.json above this file (src and dist layouts differ in depth). */
+function toolVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate)) {
+      const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'furfly' && pkg.version) {
+        cachedVersion = pkg.version;
+        return pkg.version;
+      }
+    }
+    dir = dirname(dir);
+  }
+  return '0.0.0';
+}

@@ -1,0 +1,196 @@
+/**
+ * A JSON-RPC conversation with the server under test, at wire level.
+ *
+ * The suite keeps its own small request bookkeeping instead of the MCP client: a client is built to
+ * hide protocol details (ids, stray replies, raw error objects), and those details are exactly what
+ * conformance must see. Every message in and out is logged for checks that judge a whole run.
+ */
+import type { Channel } from './probe/channel.js';
+
+export type JsonObject = Record<string, unknown>;
+export type RequestId = string | number;
+
+export interface Reply {
+  message: JsonObject;
+  ms: number;
+}
+
+export interface LoggedMessage {
+  direction: 'in' | 'out';
+  message: unknown;
+}
+
+export class RequestTimeout extends Error {
+  override readonly name = 'RequestTimeout';
+}
+
+export class ConnectionClosed extends Error {
+  override readonly name = 'ConnectionClosed';
+}
+
+interface Pending {
+  resolve: (reply: Reply) => void;
+  reject: (error: Error) => void;
+  started: number;
+  timer: NodeJS.Timeout;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isResponse(message: unknown): message is JsonObject {
+  return isObject(message) && !('method' in message) && ('result' in message || 'error' in message);
+}
+
+export function isErrorResponse(message: unknown): message is JsonObject & { error: JsonObject } {
+  return isResponse(message) && isObject(message.error);
+}
+
+export function errorCode(message: JsonObject): unknown {
+  return isObject(message.error) ? message.error.code : undefined;
+}
+
+export class Session {
+  /** Every message of this session, in order, both directions. */
+  readonly log: LoggedMessage[] = [];
+  /** Responses whose id matched no request we had pending (replies to notifications, stray ids). */
+  readonly orphans: JsonObject[] = [];
+  closedReason: string | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private next = 1;
+
+  constructor(
+    readonly channel: Channel,
+    readonly timeoutMs: number,
+    /** A run-wide log shared by all sessions, for checks over everything the server said. */
+    private readonly runLog: LoggedMessage[] = [],
+  ) {
+    channel.onMessage((message) => this.receive(message));
+    channel.onClose((reason) => this.closed(reason));
+  }
+
+  nextId(): number {
+    return this.next++;
+  }
+
+  request(
+    method: string,
+    params?: JsonObject,
+    options: { id?: RequestId; timeoutMs?: number } = {},
+  ): Promise<Reply> {
+    const id = options.id ?? this.nextId();
+    const message: JsonObject = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) message.params = params;
+    return this.requestRaw(message, options.timeoutMs);
+  }
+
+  /** Sends a request-shaped object as is (checks use this to send odd but parseable requests). */
+  requestRaw(message: JsonObject, timeoutMs = this.timeoutMs): Promise<Reply> {
+    const promise = this.register(message, timeoutMs);
+    void this.write(message);
+    return promise;
+  }
+
+  /** Sends several requests as one JSON-RPC batch (an array), as 2025-03-26 allows. */
+  requestBatch(messages: JsonObject[], timeoutMs = this.timeoutMs): Promise<Reply>[] {
+    const promises = messages.map((message) => this.register(message, timeoutMs));
+    this.record({ direction: 'out', message: messages });
+    const text = JSON.stringify(messages);
+    void this.channel.send(this.channel.kind === 'stdio' ? `${text}\n` : text);
+    return promises;
+  }
+
+  private register(message: JsonObject, timeoutMs: number): Promise<Reply> {
+    const key = keyOf(message.id as RequestId);
+    const promise = new Promise<Reply>((resolve, reject) => {
+      if (this.closedReason !== null) {
+        reject(new ConnectionClosed(this.closedReason));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        reject(new RequestTimeout(`no response to ${String(message.method)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(key, { resolve, reject, started: performance.now(), timer });
+    });
+    // Callers may abandon a request (a check that failed early); its rejection must stay handled.
+    promise.catch(() => {});
+    return promise;
+  }
+
+  notify(method: string, params?: JsonObject): Promise<void> {
+    const message: JsonObject = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    return this.write(message);
+  }
+
+  /** Raw text, newline added for stdio framing; used for malformed input. */
+  sendRaw(text: string): Promise<void> {
+    this.record({ direction: 'out', message: text });
+    return this.channel.send(this.channel.kind === 'stdio' ? `${text}\n` : text);
+  }
+
+  ping(timeoutMs?: number): Promise<Reply> {
+    return this.request('ping', undefined, timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  close(): Promise<void> {
+    for (const [key, entry] of this.pending) {
+      clearTimeout(entry.timer);
+      entry.reject(new ConnectionClosed('session closed by the suite'));
+      this.pending.delete(key);
+    }
+    return this.channel.close();
+  }
+
+  private write(message: JsonObject): Promise<void> {
+    this.record({ direction: 'out', message });
+    const text = JSON.stringify(message);
+    return this.channel.send(this.channel.kind === 'stdio' ? `${text}\n` : text);
+  }
+
+  private record(entry: LoggedMessage): void {
+    this.log.push(entry);
+    this.runLog.push(entry);
+  }
+
+  private receive(message: unknown): void {
+    this.record({ direction: 'in', message });
+    if (isResponse(message)) {
+      const id = message.id;
+      const entry =
+        typeof id === 'string' || typeof id === 'number' ? this.pending.get(keyOf(id)) : undefined;
+      if (!entry) {
+        this.orphans.push(message);
+        return;
+      }
+      this.pending.delete(keyOf(id as RequestId));
+      clearTimeout(entry.timer);
+      entry.resolve({ message, ms: performance.now() - entry.started });
+      return;
+    }
+    // A request from the server: we are a minimal client with no capabilities.
+    if (isObject(message) && typeof message.method === 'string' && 'id' in message) {
+      const reply: JsonObject =
+        message.method === 'ping'
+          ? { jsonrpc: '2.0', id: message.id, result: {} }
+          : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+      void this.write(reply);
+    }
+  }
+
+  private closed(reason: string): void {
+    this.closedReason = reason;
+    for (const [key, entry] of this.pending) {
+      clearTimeout(entry.timer);
+      entry.reject(new ConnectionClosed(reason));
+      this.pending.delete(key);
+    }
+  }
+}
+
+/** Keeps 1 and "1" apart: an id echoed with the wrong type is not an answer. */
+function keyOf(id: RequestId): string {
+  return `${typeof id}:${String(id)}`;
+}

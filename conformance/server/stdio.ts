@@ -1,0 +1,103 @@
+/** The stdio transport: stdout hygiene, framing, and shutdown. */
+import { ALL_VERSIONS, type Check, fail, NotApplicable, pass } from './check.js';
+import type { CheckContext } from './context.js';
+import { StdioChannel } from './probe/channel.js';
+import type { StdioProbe } from './probe/stdio.js';
+
+const TRANSPORTS = 'MCP 2025-11-25 basic/transports (stdio)';
+const SHUTDOWN = 'MCP 2025-11-25 basic/lifecycle (Shutdown, stdio)';
+const SHUTDOWN_SENTENCE =
+  'For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time; Sending SIGKILL if the server does not exit within a reasonable time after SIGTERM.';
+/** "A reasonable time" for a server to exit after stdin closes or SIGTERM arrives. */
+export const EXIT_GRACE_MS = 3000;
+
+const base = { section: 'stdio', versions: ALL_VERSIONS, transports: ['stdio'] } as const;
+
+/** A fresh initialized server process, for the checks that end it. */
+async function initializedProcess(ctx: CheckContext): Promise<StdioProbe> {
+  const { session } = await ctx.openInitialized();
+  if (!(session.channel instanceof StdioChannel)) throw new NotApplicable('not a stdio server');
+  return session.channel.probe;
+}
+
+export const stdioChecks: Check[] = [
+  {
+    ...base,
+    id: 'stdio.only-messages',
+    level: 'MUST',
+    title: 'nothing but JSON-RPC messages on stdout',
+    requirement: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
+    source: TRANSPORTS,
+    async run(ctx) {
+      ctx.session();
+      const noise = ctx.probes.flatMap((probe) => probe.noise);
+      if (noise.length > 0) {
+        return fail(
+          `${noise.length} line(s) on stdout were not JSON-RPC messages`,
+          'only JSON-RPC messages',
+          JSON.stringify(noise[0]?.slice(0, 160)),
+        );
+      }
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'stdio.no-embedded-newlines',
+    level: 'MUST',
+    title: 'each message is one line',
+    requirement: 'Messages are delimited by newlines, and MUST NOT contain embedded newlines.',
+    source: TRANSPORTS,
+    async run(ctx) {
+      ctx.session();
+      const split = ctx.probes.flatMap((probe) => probe.multiline);
+      if (split.length > 0) {
+        return fail(
+          `${split.length} message(s) were spread over several lines`,
+          'one message per line',
+          `a message over ${split[0]?.lines} lines`,
+        );
+      }
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'stdio.exit-on-stdin-close',
+    level: 'SHOULD',
+    title: `the server exits within ${EXIT_GRACE_MS / 1000} s of stdin closing`,
+    requirement: SHUTDOWN_SENTENCE,
+    source: SHUTDOWN,
+    async run(ctx) {
+      ctx.session();
+      const probe = await initializedProcess(ctx);
+      const closedAt = probe.elapsed();
+      probe.closeStdin();
+      const exit = await probe.waitForExit(EXIT_GRACE_MS);
+      if (!exit)
+        return fail('still running after stdin closed', `exit within ${EXIT_GRACE_MS} ms`, 'still running');
+      const afterMs = Math.round(exit.at - closedAt);
+      ctx.metrics.exitAfterStdinCloseMs = afterMs;
+      return pass(`exited after ${afterMs} ms (code ${exit.code})`);
+    },
+  },
+  {
+    ...base,
+    id: 'stdio.exit-on-sigterm',
+    level: 'SHOULD',
+    title: `the server exits within ${EXIT_GRACE_MS / 1000} s of SIGTERM`,
+    requirement: SHUTDOWN_SENTENCE,
+    source: SHUTDOWN,
+    async run(ctx) {
+      ctx.session();
+      if (process.platform === 'win32') throw new NotApplicable('signals are not delivered on Windows');
+      const probe = await initializedProcess(ctx);
+      const sentAt = probe.elapsed();
+      probe.signal('SIGTERM');
+      const exit = await probe.waitForExit(EXIT_GRACE_MS);
+      if (!exit)
+        return fail('still running after SIGTERM', `exit within ${EXIT_GRACE_MS} ms`, 'still running');
+      return pass(`exited after ${Math.round(exit.at - sentAt)} ms`);
+    },
+  },
+];

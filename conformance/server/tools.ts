@@ -1,0 +1,499 @@
+/**
+ * Tools: listing, pagination, names, schemas; and, only with --call-tools, calls.
+ *
+ * A tool may have side effects, so nothing here calls a real tool unless the user opted in.
+ * Calling a tool name that does not exist is safe and is done without opt-in.
+ */
+import { featuresOf } from '../../src/protocol/versions.js';
+import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import { type CheckContext, describe } from './context.js';
+import { sampleArguments } from './fuzz.js';
+import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { compileSchema, schemaProblem } from './json-schema.js';
+import { type Listing, listAll } from './listing.js';
+import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
+
+const TOOLS = 'MCP 2025-11-25 server/tools';
+const PAGINATION = 'MCP 2025-11-25 server/utilities/pagination';
+const SCHEMA_IS_SPEC =
+  'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
+const UNKNOWN_TOOL = 'furfly_conformance_no_such_tool';
+/** SEP-986 (2025-11-25): the characters and length tool names should keep to. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+const base = { section: 'tools', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+
+export function toolListing(ctx: CheckContext): Promise<Listing> {
+  ctx.requireCapability('tools');
+  return listAll(ctx, 'tools/list', 'tools', 'name');
+}
+
+/** The listing, or NotApplicable when listing itself failed (tools.list-valid reports that). */
+async function listedTools(ctx: CheckContext): Promise<JsonObject[]> {
+  const listing = await toolListing(ctx);
+  if (listing.error && listing.items.length === 0)
+    throw new NotApplicable(`tools/list failed: ${listing.error}`);
+  return listing.items;
+}
+
+function requireCallTools(ctx: CheckContext): void {
+  if (!ctx.settings.callTools) throw new NotApplicable('tools are called only with --call-tools');
+}
+
+interface ToolCall {
+  tool: JsonObject;
+  args: unknown;
+  message?: JsonObject;
+  error?: string;
+}
+
+/** One call per tool with arguments generated from (and valid against) its inputSchema. */
+function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: string[] }> {
+  return ctx.memo('tools.calls', async () => {
+    const tools = await listedTools(ctx);
+    const calls: ToolCall[] = [];
+    const skipped: string[] = [];
+    for (const tool of tools) {
+      const args = validArguments(tool.inputSchema);
+      if (args === undefined) {
+        skipped.push(String(tool.name));
+        continue;
+      }
+      const call: ToolCall = { tool, args };
+      try {
+        call.message = (
+          await ctx.session().request('tools/call', { name: tool.name, arguments: args })
+        ).message;
+      } catch (error) {
+        call.error = describe(error);
+      }
+      calls.push(call);
+    }
+    return { calls, skipped };
+  });
+}
+
+/** A generated argument object that satisfies the schema, or undefined when we cannot make one. */
+function validArguments(schema: unknown): unknown {
+  if (!isObject(schema) || schemaProblem(schema) !== null) return undefined;
+  const samples = sampleArguments(schema, 20);
+  if (!samples) return undefined;
+  const validate = compileSchema(schema);
+  return samples.find((sample) => validate(sample).length === 0);
+}
+
+/** An argument object that breaks the schema: a required property missing, or a wrong type. */
+function invalidArguments(schema: JsonObject): JsonObject | null {
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [];
+  if (required.length > 0) return {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (!isObject(property)) continue;
+    if (property.type === 'string') return { [name]: 12345 };
+    if (property.type === 'number' || property.type === 'integer' || property.type === 'boolean') {
+      return { [name]: 'furfly: not the declared type' };
+    }
+  }
+  return null;
+}
+
+function callResultProblem(ctx: CheckContext, result: unknown): string | null {
+  const issues = resultIssues(ctx, 'tools/call', result);
+  if (issues) return issues.length > 0 ? issues.join('; ') : null;
+  if (!isObject(result) || !Array.isArray(result.content)) return 'no content array';
+  return null;
+}
+
+export const toolsChecks: Check[] = [
+  {
+    ...base,
+    id: 'tools.capability-declared',
+    level: 'MUST',
+    title: 'a server that offers tools declares the tools capability',
+    requirement: 'Servers that support tools MUST declare the tools capability.',
+    source: TOOLS,
+    async run(ctx) {
+      const session = ctx.session();
+      if (isObject(ctx.capabilities.tools)) return pass();
+      const reply = await session.request('tools/list', {});
+      const tools = isObject(reply.message.result) ? reply.message.result.tools : undefined;
+      if (Array.isArray(tools) && tools.length > 0) {
+        return fail(
+          'tools/list offers tools but the capability was not declared',
+          'capabilities.tools',
+          'absent',
+        );
+      }
+      return pass('no tools capability and no tools offered');
+    },
+  },
+  {
+    ...base,
+    id: 'tools.list-valid',
+    level: 'MUST',
+    title: 'tools/list results are valid for the negotiated version',
+    requirement: SCHEMA_IS_SPEC,
+    source: 'MCP 2025-11-25 basic (Schema); schema.ts ListToolsResult',
+    async run(ctx) {
+      const listing = await toolListing(ctx);
+      if (listing.error) return fail('tools/list did not complete', 'a ListToolsResult', listing.error);
+      for (const page of listing.pages) {
+        const issues = resultIssues(ctx, 'tools/list', page);
+        if (issues && issues.length > 0)
+          return fail('a tools/list page is not valid', 'a valid ListToolsResult', issues.join('; '));
+      }
+      for (const tool of listing.items) {
+        if (typeof tool.name !== 'string' || !isObject(tool.inputSchema)) {
+          return fail('a tool lacks a name or an inputSchema object', 'name and inputSchema', brief(tool));
+        }
+      }
+      return pass(
+        `${listing.items.length} tool(s) on ${listing.pages.length} page(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`,
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'tools.pagination',
+    level: 'SHOULD',
+    title: 'pagination is followed to the end without repeats or loops',
+    requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
+    source: PAGINATION,
+    async run(ctx) {
+      const listing = await toolListing(ctx);
+      if (listing.repeatedCursor !== null) {
+        return fail(
+          'the server handed out the same cursor twice',
+          'each nextCursor new',
+          brief(listing.repeatedCursor),
+        );
+      }
+      if (listing.repeated.length > 0) {
+        return fail(
+          'a later page repeated tools of an earlier page',
+          'each tool on one page',
+          listing.repeated.slice(0, 5).join(', '),
+        );
+      }
+      if (listing.error)
+        return fail('pagination did not complete', 'pages until nextCursor is absent', listing.error);
+      return pass(`${listing.pages.length} page(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'tools.invalid-cursor',
+    level: 'SHOULD',
+    title: 'an invalid cursor gets error -32602',
+    requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    source: PAGINATION,
+    async run(ctx) {
+      ctx.requireCapability('tools');
+      const reply = await ctx.session().request('tools/list', { cursor: 'furfly:not-a-cursor' });
+      if (errorCode(reply.message) !== -32602) {
+        return fail(
+          'the invalid cursor was not rejected with -32602',
+          'error code -32602',
+          brief(reply.message),
+        );
+      }
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'tools.names',
+    versions: ['2025-11-25'],
+    level: 'SHOULD',
+    title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
+    requirement:
+      'Tool names SHOULD be between 1 and 128 characters in length (inclusive). The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)',
+    source: `${TOOLS} (Tool Names)`,
+    async run(ctx) {
+      const tools = await listedTools(ctx);
+      const bad = tools
+        .map((tool) => tool.name)
+        .filter((name) => typeof name !== 'string' || !TOOL_NAME.test(name));
+      if (bad.length > 0)
+        return fail(
+          `${bad.length} tool name(s) break the naming rules`,
+          String(TOOL_NAME),
+          bad
+            .slice(0, 5)
+            .map((n) => JSON.stringify(n))
+            .join(', '),
+        );
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'tools.names-unique',
+    level: 'SHOULD',
+    title: 'tool names are unique within the server',
+    requirement: 'Tool names SHOULD be unique within a server.',
+    source: `${TOOLS} (Tool Names)`,
+    async run(ctx) {
+      const listing = await toolListing(ctx);
+      const repeated = [...listing.duplicates, ...listing.repeated];
+      if (repeated.length > 0)
+        return fail('tool names repeat', 'unique names', repeated.slice(0, 5).join(', '));
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'tools.input-schema',
+    level: 'MUST',
+    title: 'every inputSchema is a valid JSON Schema with an object root',
+    requirement:
+      'inputSchema: JSON Schema defining expected parameters — MUST be a valid JSON Schema object (not null).',
+    source: `${TOOLS} (Tool); MCP 2025-11-25 basic (JSON Schema Usage)`,
+    async run(ctx) {
+      const tools = await listedTools(ctx);
+      for (const tool of tools) {
+        const problem = schemaProblem(tool.inputSchema);
+        if (problem)
+          return fail(
+            `the inputSchema of ${JSON.stringify(tool.name)} is unusable: ${problem}`,
+            'a valid JSON Schema with type "object"',
+            brief(tool.inputSchema),
+          );
+      }
+      return pass(`${tools.length} schema(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'tools.output-schema',
+    versions: ['2025-11-25', '2025-06-18'],
+    level: 'MUST',
+    title: 'every outputSchema is a valid JSON Schema with an object root',
+    requirement: 'Schemas MUST be valid according to their declared or default dialect.',
+    source: 'MCP 2025-11-25 basic (JSON Schema Usage); schema.ts Tool.outputSchema',
+    async run(ctx) {
+      const tools = (await listedTools(ctx)).filter((tool) => tool.outputSchema !== undefined);
+      if (tools.length === 0) throw new NotApplicable('no tool declares an outputSchema');
+      for (const tool of tools) {
+        const problem = schemaProblem(tool.outputSchema);
+        if (problem)
+          return fail(
+            `the outputSchema of ${JSON.stringify(tool.name)} is unusable: ${problem}`,
+            'a valid JSON Schema with type "object"',
+            brief(tool.outputSchema),
+          );
+      }
+      return pass(`${tools.length} schema(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'tools.unknown-tool-answered',
+    level: 'MUST',
+    title: 'calling an unknown tool is answered, and the server stays up',
+    requirement:
+      'When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.',
+    source: 'JSON-RPC 2.0 §5',
+    async run(ctx) {
+      ctx.requireCapability('tools');
+      const session = ctx.session();
+      try {
+        await unknownToolReply(ctx);
+      } catch (error) {
+        return fail('tools/call for an unknown tool was not answered', 'a response', describe(error));
+      }
+      await session.ping();
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'tools.unknown-tool-error',
+    level: 'SHOULD',
+    title: 'an unknown tool is reported as a JSON-RPC error',
+    requirement:
+      'Tools use two error reporting mechanisms: Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools.',
+    source: `${TOOLS} (Error Handling)`,
+    async run(ctx) {
+      ctx.requireCapability('tools');
+      let message: JsonObject;
+      try {
+        message = await unknownToolReply(ctx);
+      } catch (error) {
+        throw new NotApplicable(`no reply at all (see tools.unknown-tool-answered): ${describe(error)}`);
+      }
+      if (!isErrorResponse(message))
+        return fail(
+          'an unknown tool was not reported as a protocol error',
+          'a JSON-RPC error response',
+          brief(message),
+        );
+      return pass(`code ${String(errorCode(message))}`);
+    },
+  },
+  {
+    ...base,
+    id: 'tools.call-result-valid',
+    level: 'MUST',
+    title: 'tool results are valid CallToolResults (--call-tools)',
+    requirement: SCHEMA_IS_SPEC,
+    source: 'MCP 2025-11-25 basic (Schema); schema.ts CallToolResult',
+    async run(ctx) {
+      requireCallTools(ctx);
+      const { calls, skipped } = await callEachTool(ctx);
+      if (calls.length === 0)
+        throw new NotApplicable(`no tool with arguments furfly can generate (${skipped.join(', ')})`);
+      for (const call of calls) {
+        if (call.error)
+          return fail(
+            `tools/call ${JSON.stringify(call.tool.name)} was not answered`,
+            'a response',
+            call.error,
+          );
+        const message = call.message as JsonObject;
+        if (isErrorResponse(message)) continue;
+        const problem = callResultProblem(ctx, message.result);
+        if (problem)
+          return fail(
+            `the result of ${JSON.stringify(call.tool.name)} is not valid`,
+            'a valid CallToolResult',
+            problem,
+          );
+      }
+      return pass(
+        `${calls.length} tool(s) called${skipped.length ? `; no arguments for ${skipped.join(', ')}` : ''}`,
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'tools.structured-content',
+    versions: ['2025-11-25', '2025-06-18'],
+    level: 'MUST',
+    title: 'structuredContent conforms to the outputSchema (--call-tools)',
+    requirement:
+      'If an output schema is provided: Servers MUST provide structured results that conform to this schema.',
+    source: `${TOOLS} (Output Schema)`,
+    async run(ctx) {
+      requireCallTools(ctx);
+      const { calls } = await callEachTool(ctx);
+      const relevant = calls.filter(
+        (call) =>
+          isObject(call.tool.outputSchema) &&
+          isObject(call.message?.result) &&
+          call.message.result.isError !== true,
+      );
+      if (relevant.length === 0) throw new NotApplicable('no successful call of a tool with an outputSchema');
+      for (const call of relevant) {
+        const result = call.message?.result as JsonObject;
+        const schema = call.tool.outputSchema as JsonObject;
+        if (schemaProblem(schema) !== null) continue;
+        if (!isObject(result.structuredContent)) {
+          return fail(
+            `${JSON.stringify(call.tool.name)} returned no structuredContent`,
+            'structuredContent',
+            brief(result),
+          );
+        }
+        const problems = compileSchema(schema)(result.structuredContent);
+        if (problems.length > 0)
+          return fail(
+            `structuredContent of ${JSON.stringify(call.tool.name)} breaks its outputSchema`,
+            'conforms to outputSchema',
+            problems.join('; '),
+          );
+      }
+      return pass(`${relevant.length} result(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'tools.invalid-arguments',
+    level: 'SHOULD',
+    title: 'invalid arguments are reported as the version requires (--call-tools)',
+    requirement:
+      '2025-11-25: Tool Execution Errors: Reported in tool results with isError: true: Input validation errors. (2025-06-18 and 2025-03-26 list "Invalid arguments" under Protocol Errors.)',
+    source: `${TOOLS} (Error Handling)`,
+    async run(ctx) {
+      requireCallTools(ctx);
+      const tools = await listedTools(ctx);
+      const target = tools
+        .map((tool) => ({
+          tool,
+          args: isObject(tool.inputSchema) ? invalidArguments(tool.inputSchema) : null,
+        }))
+        .find((entry) => entry.args !== null);
+      if (!target)
+        throw new NotApplicable('no tool whose schema furfly can break (no required or typed property)');
+      const reply = await ctx
+        .session()
+        .request('tools/call', { name: target.tool.name, arguments: target.args });
+      const message = reply.message;
+      const isToolError = isObject(message.result) && message.result.isError === true;
+      if (featuresOf(ctx.version).inputValidationAsToolError) {
+        if (isToolError) return pass();
+        return fail(
+          `invalid arguments to ${JSON.stringify(target.tool.name)} were not reported as a tool execution error`,
+          'a result with isError: true',
+          brief(message),
+        );
+      }
+      if (isErrorResponse(message) || isToolError)
+        return pass(isToolError ? 'reported as a tool error' : 'reported as a protocol error');
+      return fail(
+        `invalid arguments to ${JSON.stringify(target.tool.name)} were accepted`,
+        'an error (protocol or tool)',
+        brief(message),
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'tools.fuzz',
+    level: 'MUST',
+    title: 'generated arguments never break the server (--call-tools --fuzz n)',
+    requirement: 'Servers MUST: Validate all tool inputs.',
+    source: `${TOOLS} (Security Considerations)`,
+    async run(ctx) {
+      requireCallTools(ctx);
+      if (ctx.settings.fuzz <= 0) throw new NotApplicable('fuzzing runs only with --fuzz n');
+      const tools = await listedTools(ctx);
+      let calls = 0;
+      for (const tool of tools) {
+        const samples = sampleArguments(tool.inputSchema, ctx.settings.fuzz);
+        if (!samples) continue;
+        for (const args of samples) {
+          calls++;
+          let message: JsonObject;
+          try {
+            message = (await ctx.session().request('tools/call', { name: tool.name, arguments: args }))
+              .message;
+          } catch (error) {
+            return fail(
+              `${JSON.stringify(tool.name)} did not answer generated arguments`,
+              'a result or an error',
+              `${describe(error)}; arguments ${brief(args, 200)}`,
+            );
+          }
+          if (isErrorResponse(message)) continue;
+          const problem = callResultProblem(ctx, message.result);
+          if (problem)
+            return fail(
+              `${JSON.stringify(tool.name)} returned an invalid result for generated arguments`,
+              'a valid CallToolResult',
+              `${problem}; arguments ${brief(args, 200)}`,
+            );
+        }
+      }
+      if (calls === 0) throw new NotApplicable('no tool with a schema furfly can generate arguments for');
+      return pass(`${calls} call(s)`);
+    },
+  },
+];
+
+function unknownToolReply(ctx: CheckContext): Promise<JsonObject> {
+  return ctx.memo('tools.unknown-tool', async () => {
+    const reply = await ctx.session().request('tools/call', { name: UNKNOWN_TOOL, arguments: {} });
+    return reply.message;
+  });
+}
