@@ -158,6 +158,11 @@ export class JsonRpcPeer {
     return this.closedReason !== undefined;
   }
 
+  /** Why the connection ended, once it has. */
+  get closeReason(): TransportClosed | undefined {
+    return this.closedReason;
+  }
+
   /** Number of requests waiting for a response. */
   get pendingCount(): number {
     return this.pending.size;

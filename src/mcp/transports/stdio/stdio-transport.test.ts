@@ -154,9 +154,7 @@ describe('StdioTransport', () => {
 
   it('rejects start() with a clear message when the command does not exist', async () => {
     const transport = new StdioTransport({ command: 'furfly-no-such-command-xyz' });
-    await expect(transport.start()).rejects.toThrow(
-      /could not start server "furfly-no-such-command-xyz": .*ENOENT/,
-    );
+    await expect(transport.start()).rejects.toThrow(/could not start the server process: .*ENOENT/);
     await transport.close();
   });
 

@@ -108,7 +108,7 @@ export class StdioTransport implements Transport {
         // Nothing ran, so there is no connection to report closed.
         this.closeReported = true;
         this.resolveFinished();
-        reject(new Error(`could not start server "${this.name}": ${error.message}`));
+        reject(new Error(`could not start the server process: ${error.message}`));
       });
     });
   }

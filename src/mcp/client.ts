@@ -1,0 +1,344 @@
+/**
+ * The MCP client for one server: the initialize handshake and version negotiation, the tool list,
+ * and tool calls that never reject. Everything transport-specific is below (a Transport); request
+ * bookkeeping is in the JSON-RPC peer.
+ */
+
+import {
+  RpcCancelledError,
+  RpcDisconnectedError,
+  RpcProtocolError,
+  RpcRemoteError,
+  RpcTimeoutError,
+} from '../jsonrpc/errors.js';
+import {
+  errorText,
+  JsonRpcPeer,
+  type PeerStats,
+  type PeerValidator,
+  type ProgressInfo,
+} from '../jsonrpc/peer.js';
+import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
+import { validatorsFor } from '../protocol/validate.js';
+import {
+  isProtocolVersion,
+  LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSIONS,
+  type ProtocolVersion,
+} from '../protocol/versions.js';
+import { McpConnectError, McpVersionError } from './errors.js';
+
+/** A tool as the server lists it. Fields beyond these pass through untouched. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** One content block of a tool result (`text`, `image`, `audio`, `resource_link`, `resource`). */
+export interface McpContent {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface ToolCallResult {
+  isError: boolean;
+  content: McpContent[];
+  structuredContent?: Record<string, unknown>;
+}
+
+export interface Implementation {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+export interface McpClientOptions {
+  /** The server's name (its config key); every error message names it. */
+  name: string;
+  clientInfo?: Implementation;
+  /** Default time allowed for one request (60 s). */
+  requestTimeoutMs?: number;
+  /** Validators per protocol version; the generated ones by default. */
+  validators?: (version: ProtocolVersion) => PeerValidator;
+  /** Stop following `nextCursor` after this many pages (1000). */
+  maxToolPages?: number;
+}
+
+export interface ConnectOptions {
+  /** Budget for the whole connect: start, initialize and listing tools (30 s). */
+  timeoutMs?: number;
+}
+
+export interface CallToolOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onprogress?: (progress: ProgressInfo) => void;
+  /** Progress restarts the timeout, up to `maxTotalTimeoutMs`. */
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+}
+
+type ClientState = 'new' | 'connecting' | 'connected' | 'closed';
+type Phase = McpConnectError['phase'];
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_TOOL_PAGES = 1000;
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'furfly', version: '0.1.0' };
+
+export class McpClient {
+  readonly name: string;
+  serverInfo: Implementation | undefined;
+  capabilities: Record<string, unknown> = {};
+  protocolVersion: ProtocolVersion | undefined;
+  instructions: string | undefined;
+  tools: McpTool[] = [];
+
+  /** Notifications from the server (`notifications/message`, `notifications/tools/list_changed`...). */
+  onnotification?: (method: string, params: unknown) => void;
+  /** Problems that do not end the connection (invalid messages, noise on stdout). */
+  onerror?: (error: Error) => void;
+  /** The connection ended (for whatever reason). */
+  onclose?: (reason: TransportClosed) => void;
+
+  private readonly peer: JsonRpcPeer;
+  private state: ClientState = 'new';
+  private readonly validators: (version: ProtocolVersion) => PeerValidator;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: McpClientOptions,
+  ) {
+    this.name = options.name;
+    this.validators = options.validators ?? validatorsFor;
+    this.peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.requestTimeoutMs });
+    this.peer.onnotification = (method, params) => this.onnotification?.(method, params);
+    this.peer.onerror = (error) => this.onerror?.(error);
+    this.peer.onclose = (reason) => {
+      this.state = 'closed';
+      this.onclose?.(reason);
+    };
+  }
+
+  get isConnected(): boolean {
+    return this.state === 'connected';
+  }
+
+  get stats(): Readonly<PeerStats> {
+    return this.peer.stats;
+  }
+
+  /** Stderr tail and stdout noise, for messages. */
+  diagnostics(): string {
+    return this.peer.diagnostics();
+  }
+
+  /**
+   * Start the transport, negotiate the protocol, and list the tools. Throws `McpConnectError`
+   * naming the server, the phase and the cause; the connection is closed by then.
+   */
+  async connect(options: ConnectOptions = {}): Promise<void> {
+    if (this.state !== 'new') throw new Error(`server "${this.name}": connect() can be called only once`);
+    this.state = 'connecting';
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    let phase: Phase = 'start';
+    try {
+      await withTimeout(this.peer.start(), timeoutMs, 'start');
+      phase = 'initialize';
+      // Envelopes are checked against the proposed version; the result is checked below, against the answered one.
+      this.peer.setValidator(this.validators(LATEST_PROTOCOL_VERSION));
+      const result = await this.peer.request(
+        'initialize',
+        {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        },
+        { timeoutMs: remaining(deadline), validateResult: false },
+      );
+      this.acceptInitializeResult(result);
+      await this.peer.notify('notifications/initialized');
+      phase = 'tools/list';
+      this.tools = this.capabilities.tools ? await this.fetchTools(deadline) : [];
+      if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');
+      this.state = 'connected';
+    } catch (error) {
+      const message = this.describeConnectFailure(error, phase, timeoutMs);
+      await this.close();
+      throw new McpConnectError(this.name, phase, message, { cause: error });
+    }
+  }
+
+  /** Fetch the tool list again (after `notifications/tools/list_changed`). Rejects on failure. */
+  async listTools(options: { timeoutMs?: number } = {}): Promise<McpTool[]> {
+    const deadline = Date.now() + (options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
+    this.tools = await this.fetchTools(deadline);
+    return this.tools;
+  }
+
+  /**
+   * Call a tool. Never rejects: every failure (disconnection, JSON-RPC error, timeout, invalid
+   * response) becomes `isError: true` with a text naming the server and the cause.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallToolOptions = {},
+  ): Promise<ToolCallResult> {
+    if (this.state !== 'connected') {
+      const why = this.peer.closeReason ? `: ${this.peer.closeReason.message}` : '';
+      return errorResult(`server "${this.name}" is not connected${why}`);
+    }
+    try {
+      const result = await this.peer.request<Record<string, unknown>>(
+        'tools/call',
+        { name, arguments: args },
+        {
+          timeoutMs: options.timeoutMs,
+          signal: options.signal,
+          onprogress: options.onprogress,
+          resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+          maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+        },
+      );
+      return toToolCallResult(result);
+    } catch (error) {
+      return errorResult(this.describeCallFailure(error, name));
+    }
+  }
+
+  /** Close the connection (the transport's staged shutdown). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.peer.close().finally(() => {
+      this.state = 'closed';
+    });
+    return this.closing;
+  }
+
+  // ---------------------------------------------------------------- handshake
+
+  private acceptInitializeResult(result: unknown): void {
+    if (!isObject(result)) throw new RpcProtocolError('/result', 'must be an object', 'initialize');
+    const answered = result.protocolVersion;
+    if (!isProtocolVersion(answered))
+      throw new McpVersionError(LATEST_PROTOCOL_VERSION, answered, PROTOCOL_VERSIONS);
+    const validator = this.validators(answered);
+    const issues = validator.result('initialize', result);
+    if (issues.length > 0) {
+      throw new RpcProtocolError(`/result${issues[0]!.pointer}`, issues[0]!.message, 'initialize');
+    }
+    // Checked by hand too, so a missing validator cannot let a nonsense shape through.
+    if (!isObject(result.capabilities))
+      throw new RpcProtocolError('/result/capabilities', 'must be an object', 'initialize');
+    if (!isObject(result.serverInfo))
+      throw new RpcProtocolError('/result/serverInfo', 'must be an object', 'initialize');
+    this.protocolVersion = answered;
+    this.capabilities = result.capabilities;
+    this.serverInfo = result.serverInfo as Implementation;
+    this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+    this.peer.setValidator(validator);
+    this.transport.setProtocolVersion?.(answered);
+  }
+
+  private async fetchTools(deadline: number): Promise<McpTool[]> {
+    const maxPages = this.options.maxToolPages ?? DEFAULT_MAX_TOOL_PAGES;
+    const tools: McpTool[] = [];
+    const seenCursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= maxPages) throw new Error(`tools/list was still paging after ${maxPages} pages`);
+      const result = await this.peer.request<Record<string, unknown>>(
+        'tools/list',
+        cursor === undefined ? undefined : { cursor },
+        { timeoutMs: remaining(deadline) },
+      );
+      if (!isObject(result) || !Array.isArray(result.tools)) {
+        throw new RpcProtocolError('/result/tools', 'must be an array', 'tools/list');
+      }
+      for (const tool of result.tools) tools.push(tool as McpTool);
+      const next = result.nextCursor;
+      if (next === undefined || next === null) return tools;
+      if (typeof next !== 'string')
+        throw new RpcProtocolError('/result/nextCursor', 'must be a string', 'tools/list');
+      if (seenCursors.has(next))
+        throw new Error(`tools/list returned the cursor ${JSON.stringify(next)} twice`);
+      seenCursors.add(next);
+      cursor = next;
+    }
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  private describeConnectFailure(error: unknown, phase: Phase, timeoutMs: number): string {
+    let cause: string;
+    if (error instanceof McpVersionError) cause = error.message;
+    else if (error instanceof RpcTimeoutError || error instanceof ConnectTimeout) {
+      cause = `timed out after ${timeoutMs} ms during ${phase}`;
+    } else if (error instanceof RpcDisconnectedError && this.peer.closeReason) {
+      cause = `${this.peer.closeReason.message} during ${phase}`;
+    } else cause = `${errorText(error)} during ${phase}`;
+    const diagnostics = this.peer.diagnostics();
+    return `server "${this.name}": ${cause}${diagnostics ? `; ${diagnostics}` : ''}`;
+  }
+
+  private describeCallFailure(error: unknown, tool: string): string {
+    const where = `server "${this.name}", tool "${tool}"`;
+    if (error instanceof RpcTimeoutError)
+      return `${where}: timed out after ${error.timeoutMs} ms${withDiagnostics(this)}`;
+    if (error instanceof RpcCancelledError) return `${where}: cancelled (${error.reason})`;
+    if (error instanceof RpcDisconnectedError) {
+      const reason = this.peer.closeReason?.message ?? error.message;
+      return `${where}: the connection was lost (${reason})${withDiagnostics(this)}`;
+    }
+    if (error instanceof RpcRemoteError) return `${where}: the server answered with ${error.message}`;
+    if (error instanceof RpcProtocolError)
+      return `${where}: the server sent an invalid result (${error.pointer}: ${error.problem})`;
+    return `${where}: ${errorText(error)}`;
+  }
+}
+
+function withDiagnostics(client: McpClient): string {
+  const text = client.diagnostics();
+  return text ? `; ${text}` : '';
+}
+
+function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
+  const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
+  const out: ToolCallResult = { isError: result.isError === true, content };
+  if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
+  return out;
+}
+
+function errorResult(text: string): ToolCallResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Time left until `deadline`, at least 1 ms (so a spent budget times out rather than waits forever). */
+function remaining(deadline: number): number {
+  return Math.max(1, deadline - Date.now());
+}
+
+class ConnectTimeout extends Error {}
+
+/** A transport's start() has no timeout of its own (an HTTP server may never answer). */
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConnectTimeout(`${what} timed out`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
