@@ -97,7 +97,7 @@ describe('generated files', () => {
       expect(mcpTypes).toMatch(new RegExp(`export (type|interface) ${name}\\b`));
     }
     expect(byPath.get('mcp/2099-01-01/methods.ts')).toContain(
-      "'ping': { message: 'PingRequest', params: 'PingRequestParams', result: 'EmptyResult' }",
+      "'ping': { message: 'PingRequest', params: 'PingRequestParams', paramsRequired: false, result: 'EmptyResult' }",
     );
   });
 
