@@ -191,7 +191,7 @@ describe('McpClient.callTool never rejects', () => {
   it('returns content, isError and structuredContent', async () => {
     const { server, client: c } = await connected({
       'tools/call': (p) => ({
-        content: [{ type: 'text', text: String((p?.arguments as { text: string }).text) }],
+        content: [{ type: 'text', text: String((p?.arguments as { text?: string } | undefined)?.text) }],
         structuredContent: { ok: true },
       }),
     });

@@ -115,7 +115,7 @@ export class StdioTransport implements Transport {
 
   send(message: object): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || !stdin.writable || this.closing || this.exit) {
+    if (!stdin?.writable || this.closing || this.exit) {
       return Promise.reject(new Error(this.exit ? this.exitText() : 'the server is not running'));
     }
     if (stdin.write(encodeMessage(message)) && !this.drained) return RESOLVED;
