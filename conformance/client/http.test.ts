@@ -1,0 +1,311 @@
+/**
+ * The client side over Streamable HTTP, end to end: furfly's JSON-RPC peer on the HTTP transport
+ * against the compiled test servers (`npm run build` first) and against the reference
+ * `@modelcontextprotocol/server-everything`. Every child is killed by pid after each test.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RpcDisconnectedError, RpcRemoteError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
+import { JsonRpcPeer } from '../../src/jsonrpc/peer.js';
+import {
+  HttpTransportError,
+  SessionExpiredError,
+  TRANSPORT_ERROR_CODES,
+} from '../../src/mcp/transports/http/errors.js';
+import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
+import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { initializeParams, startHttpServer, stopAllServers } from '../../test-servers/testing.js';
+
+const peers: JsonRpcPeer[] = [];
+const children: ChildProcess[] = [];
+const tempDirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((peer) => peer.close()));
+  await stopAllServers();
+  await Promise.all(children.splice(0).map(killByPid));
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Connection {
+  peer: JsonRpcPeer;
+  transport: StreamableHttpTransport;
+  protocolVersion: string;
+  closes: string[];
+}
+
+/** The MCP handshake over HTTP: initialize, tell the transport the version, initialized. */
+async function connect(
+  url: string,
+  options: { version?: ProtocolVersion; timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<Connection> {
+  const transport = new StreamableHttpTransport({ url, headers: options.headers });
+  const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.timeoutMs ?? 10_000 });
+  peers.push(peer);
+  const closes: string[] = [];
+  peer.onclose = (reason) => closes.push(reason.message);
+  await peer.start();
+  const result = await peer.request<{ protocolVersion: string }>(
+    'initialize',
+    initializeParams(options.version),
+    {
+      validateResult: false,
+    },
+  );
+  transport.setProtocolVersion(result.protocolVersion);
+  await peer.notify('notifications/initialized');
+  return { peer, transport, protocolVersion: result.protocolVersion, closes };
+}
+
+function recordFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'furfly-http-'));
+  tempDirs.push(dir);
+  return join(dir, 'record.jsonl');
+}
+
+interface HttpRecord {
+  kind: 'http';
+  method: string;
+  sessionId: string | null;
+  protocolVersion: string | null;
+  accept: string | null;
+  contentType: string | null;
+}
+
+function httpRecords(file: string): HttpRecord[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { kind: string })
+    .filter((entry): entry is HttpRecord => entry.kind === 'http');
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+function textOf(result: unknown): string {
+  return (result as { content: { text: string }[] }).content[0]!.text;
+}
+
+describe('Streamable HTTP against well-behaved --http', () => {
+  for (const reply of ['json', 'sse'] as const) {
+    it(`does the handshake and calls tools (${reply} replies), sending session id and version header exactly when required`, async () => {
+      const record = recordFile();
+      const server = await startHttpServer('well-behaved', ['--reply', reply, '--record', record]);
+      const { peer, transport, protocolVersion } = await connect(server.url);
+      expect(protocolVersion).toBe('2025-11-25');
+      const tools = await peer.request<{ tools: { name: string }[] }>('tools/list', {});
+      expect(tools.tools.map((t) => t.name)).toContain('echo');
+      const echoed = await peer.request('tools/call', {
+        name: 'echo',
+        arguments: { message: 'hi over http' },
+      });
+      expect(textOf(echoed)).toBe('hi over http');
+      const session = transport.session;
+      expect(session).toBeTruthy();
+      await waitFor(() => httpRecords(record).some((r) => r.method === 'GET'));
+      await peer.close();
+
+      const [init, ...later] = httpRecords(record);
+      expect(init).toMatchObject({ method: 'POST', sessionId: null, protocolVersion: null });
+      expect(init?.accept).toBe('application/json, text/event-stream');
+      expect(init?.contentType).toBe('application/json');
+      expect(later.length).toBeGreaterThanOrEqual(4);
+      for (const r of later) expect(r).toMatchObject({ sessionId: session, protocolVersion: '2025-11-25' });
+      expect(later.find((r) => r.method === 'GET')?.accept).toBe('text/event-stream');
+      expect(later.at(-1)?.method).toBe('DELETE');
+    });
+  }
+
+  it('sends no MCP-Protocol-Version header when 2025-03-26 is negotiated', async () => {
+    const record = recordFile();
+    const server = await startHttpServer('well-behaved', ['--record', record]);
+    const { peer, protocolVersion } = await connect(server.url, { version: '2025-03-26' });
+    expect(protocolVersion).toBe('2025-03-26');
+    await peer.request('tools/list', {});
+    await peer.close();
+    const records = httpRecords(record);
+    expect(records.length).toBeGreaterThanOrEqual(4);
+    for (const r of records) expect(r.protocolVersion).toBeNull();
+    expect(records.slice(1).every((r) => r.sessionId !== null)).toBe(true);
+  });
+
+  it('times out a slow call, cancels it, and keeps the connection for the next call', async () => {
+    const server = await startHttpServer('well-behaved', ['--reply', 'sse']);
+    const { peer } = await connect(server.url);
+    const slow = peer.request(
+      'tools/call',
+      { name: 'slow_echo', arguments: { message: 'late', delay_ms: 60_000 } },
+      { timeoutMs: 300 },
+    );
+    await expect(slow).rejects.toBeInstanceOf(RpcTimeoutError);
+    const echoed = await peer.request('tools/call', { name: 'echo', arguments: { message: 'still here' } });
+    expect(textOf(echoed)).toBe('still here');
+  });
+});
+
+describe('Streamable HTTP against sse-erroring: a clear error on the broken call, the rest stays healthy', () => {
+  const cases: { mode: string; expectError: (error: unknown) => void }[] = [
+    {
+      mode: 'error-in-sse',
+      expectError: (error) => {
+        expect(error).toBeInstanceOf(RpcRemoteError);
+        expect((error as RpcRemoteError).code).toBe(-32603);
+        expect((error as Error).message).toContain('deliberate error inside the SSE stream');
+      },
+    },
+    {
+      mode: 'cut-mid-event',
+      expectError: (error) => {
+        expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES['stream-ended']);
+        expect((error as Error).message).toMatch(/cut off|ended/);
+      },
+    },
+    {
+      mode: 'malformed-event',
+      expectError: (error) => {
+        expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES.protocol);
+        expect((error as Error).message).toContain('not JSON');
+      },
+    },
+    {
+      mode: 'http-500',
+      expectError: (error) => {
+        expect(error).toBeInstanceOf(RpcDisconnectedError);
+        const cause = (error as Error).cause as HttpTransportError;
+        expect(cause).toBeInstanceOf(HttpTransportError);
+        expect(cause.status).toBe(500);
+        expect(cause.body?.startsWith('deliberate failure')).toBe(true);
+        expect(cause.body!.length).toBeLessThan(1100);
+        expect((error as Error).message).toContain('HTTP 500');
+      },
+    },
+    {
+      mode: 'never-ends',
+      expectError: (error) => expect(error).toBeInstanceOf(RpcTimeoutError),
+    },
+  ];
+
+  for (const { mode, expectError } of cases) {
+    it(mode, async () => {
+      const server = await startHttpServer('sse-erroring', ['--mode', mode]);
+      const { peer, closes } = await connect(server.url);
+      const error = await peer
+        .request('tools/call', { name: 'trigger', arguments: {} }, { timeoutMs: 1000 })
+        .catch((e: unknown) => e);
+      expectError(error);
+      const echoed = await peer.request('tools/call', { name: 'echo', arguments: { text: 'fine' } });
+      expect(textOf(echoed)).toBe('fine');
+      await expect(peer.request('tools/list', {})).resolves.toMatchObject({ tools: expect.any(Array) });
+      expect(closes).toEqual([]);
+    });
+  }
+
+  it('expire-after: the call that meets the expired session fails as "session expired", and so does every later one', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '1']);
+    const { peer, closes } = await connect(server.url);
+    await expect(peer.request('tools/call', { name: 'trigger', arguments: {} })).resolves.toBeDefined();
+    const error = await peer
+      .request('tools/call', { name: 'trigger', arguments: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcDisconnectedError);
+    expect((error as Error).cause).toBeInstanceOf(SessionExpiredError);
+    expect((error as Error).message).toContain('session expired');
+    await waitFor(() => closes.length === 1);
+    expect(closes[0]).toContain('session expired');
+    const later = await peer.request('tools/list', {}).catch((e: unknown) => e);
+    expect(later).toBeInstanceOf(RpcDisconnectedError);
+    expect((later as Error).message).toContain('session expired');
+  });
+});
+
+describe('Streamable HTTP against a server that never answers', () => {
+  it('times out the handshake, and close() does not hang', async () => {
+    const server = await startHttpServer('never-answers');
+    const transport = new StreamableHttpTransport({ url: server.url });
+    const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: 300 });
+    peers.push(peer);
+    await peer.start();
+    await expect(
+      peer.request('initialize', initializeParams(), { validateResult: false }),
+    ).rejects.toBeInstanceOf(RpcTimeoutError);
+    await peer.close();
+  });
+});
+
+describe('interop: @modelcontextprotocol/server-everything in streamableHttp mode', () => {
+  it('connects on 127.0.0.1 and calls echo', async () => {
+    const url = await startEverything();
+    const { peer, transport } = await connect(url);
+    expect(transport.session).toBeTruthy();
+    const tools = await peer.request<{ tools: { name: string }[] }>('tools/list', {});
+    expect(tools.tools.map((t) => t.name)).toContain('echo');
+    const echoed = await peer.request('tools/call', { name: 'echo', arguments: { message: 'interop' } });
+    expect(textOf(echoed)).toContain('interop');
+  });
+});
+
+/**
+ * server-everything listens on $PORT on every interface and logs the configured port, not the bound
+ * one. A preload makes it bind 127.0.0.1 only and report the real port (port 0) on stderr.
+ */
+async function startEverything(): Promise<string> {
+  const require = createRequire(import.meta.url);
+  const entry = join(
+    dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+    'dist/index.js',
+  );
+  const preload = [
+    "import net from 'node:net';",
+    'const listen = net.Server.prototype.listen;',
+    'net.Server.prototype.listen = function (...args) {',
+    "  if (typeof args[0] === 'number' || typeof args[0] === 'string') {",
+    "    if (typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');",
+    "    this.once('listening', () => process.stderr.write(`furfly-bound-port ${this.address().port}\\n`));",
+    '  }',
+    '  return listen.apply(this, args);',
+    '};',
+  ].join('\n');
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, entry, 'streamableHttp'],
+    { env: { PATH: process.env.PATH ?? '', PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  children.push(child);
+  const port = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${stderr}`)), 15_000);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = /furfly-bound-port (\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited (${code}): ${stderr}`));
+    });
+  });
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+function killByPid(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    try {
+      process.kill(child.pid!, 'SIGKILL');
+    } catch {
+      resolve();
+    }
+  });
+}
