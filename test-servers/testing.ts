@@ -15,6 +15,10 @@ export function serverPath(name: string): string {
   return fileURLToPath(new URL(`${root}dist/test-servers/${name}.js`, import.meta.url));
 }
 
+/** A parsed message from a server under test: arbitrary and possibly broken on purpose, so untyped. */
+// biome-ignore lint/suspicious/noExplicitAny: tests probe whatever JSON the server sent.
+export type Json = any;
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -80,13 +84,13 @@ export interface StdioServer {
   /** The next stdout line, raw. */
   nextLine(timeoutMs?: number): Promise<string>;
   /** The next stdout line that parses as JSON (non-JSON lines are skipped and kept in `noise`). */
-  nextMessage(timeoutMs?: number): Promise<any>;
+  nextMessage(timeoutMs?: number): Promise<Json>;
   /** Sends a request and waits for the response with its id (other messages are kept in `received`). */
-  request(id: number | string, method: string, params?: unknown, timeoutMs?: number): Promise<any>;
+  request(id: number | string, method: string, params?: unknown, timeoutMs?: number): Promise<Json>;
   /** Runs initialize (+ notifications/initialized) and returns the initialize result. */
-  initialize(version?: ProtocolVersion): Promise<any>;
+  initialize(version?: ProtocolVersion): Promise<Json>;
   /** Messages read while waiting for something else. */
-  received: any[];
+  received: Json[];
   noise: string[];
   stderr(): string;
   exited: Promise<Exit>;
