@@ -131,6 +131,7 @@ const NEGATIVE: readonly string[] = [
   'cat <<EOF\nrm -rf /\nEOF',
   'cat <<-EOF\n\tgit push --force\n\tEOF\necho done',
   'echo $((1 + 2))',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, on purpose.
   'echo ${HOME}/x',
   'command -v rm',
   'which sudo',

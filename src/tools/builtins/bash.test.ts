@@ -1,0 +1,114 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BASH_MAX_OUTPUT_CHARS, bashTool } from './bash.js';
+import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
+
+let project: TempProject;
+const startedPids: number[] = [];
+
+beforeEach(() => {
+  project = makeTempProject();
+});
+afterEach(() => {
+  // Safety net: anything a test recorded as started is ended here, even if an assertion failed.
+  for (const pid of startedPids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  project.remove();
+});
+
+const run = async (command: string, extra: { timeout_ms?: number; signal?: AbortSignal } = {}) => {
+  const context = project.context(extra.signal ? { signal: extra.signal } : {});
+  const result = await bashTool.execute({ command, timeout_ms: extra.timeout_ms }, context);
+  return { isError: result.isError, text: textOf(result.content) };
+};
+
+/** Alive and not a zombie (a killed process whose parent has not reaped it is dead for our purposes). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntil(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
+
+describe('bash', () => {
+  it('runs in the project root and reports the exit code', async () => {
+    expect(await run('pwd')).toEqual({ isError: false, text: `${project.root}\nExit code: 0` });
+  });
+
+  it('treats a non-zero exit as a result, not a tool error, and keeps stderr', async () => {
+    const { isError, text } = await run('echo out; echo err >&2; exit 3');
+    expect(isError).toBe(false);
+    expect(text).toContain('out');
+    expect(text).toContain('err');
+    expect(text).toMatch(/Exit code: 3$/);
+  });
+
+  it('caps long output, keeping the start and the end', async () => {
+    const { text } = await run(
+      `head -c ${BASH_MAX_OUTPUT_CHARS * 3} /dev/zero | tr '\\0' a; echo; echo THE-END`,
+    );
+    expect(text.length).toBeLessThan(BASH_MAX_OUTPUT_CHARS + 200);
+    expect(text).toMatch(/characters omitted; output is capped/);
+    expect(text).toContain('THE-END');
+  });
+
+  it('kills the whole process group on timeout', async () => {
+    const pidFile = path.join(project.root, 'bg.pid');
+    const { isError, text } = await run(`sleep 30 & echo $! > ${pidFile}; echo started; sleep 30`, {
+      timeout_ms: 300,
+    });
+    expect(isError).toBe(true);
+    expect(text).toContain('started');
+    expect(text).toMatch(/timed out after 300 ms and was killed/);
+    const backgroundPid = Number(readFileSync(pidFile, 'utf8'));
+    startedPids.push(backgroundPid);
+    expect(await waitUntil(() => !isAlive(backgroundPid))).toBe(true);
+  });
+
+  it('stops background processes when the command itself finishes', async () => {
+    const pidFile = path.join(project.root, 'bg.pid');
+    const { isError } = await run(
+      `(sleep 30 > /dev/null 2>&1 &) ; sleep 30 & echo $! > ${pidFile}; echo done`,
+    );
+    expect(isError).toBe(false);
+    const backgroundPid = Number(readFileSync(pidFile, 'utf8'));
+    startedPids.push(backgroundPid);
+    expect(await waitUntil(() => !isAlive(backgroundPid))).toBe(true);
+  });
+
+  it('kills the command when the call is cancelled', async () => {
+    const controller = new AbortController();
+    const marker = path.join(project.root, 'started');
+    const pending = run(`touch ${marker}; sleep 30`, { signal: controller.signal });
+    await waitUntil(() => existsSync(marker));
+    controller.abort();
+    const { isError, text } = await pending;
+    expect(isError).toBe(true);
+    expect(text).toMatch(/cancelled and killed/);
+  });
+
+  it('exposes its command for the permission check', () => {
+    expect(bashTool.commandOf?.({ command: 'ls -la' })).toBe('ls -la');
+  });
+});
