@@ -87,7 +87,7 @@ function describeOrigin(origin: Origin): string {
   return formatOrigin(origin);
 }
 
-const PLAIN_STRING = /^[A-Za-z0-9_./~@+%(][A-Za-z0-9_./~@+%()=,: -]*$/;
+const PLAIN_STRING = /^[A-Za-z0-9_./~][A-Za-z0-9_./~@+%()=,: -]*$/;
 const LOOKS_TYPED =
   /^(?:true|false|yes|no|on|off|y|n|null|~|[-+]?(?:\d[\d_]*)?\.?\d.*|[-+]?\.(?:inf|nan)|0[xo].*)$/i;
 

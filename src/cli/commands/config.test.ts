@@ -1,0 +1,145 @@
+/** `furfly config ...` run in-process with captured output (the canary test runs the real CLI process). */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parse } from 'yaml';
+
+// Vitest unwraps CommonJS default exports where Node does not; give the generated validator what Node gives it.
+vi.mock('ajv/dist/runtime/ucs2length.js', async (importOriginal) => {
+  const real = await importOriginal<{ default: unknown }>();
+  const fn =
+    typeof real.default === 'function' ? real.default : (real.default as { default: unknown }).default;
+  return { default: { default: fn } };
+});
+
+import { type ConfigCommandOptions, runConfigCommand } from './config.js';
+
+let tmp: string;
+let project: string;
+let home: string;
+beforeEach(() => {
+  tmp = realpathSync(mkdtempSync(path.join(tmpdir(), 'furfly-cli-config-')));
+  home = path.join(tmp, 'home');
+  project = path.join(tmp, 'project');
+  mkdirSync(home);
+  mkdirSync(path.join(project, '.furflycode'), { recursive: true });
+});
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(
+  action: string | undefined,
+  options: ConfigCommandOptions = {},
+  env: Record<string, string> = {},
+) {
+  let stdout = '';
+  let stderr = '';
+  const code = runConfigCommand(action, options, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: { FURFLY_HOME: home, ...env },
+    cwd: project,
+  });
+  return { code, stdout, stderr };
+}
+
+const userFile = () => path.join(home, 'config.yaml');
+const projectFile = () => path.join(project, '.furflycode', 'config.yaml');
+
+describe('furfly config', () => {
+  beforeEach(() => {
+    writeFileSync(
+      userFile(),
+      'mcp_servers:\n  gh:\n    type: http\n    url: https://x/mcp\n    headers:\n      Authorization: Bearer ${TOKEN}\n',
+    );
+    writeFileSync(projectFile(), 'max_iterations: 7\nmcp_servers:\n  gh:\n    timeout: 3\n');
+  });
+
+  it('show prints the merged config as YAML with secrets masked', () => {
+    const r = run('show', {}, { TOKEN: 'tok-123' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const shown = parse(r.stdout) as {
+      max_iterations: number;
+      mcp_servers: Record<string, Record<string, unknown>>;
+    };
+    expect(shown.max_iterations).toBe(7);
+    expect(shown.mcp_servers.gh).toMatchObject({
+      timeout: 3,
+      headers: { Authorization: '***' },
+      url: 'https://x/mcp',
+    });
+    expect(r.stdout).not.toContain('tok-123');
+  });
+
+  it('show --json --origin names the file, line and column of each value, or default', () => {
+    const r = run('show', { json: true, origin: true }, { TOKEN: 't' });
+    const out = JSON.parse(r.stdout) as { origins: Record<string, string> };
+    expect(out.origins['/max_iterations']).toBe(`${projectFile()}:1:17`);
+    expect(out.origins['/mcp_servers/gh/url']).toBe(`${userFile()}:4:10`);
+    expect(out.origins['/mcp_servers/gh/timeout']).toBe(`${projectFile()}:4:14`);
+    expect(out.origins['/mcp_servers/gh/enabled']).toBe('default');
+  });
+
+  it('show --origin adds a comment with the origin to every value', () => {
+    const r = run('show', { origin: true }, { TOKEN: 't' });
+    expect(r.stdout).toContain(`max_iterations: 7  # ${projectFile()}:1:17`);
+    expect(r.stdout).toContain('category: execute  # default');
+  });
+
+  it('validate exits 0 when valid and 1 with every error otherwise', () => {
+    expect(run('validate', {}, { TOKEN: 't' })).toMatchObject({ code: 0, stderr: '' });
+    const r = run('validate');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `${userFile()}:6:22: mcp_servers.gh.headers.Authorization references undefined variable \${TOKEN}\n1 config error\n`,
+    );
+    writeFileSync(projectFile(), 'max_iterations: 0\nmode: strict\n');
+    expect(run('validate', {}, { TOKEN: 't' }).stderr).toBe(
+      `${projectFile()}:1:17: max_iterations: must be at least 1\n` +
+        `${projectFile()}:2:1: mode: unknown key (known keys: providers, max_iterations, permissions, mcp_servers)\n` +
+        '2 config errors\n',
+    );
+  });
+
+  it('path prints the files in effect; --config replaces the project file', () => {
+    expect(run('path').stdout).toBe(`user:    ${userFile()}\nproject: ${projectFile()}\n`);
+    writeFileSync(path.join(project, 'alt.yaml'), 'max_iterations: 2\n');
+    expect(run('path', { config: 'alt.yaml' }).stdout).toBe(
+      `user:    ${userFile()}\nproject: ${path.join(project, 'alt.yaml')} (from --config)\n`,
+    );
+    const shown = run('show', { json: true, config: 'alt.yaml' }, { TOKEN: 't' });
+    expect((JSON.parse(shown.stdout) as { max_iterations: number }).max_iterations).toBe(2);
+  });
+
+  it('--cwd moves the starting folder', () => {
+    rmSync(projectFile());
+    const elsewhere = path.join(tmp, 'elsewhere');
+    mkdirSync(path.join(elsewhere, '.furflycode'), { recursive: true });
+    writeFileSync(path.join(elsewhere, '.furflycode', 'config.yaml'), 'max_iterations: 4\n');
+    const r = run('show', { json: true, cwd: '../elsewhere' }, { TOKEN: 't' });
+    expect((JSON.parse(r.stdout) as { max_iterations: number }).max_iterations).toBe(4);
+  });
+
+  it('says where it looked when there is no config at all', () => {
+    rmSync(userFile());
+    rmSync(projectFile());
+    const r = run('validate');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`user file:    ${userFile()}`);
+    expect(r.stderr).toContain(`project file: ${projectFile()}`);
+    expect(run('path')).toMatchObject({ code: 1 });
+  });
+
+  it('rejects a missing or unknown action', () => {
+    expect(run(undefined)).toMatchObject({
+      code: 1,
+      stderr: 'missing action: use furfly config show | validate | path\n',
+    });
+    expect(run('edit').code).toBe(1);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * `furfly conformance [options] -- <command> [args…]` or `furfly conformance --url <url> [--header 'K: V']…`:
+ * vet an MCP server against the specification.
+ *
+ * `runConformanceCommand` takes its output streams as arguments so tests can run it in-process;
+ * `registerConformanceCommand` only connects it to cac. Exit codes: 0 no MUST failure (with --strict,
+ * no SHOULD failure either), 1 some, 2 the suite could not run.
+ */
+import { writeFileSync } from 'node:fs';
+import type { CAC } from 'cac';
+import type { Target } from '../../../conformance/server/probe/channel.js';
+import { renderJson } from '../../../conformance/server/report/json.js';
+import { renderJunit } from '../../../conformance/server/report/junit.js';
+import { exitCodeOf } from '../../../conformance/server/report/model.js';
+import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/server/report/text.js';
+import { runSuite, SuiteError } from '../../../conformance/server/runner.js';
+import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+
+export interface ConformanceOptions {
+  url?: string;
+  header?: string | string[];
+  specVersion?: string;
+  json?: boolean;
+  junit?: string;
+  timeout?: string | number;
+  only?: string | string[];
+  skip?: string | string[];
+  strict?: boolean;
+  callTools?: boolean;
+  fuzz?: string | number;
+}
+
+export interface ConformanceIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Colour and a live progress line only on a terminal with NO_COLOR unset. */
+  interactive: boolean;
+}
+
+class UsageError extends Error {}
+
+function list(value: string | string[] | undefined): string[] {
+  const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return values
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+function positiveInteger(
+  value: string | number | undefined,
+  name: string,
+  fallback: number,
+  min: number,
+): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min) throw new UsageError(`${name} must be an integer >= ${min}`);
+  return number;
+}
+
+/** `K: V` header arguments. Values are never echoed back, not even in errors. */
+function parseHeaders(values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const raw of values) {
+    const colon = raw.indexOf(':');
+    if (colon <= 0) throw new UsageError('--header must look like "Name: value"');
+    headers[raw.slice(0, colon).trim().toLowerCase()] = raw.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function targetOf(options: ConformanceOptions, command: string[]): Target {
+  if (options.url !== undefined && command.length > 0)
+    throw new UsageError('give either --url or a command after --, not both');
+  if (options.url !== undefined) {
+    try {
+      const url = new URL(String(options.url));
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    } catch {
+      throw new UsageError('--url must be an http(s) URL');
+    }
+    return { transport: 'http', url: String(options.url), headers: parseHeaders(list(options.header)) };
+  }
+  const [executable, ...args] = command;
+  if (executable === undefined) throw new UsageError('give a server command after -- or a --url');
+  if (list(options.header).length > 0) throw new UsageError('--header applies to --url only');
+  return { transport: 'stdio', command: { command: executable, args } };
+}
+
+export async function runConformanceCommand(
+  options: ConformanceOptions,
+  command: string[],
+  io: ConformanceIo,
+): Promise<number> {
+  let settings: Parameters<typeof runSuite>[0];
+  try {
+    const specVersion = options.specVersion;
+    if (specVersion !== undefined && !isProtocolVersion(specVersion)) {
+      throw new UsageError(`--spec-version must be one of ${PROTOCOL_VERSIONS.join(', ')}`);
+    }
+    const fuzz = positiveInteger(options.fuzz, '--fuzz', 0, 0);
+    if (fuzz > 0 && options.callTools !== true) throw new UsageError('--fuzz needs --call-tools');
+    settings = {
+      target: targetOf(options, command),
+      timeoutMs: positiveInteger(options.timeout, '--timeout', 10_000, 1),
+      callTools: options.callTools === true,
+      fuzz,
+      only: list(options.only),
+      skip: list(options.skip),
+      ...(specVersion !== undefined && isProtocolVersion(specVersion) ? { specVersion } : {}),
+    };
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`furfly conformance: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const live = io.interactive && options.json !== true;
+  if (live) {
+    settings.onProgress = (event) => {
+      if (!event.result) io.stderr(progressLine(event.index, event.total, event.check.id));
+    };
+  }
+  try {
+    const report = await runSuite(settings);
+    if (live) io.stderr(CLEAR_LINE);
+    if (options.junit !== undefined) writeFileSync(String(options.junit), renderJunit(report));
+    io.stdout(options.json === true ? renderJson(report) : renderText(report, { color: io.interactive }));
+    return exitCodeOf(report, options.strict === true);
+  } catch (error) {
+    if (live) io.stderr(CLEAR_LINE);
+    if (error instanceof SuiteError) {
+      io.stderr(`furfly conformance: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+export function registerConformanceCommand(cli: CAC): void {
+  cli
+    .command(
+      'conformance [...command]',
+      'Vet an MCP server against the specification (stdio: -- <command> [args…])',
+    )
+    .option('--url <url>', 'Vet a Streamable HTTP server at this URL')
+    .option('--header <header>', "HTTP header 'Name: value' (repeatable; with --url)")
+    .option(
+      '--spec-version <version>',
+      `Protocol version to vet against (${PROTOCOL_VERSIONS.join(', ')}); default: the newest the server accepts`,
+    )
+    .option('--json', 'Print the JSON report on stdout')
+    .option('--junit <file>', 'Also write a JUnit XML report to this file')
+    .option('--timeout <ms>', 'Timeout per step in milliseconds', { default: 10_000 })
+    .option('--only <glob>', 'Run only checks whose id matches (repeatable, comma-separated)')
+    .option('--skip <glob>', 'Skip checks whose id matches (repeatable, comma-separated)')
+    .option('--strict', 'SHOULD failures fail the run too')
+    .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
+    .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
+    .action(async (positional: string[], options: ConformanceOptions & { '--'?: string[] }) => {
+      const command = [...positional, ...(options['--'] ?? [])];
+      const interactive = process.stdout.isTTY === true && !process.env.NO_COLOR;
+      const code = await runConformanceCommand(options, command, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        interactive,
+      });
+      process.exitCode = code;
+    });
+}
