@@ -1,0 +1,192 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ToolRegistry } from '../tools/registry.js';
+import { SessionState } from '../tools/session-state.js';
+import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
+import { RemoteTool, type ToolCaller } from './remote-tool.js';
+
+class FakeCaller implements ToolCaller {
+  calls: { name: string; args: Record<string, unknown>; options?: CallToolOptions }[] = [];
+  constructor(private readonly answer: (name: string) => ToolCallResult) {}
+  async callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions) {
+    this.calls.push({ name, args, options });
+    return this.answer(name);
+  }
+}
+
+const definition: McpTool = {
+  name: 'search.issues',
+  description: 'Searches issues.',
+  inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+  annotations: { readOnlyHint: true, destructiveHint: false },
+};
+
+let spillDirectory: string;
+beforeEach(async () => {
+  spillDirectory = await mkdtemp(path.join(os.tmpdir(), 'furfly-remote-tool-'));
+});
+afterEach(async () => {
+  await rm(spillDirectory, { recursive: true, force: true });
+});
+
+function context(signal = new AbortController().signal) {
+  return { projectRoot: os.tmpdir(), session: new SessionState(), signal };
+}
+
+describe('RemoteTool', () => {
+  it('calls the server by its own tool name, with the signal and the timeout', async () => {
+    const caller = new FakeCaller(() => ({ isError: false, content: [{ type: 'text', text: 'found 3' }] }));
+    const tool = new RemoteTool({
+      server: 'github',
+      definition,
+      name: 'mcp__github__search_issues',
+      client: caller,
+      callTimeoutMs: 1234,
+    });
+    const signal = new AbortController().signal;
+    const result = await tool.execute({ q: 'bug' }, context(signal));
+    expect(result).toEqual({ isError: false, content: [{ type: 'text', text: 'found 3' }] });
+    expect(caller.calls).toEqual([
+      { name: 'search.issues', args: { q: 'bug' }, options: { signal, timeoutMs: 1234 } },
+    ]);
+  });
+
+  it('takes its category from the config only; annotations never change it', () => {
+    const caller = new FakeCaller(() => ({ isError: false, content: [] }));
+    const byDefault = new RemoteTool({ server: 's', definition, name: 'mcp__s__a', client: caller });
+    expect(byDefault.category).toBe('execute');
+    expect(byDefault.concurrencySafe).toBe(false);
+    const read = new RemoteTool({
+      server: 's',
+      definition,
+      name: 'mcp__s__a',
+      client: caller,
+      category: 'read',
+    });
+    expect(read.category).toBe('read');
+    expect(read.concurrencySafe).toBe(true);
+    const edit = new RemoteTool({
+      server: 's',
+      definition,
+      name: 'mcp__s__a',
+      client: caller,
+      category: 'edit',
+    });
+    expect(edit.concurrencySafe).toBe(false);
+  });
+
+  it('says where it comes from, and gives the permission service no paths or command', () => {
+    const tool = new RemoteTool({
+      server: 'github',
+      definition,
+      name: 'mcp__github__search_issues',
+      client: new FakeCaller(() => ({ isError: false, content: [] })),
+    });
+    expect(tool.hardConstraints.join(' ')).toContain('external MCP server "github"');
+    expect(tool.hardConstraints.join(' ')).toContain('not covered by the local sandbox');
+    expect((tool as { pathsOf?: unknown }).pathsOf).toBeUndefined();
+    expect((tool as { commandOf?: unknown }).commandOf).toBeUndefined();
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    expect(registry.categoryOf(tool.name)).toBe('execute');
+    expect(registry.pathsOf(tool.name, { q: 'x' })).toEqual([]);
+    expect(registry.commandOf(tool.name, { q: 'x' })).toBeUndefined();
+  });
+
+  it('falls back to the title or a generated description', () => {
+    const caller = new FakeCaller(() => ({ isError: false, content: [] }));
+    const titled = new RemoteTool({
+      server: 's',
+      definition: { name: 't', title: 'Title', inputSchema: { type: 'object' } },
+      name: 'mcp__s__t',
+      client: caller,
+    });
+    expect(titled.description).toBe('Title');
+    const bare = new RemoteTool({
+      server: 's',
+      definition: { name: 't', inputSchema: { type: 'object' } },
+      name: 'mcp__s__t',
+      client: caller,
+    });
+    expect(bare.description).toContain('"t"');
+  });
+
+  it('passes a server-side error through as an error result', async () => {
+    const caller = new FakeCaller(() => ({
+      isError: true,
+      content: [{ type: 'text', text: 'rate limited' }],
+    }));
+    const tool = new RemoteTool({ server: 's', definition, name: 'mcp__s__a', client: caller });
+    expect(await tool.execute({ q: 'x' }, context())).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'rate limited' }],
+    });
+  });
+
+  it('cuts output over the cap and saves the full output to a private file named in the notice', async () => {
+    const big = `${'a'.repeat(60)}${'b'.repeat(60)}`;
+    const caller = new FakeCaller(() => ({
+      isError: false,
+      content: [
+        { type: 'text', text: big },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: 'tail' },
+      ],
+    }));
+    const tool = new RemoteTool({
+      server: 's',
+      definition,
+      name: 'mcp__s__a',
+      client: caller,
+      maxOutputChars: 100,
+      spillDirectory,
+    });
+    const result = await tool.execute({ q: 'x' }, context());
+    expect(result.content[0]).toEqual({ type: 'text', text: big.slice(0, 100) });
+    expect(result.content[1]).toEqual({ type: 'image', data: 'AAAA', mimeType: 'image/png' });
+    expect(result.content).toHaveLength(3);
+    const notice = result.content[2];
+    expect(notice?.type).toBe('text');
+    const text = notice?.type === 'text' ? notice.text : '';
+    expect(text).toContain('showing 100 of 124 characters');
+    const file = /saved in (\S+)\]$/.exec(text)?.[1];
+    expect(file?.startsWith(spillDirectory)).toBe(true);
+    expect(await readFile(file!, 'utf8')).toBe(`${big}\ntail`);
+    expect((await stat(file!)).mode & 0o777).toBe(0o600);
+  });
+
+  it('leaves output at the cap untouched', async () => {
+    const caller = new FakeCaller(() => ({
+      isError: false,
+      content: [{ type: 'text', text: 'x'.repeat(100) }],
+    }));
+    const tool = new RemoteTool({
+      server: 's',
+      definition,
+      name: 'mcp__s__a',
+      client: caller,
+      maxOutputChars: 100,
+      spillDirectory,
+    });
+    expect(await tool.execute({ q: 'x' }, context())).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'x'.repeat(100) }],
+    });
+  });
+
+  it('runs through the registry like a built-in: schema checked first, then the server called', async () => {
+    const caller = new FakeCaller(() => ({ isError: false, content: [{ type: 'text', text: 'ok' }] }));
+    const registry = new ToolRegistry();
+    registry.register(new RemoteTool({ server: 's', definition, name: 'mcp__s__search', client: caller }));
+    const ctx = { projectRoot: os.tmpdir(), session: new SessionState() };
+    const bad = await registry.execute('mcp__s__search', '{}', ctx);
+    expect(bad.isError).toBe(true);
+    expect(caller.calls).toHaveLength(0);
+    expect(await registry.execute('mcp__s__search', '{"q":"x"}', ctx)).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'ok' }],
+    });
+  });
+});

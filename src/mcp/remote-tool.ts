@@ -1,0 +1,87 @@
+/**
+ * A tool of an MCP server, adapted to the local Tool interface so the registry, the permission
+ * service and the agent loop treat it like any built-in.
+ *
+ * - The category comes from the server's config only. Tool annotations (readOnlyHint, ...) are hints
+ *   from the server itself and could be wrong or hostile, so they never loosen permissions.
+ * - `concurrencySafe` is true only for the `read` category: a remote tool is opaque, and the user's
+ *   statement that a server only reads is the only evidence that parallel calls cannot interfere.
+ * - No `pathsOf`/`commandOf`: the path sandbox and the destructive-command table cannot see inside a
+ *   remote tool, so the permission service asks (in auto mode too) unless a rule says otherwise.
+ */
+import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
+import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
+import { capToolOutput } from './output-spill.js';
+import { convertToolCallResult } from './result-conversion.js';
+
+/** The part of McpClient a remote tool needs (a fake in tests). */
+export interface ToolCaller {
+  callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<ToolCallResult>;
+}
+
+export interface RemoteToolOptions {
+  /** The server's config name. */
+  server: string;
+  /** The tool as the server listed it; `definition.name` is what the server is called with. */
+  definition: McpTool;
+  /** The public name (see tool-names.ts). */
+  name: string;
+  /** From the server's config; `execute` when absent. */
+  category?: ToolCategory;
+  client: ToolCaller;
+  /** Time allowed for one call; the client's default when absent. */
+  callTimeoutMs?: number;
+  /** Text beyond this is cut and saved to a file (output-spill.ts). */
+  maxOutputChars?: number;
+  /** Where oversized outputs are saved. */
+  spillDirectory?: string;
+}
+
+export class RemoteTool implements Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchemaObject;
+  readonly category: ToolCategory;
+  readonly concurrencySafe: boolean;
+  readonly hardConstraints: readonly string[];
+  readonly server: string;
+  /** The server's own name for the tool. */
+  readonly realName: string;
+
+  constructor(private readonly options: RemoteToolOptions) {
+    const { definition, server } = options;
+    this.name = options.name;
+    this.server = server;
+    this.realName = definition.name;
+    this.description = describe(definition, server);
+    this.inputSchema = isObject(definition.inputSchema) ? definition.inputSchema : { type: 'object' };
+    this.category = options.category ?? 'execute';
+    this.concurrencySafe = this.category === 'read';
+    this.hardConstraints = [
+      `Provided by the external MCP server "${server}"; its actions and results are not covered by the local sandbox.`,
+    ];
+  }
+
+  async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+    const result = await this.options.client.callTool(this.realName, args, {
+      signal: context.signal,
+      timeoutMs: this.options.callTimeoutMs,
+    });
+    return capToolOutput(convertToolCallResult(result), {
+      maxChars: this.options.maxOutputChars,
+      directory: this.options.spillDirectory,
+      label: this.name,
+    });
+  }
+}
+
+function describe(definition: McpTool, server: string): string {
+  const description = typeof definition.description === 'string' ? definition.description.trim() : '';
+  if (description) return description;
+  const title = typeof definition.title === 'string' ? definition.title.trim() : '';
+  return title || `The tool "${definition.name}" of the MCP server "${server}" (it has no description).`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
