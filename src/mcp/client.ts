@@ -282,7 +282,8 @@ export class McpClient {
       cause = `timed out after ${timeoutMs} ms during ${phase}`;
     } else if (error instanceof RpcDisconnectedError && this.peer.closeReason) {
       cause = `${this.peer.closeReason.message} during ${phase}`;
-    } else cause = `${errorText(error)} during ${phase}`;
+    } else if (phase === 'start') cause = errorText(error);
+    else cause = `${errorText(error)} during ${phase}`;
     const diagnostics = this.peer.diagnostics();
     return `server "${this.name}": ${cause}${diagnostics ? `; ${diagnostics}` : ''}`;
   }

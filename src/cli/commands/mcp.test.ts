@@ -47,15 +47,22 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
   });
 
   it('call exits 1 when the tool returns isError', async () => {
-    const { code, stdout } = await run('call', ['fail', '{"message":"planned failure"}'], { stdio: serverLine });
+    const { code, stdout } = await run('call', ['fail', '{"message":"planned failure"}'], {
+      stdio: serverLine,
+    });
     expect(code).toBe(1);
     expect(stdout).toContain('planned failure');
   });
 
   it('reports a server that cannot start, exit 1', async () => {
-    const { code, stderr } = await run('tools', [], { stdio: 'furfly-no-such-binary --token secret', timeout: 5000 });
+    const { code, stderr } = await run('tools', [], {
+      stdio: 'furfly-no-such-binary --token secret',
+      timeout: 5000,
+    });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^furfly mcp: server "furfly-no-such-binary": could not start the server process: .*ENOENT/);
+    expect(stderr).toMatch(
+      /^furfly mcp: server "furfly-no-such-binary": could not start the server process: .*ENOENT\n$/,
+    );
     expect(stderr).not.toContain('secret');
   });
 
@@ -75,16 +82,22 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
   });
 
   it('transportFromOptions names the server by program and script, never by the other arguments', () => {
-    const { name } = transportFromOptions({ stdio: '/usr/bin/node /srv/mcp/server.js --api-key abc' });
-    expect(name).toBe('node server.js');
+    expect(transportFromOptions({ stdio: '/usr/bin/node /srv/mcp/server.js --api-key abc' }).name).toBe(
+      'node server.js',
+    );
+    expect(transportFromOptions({ stdio: 'uvx mcp-server-git --token abc' }).name).toBe('uvx');
+    expect(transportFromOptions({ stdio: 'python3 srv.py' }).name).toBe('python3 srv.py');
   });
 
   it('cac parses the command line into action, arguments and options', () => {
     const cli = cac('furfly');
     registerMcpCommands(cli);
-    cli.parse(['node', 'furfly', 'mcp', 'call', '--stdio', 'node a b', 'echo', '{"message":"42"}', '--json'], {
-      run: false,
-    });
+    cli.parse(
+      ['node', 'furfly', 'mcp', 'call', '--stdio', 'node a b', 'echo', '{"message":"42"}', '--json'],
+      {
+        run: false,
+      },
+    );
     expect(cli.matchedCommand?.name).toBe('mcp');
     expect(cli.args).toEqual(['call', 'echo', '{"message":"42"}']);
     expect(cli.options).toMatchObject({ stdio: 'node a b', json: true, timeout: 30_000 });

@@ -51,7 +51,8 @@ export function transportFromOptions(options: McpCommandOptions): { transport: T
   }
   const [command, ...args] = words;
   if (!command) throw new UsageError('--stdio: the command line is empty');
-  const script = args.find((arg) => !arg.startsWith('-'));
+  // Only a first argument that looks like a script path joins the name; any other word may be a secret.
+  const script = args[0] !== undefined && /[/\\]|\.(?:[cm]?[jt]s|py|rb)$/.test(args[0]) ? args[0] : undefined;
   const name = script ? `${path.basename(command)} ${path.basename(script)}` : path.basename(command);
   return { transport: new StdioTransport({ command, args, name }), name };
 }
