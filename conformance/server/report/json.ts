@@ -1,0 +1,32 @@
+/** The JSON report: exactly the documented contract, nothing internal. */
+import type { Report } from './model.js';
+
+export function toJsonReport(report: Report): object {
+  return {
+    tool: report.tool,
+    target: report.target,
+    server: report.server,
+    startedAt: report.startedAt,
+    durationMs: report.durationMs,
+    checks: report.checks.map((check) => {
+      const entry: Record<string, unknown> = {
+        id: check.id,
+        section: check.section,
+        level: check.level,
+        title: check.title,
+        status: check.status,
+      };
+      if (check.message !== undefined) entry.message = check.message;
+      if (check.expected !== undefined) entry.expected = check.expected;
+      if (check.actual !== undefined) entry.actual = check.actual;
+      entry.durationMs = check.durationMs;
+      return entry;
+    }),
+    summary: report.summary,
+    metrics: report.metrics,
+  };
+}
+
+export function renderJson(report: Report): string {
+  return `${JSON.stringify(toJsonReport(report), null, 2)}\n`;
+}

@@ -1,0 +1,52 @@
+/** JUnit XML: one testsuite per section, one testcase per check; CI systems render it natively. */
+import { SECTIONS } from '../check.js';
+import type { CheckResult, Report } from './model.js';
+
+function escape(text: string): string {
+  return text
+    .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+function testcase(check: CheckResult): string {
+  const open = `    <testcase classname="conformance.${check.section}" name="${escape(check.id)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
+  const detail = [
+    check.message ?? '',
+    `requirement (${check.level}): ${check.requirement}`,
+    `source: ${check.source}`,
+    check.expected !== undefined ? `expected: ${check.expected}` : '',
+    check.actual !== undefined ? `actual: ${check.actual}` : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+  switch (check.status) {
+    case 'pass':
+      return `${open}/>`;
+    case 'skip':
+      return `${open}>\n      <skipped message="${escape(check.message ?? '')}"/>\n    </testcase>`;
+    case 'warn':
+      return `${open}>\n      <system-out>${escape(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
+    case 'fail':
+      return `${open}>\n      <failure message="${escape(check.message ?? 'failed')}" type="${check.level}">${escape(detail)}</failure>\n    </testcase>`;
+  }
+}
+
+export function renderJunit(report: Report): string {
+  const suites: string[] = [];
+  for (const section of SECTIONS) {
+    const checks = report.checks.filter((check) => check.section === section);
+    if (checks.length === 0) continue;
+    const failures = checks.filter((c) => c.status === 'fail').length;
+    const skipped = checks.filter((c) => c.status === 'skip').length;
+    const time = checks.reduce((sum, c) => sum + c.durationMs, 0) / 1000;
+    suites.push(
+      `  <testsuite name="${section}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n${checks.map(testcase).join('\n')}\n  </testsuite>`,
+    );
+  }
+  const { pass, fail, warn, skip } = report.summary;
+  const total = pass + fail + warn + skip;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="furfly conformance" tests="${total}" failures="${fail}" errors="0" skipped="${skip}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">\n${suites.join('\n')}\n</testsuites>\n`;
+}

@@ -1,0 +1,69 @@
+/**
+ * The text report, h2spec style: grouped by section, one line per check, and for each failure the
+ * requirement sentence with expected versus actual. Colour only when asked (a TTY without NO_COLOR).
+ */
+import { SECTIONS, type Status } from '../check.js';
+import type { CheckResult, Report } from './model.js';
+
+export interface TextOptions {
+  color: boolean;
+}
+
+const MARKS: Record<Status, string> = { pass: '✔', fail: '✘', warn: '!', skip: '-' };
+const COLORS: Record<Status, string> = { pass: '32', fail: '31', warn: '33', skip: '90' };
+
+function paint(text: string, code: string, on: boolean): string {
+  return on ? `\u001b[${code}m${text}\u001b[0m` : text;
+}
+
+export function statusMark(status: Status, color: boolean): string {
+  return paint(MARKS[status], COLORS[status], color);
+}
+
+export function renderText(report: Report, options: TextOptions): string {
+  const lines: string[] = [];
+  const target = report.target.transport === 'stdio' ? report.target.command : report.target.url;
+  lines.push(`furfly conformance ${report.tool.version} — ${report.target.transport}: ${target}`);
+  if (report.server) {
+    lines.push(
+      `server: ${report.server.name} ${report.server.version}, protocol ${report.server.protocolVersion}`,
+    );
+  } else {
+    lines.push('server: did not initialize');
+  }
+  for (const section of SECTIONS) {
+    const checks = report.checks.filter((check) => check.section === section);
+    if (checks.length === 0) continue;
+    lines.push('', paint(section, '1', options.color));
+    for (const check of checks) lines.push(...checkLines(check, options.color));
+  }
+  const metrics = Object.entries(report.metrics);
+  if (metrics.length > 0) {
+    lines.push('', paint('metrics', '1', options.color));
+    for (const [name, value] of metrics) lines.push(`  ${name}: ${value === null ? 'n/a' : value}`);
+  }
+  const { pass, fail, warn, skip } = report.summary;
+  lines.push('', `${pass} passed, ${fail} failed, ${warn} warnings, ${skip} skipped`);
+  return `${lines.join('\n')}\n`;
+}
+
+function checkLines(check: CheckResult, color: boolean): string[] {
+  const head = `  ${statusMark(check.status, color)} ${check.id} [${check.level}] ${check.title}`;
+  const lines = [
+    check.message && check.status !== 'fail' && check.status !== 'warn' ? `${head} — ${check.message}` : head,
+  ];
+  if (check.status === 'fail' || check.status === 'warn') {
+    if (check.message) lines.push(`      ${check.message}`);
+    lines.push(`      requirement: ${check.requirement}`, `      source: ${check.source}`);
+    if (check.expected !== undefined) lines.push(`      expected: ${check.expected}`);
+    if (check.actual !== undefined) lines.push(`      actual:   ${check.actual}`);
+  }
+  return lines;
+}
+
+/** One overwriting line for a terminal: `[12/40] lifecycle.ping`. */
+export function progressLine(index: number, total: number, id: string): string {
+  return `\r\u001b[2K[${index + 1}/${total}] ${id}`;
+}
+
+export const CLEAR_LINE = '\r\u001b[2K';
