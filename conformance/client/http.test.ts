@@ -1,7 +1,9 @@
 /**
- * The client side over Streamable HTTP, end to end: furfly's JSON-RPC peer on the HTTP transport
- * against the compiled test servers (`npm run build` first) and against the reference
- * `@modelcontextprotocol/server-everything`. Every child is killed by pid after each test.
+ * The client side over Streamable HTTP, end to end: McpClient on the HTTP transport against the
+ * compiled test servers (`npm run build` first) and against the reference
+ * `@modelcontextprotocol/server-everything`. Where a case needs what McpClient does not offer (proposing
+ * an older protocol version, inspecting the transport error behind a failure) the JSON-RPC peer is
+ * driven directly. Every child is killed by pid after each test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,6 +13,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcDisconnectedError, RpcRemoteError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
 import { JsonRpcPeer } from '../../src/jsonrpc/peer.js';
+import { McpClient, type ToolCallResult } from '../../src/mcp/client.js';
+import { McpConnectError } from '../../src/mcp/errors.js';
 import {
   HttpTransportError,
   SessionExpiredError,
@@ -21,15 +25,44 @@ import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { initializeParams, startHttpServer, stopAllServers } from '../../test-servers/testing.js';
 
 const peers: JsonRpcPeer[] = [];
+const clients: McpClient[] = [];
 const children: ChildProcess[] = [];
 const tempDirs: string[] = [];
 
 afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(peers.splice(0).map((peer) => peer.close()));
   await stopAllServers();
   await Promise.all(children.splice(0).map(killByPid));
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+interface ClientConnection {
+  client: McpClient;
+  transport: StreamableHttpTransport;
+  closes: string[];
+}
+
+/** McpClient over the HTTP transport, connected (handshake and tools/list done). */
+async function connectClient(
+  url: string,
+  options: { requestTimeoutMs?: number } = {},
+): Promise<ClientConnection> {
+  const transport = new StreamableHttpTransport({ url });
+  const client = new McpClient(transport, {
+    name: 'http-test',
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+  });
+  clients.push(client);
+  const closes: string[] = [];
+  client.onclose = (reason) => closes.push(reason.message);
+  await client.connect({ timeoutMs: 10_000 });
+  return { client, transport, closes };
+}
+
+function resultText(result: ToolCallResult): string {
+  return (result.content[0] as { text?: string } | undefined)?.text ?? '';
+}
 
 interface Connection {
   peer: JsonRpcPeer;
@@ -89,28 +122,21 @@ async function waitFor(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
-function textOf(result: unknown): string {
-  return (result as { content: { text: string }[] }).content[0]!.text;
-}
-
-describe('Streamable HTTP against well-behaved --http', () => {
+describe('McpClient over Streamable HTTP against well-behaved --http', () => {
   for (const reply of ['json', 'sse'] as const) {
     it(`does the handshake and calls tools (${reply} replies), sending session id and version header exactly when required`, async () => {
       const record = recordFile();
       const server = await startHttpServer('well-behaved', ['--reply', reply, '--record', record]);
-      const { peer, transport, protocolVersion } = await connect(server.url);
-      expect(protocolVersion).toBe('2025-11-25');
-      const tools = await peer.request<{ tools: { name: string }[] }>('tools/list', {});
-      expect(tools.tools.map((t) => t.name)).toContain('echo');
-      const echoed = await peer.request('tools/call', {
-        name: 'echo',
-        arguments: { message: 'hi over http' },
-      });
-      expect(textOf(echoed)).toBe('hi over http');
+      const { client, transport } = await connectClient(server.url);
+      expect(client.protocolVersion).toBe('2025-11-25');
+      expect(client.tools.map((t) => t.name)).toContain('echo');
+      const echoed = await client.callTool('echo', { message: 'hi over http' });
+      expect(echoed).toMatchObject({ isError: false });
+      expect(resultText(echoed)).toBe('hi over http');
       const session = transport.session;
       expect(session).toBeTruthy();
       await waitFor(() => httpRecords(record).some((r) => r.method === 'GET'));
-      await peer.close();
+      await client.close();
 
       const [init, ...later] = httpRecords(record);
       expect(init).toMatchObject({ method: 'POST', sessionId: null, protocolVersion: null });
@@ -123,7 +149,7 @@ describe('Streamable HTTP against well-behaved --http', () => {
     });
   }
 
-  it('sends no MCP-Protocol-Version header when 2025-03-26 is negotiated', async () => {
+  it('sends no MCP-Protocol-Version header when 2025-03-26 is negotiated (peer: McpClient proposes the latest)', async () => {
     const record = recordFile();
     const server = await startHttpServer('well-behaved', ['--record', record]);
     const { peer, protocolVersion } = await connect(server.url, { version: '2025-03-26' });
@@ -136,118 +162,132 @@ describe('Streamable HTTP against well-behaved --http', () => {
     expect(records.slice(1).every((r) => r.sessionId !== null)).toBe(true);
   });
 
-  it('times out a slow call, cancels it, and keeps the connection for the next call', async () => {
-    const server = await startHttpServer('well-behaved', ['--reply', 'sse']);
-    const { peer } = await connect(server.url);
-    const slow = peer.request(
-      'tools/call',
-      { name: 'slow_echo', arguments: { message: 'late', delay_ms: 60_000 } },
+  it('times out a slow call, sends notifications/cancelled, and keeps the connection for the next call', async () => {
+    const record = recordFile();
+    const server = await startHttpServer('well-behaved', ['--reply', 'sse', '--record', record]);
+    const { client } = await connectClient(server.url);
+    const slow = await client.callTool(
+      'slow_echo',
+      { message: 'late', delay_ms: 60_000 },
       { timeoutMs: 300 },
     );
-    await expect(slow).rejects.toBeInstanceOf(RpcTimeoutError);
-    const echoed = await peer.request('tools/call', { name: 'echo', arguments: { message: 'still here' } });
-    expect(textOf(echoed)).toBe('still here');
+    expect(slow.isError).toBe(true);
+    expect(resultText(slow)).toContain('timed out');
+    const echoed = await client.callTool('echo', { message: 'still here' });
+    expect(resultText(echoed)).toBe('still here');
+    const cancelled = readFileSync(record, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('notifications/cancelled'));
+    expect(cancelled.length).toBeGreaterThanOrEqual(1);
   });
 });
 
-describe('Streamable HTTP against sse-erroring: a clear error on the broken call, the rest stays healthy', () => {
-  const cases: { mode: string; expectError: (error: unknown) => void }[] = [
-    {
-      mode: 'error-in-sse',
-      expectError: (error) => {
-        expect(error).toBeInstanceOf(RpcRemoteError);
-        expect((error as RpcRemoteError).code).toBe(-32603);
-        expect((error as Error).message).toContain('deliberate error inside the SSE stream');
-      },
-    },
-    {
-      mode: 'cut-mid-event',
-      expectError: (error) => {
-        expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES['stream-ended']);
-        expect((error as Error).message).toMatch(/cut off|ended/);
-      },
-    },
-    {
-      mode: 'malformed-event',
-      expectError: (error) => {
-        expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES.protocol);
-        expect((error as Error).message).toContain('not JSON');
-      },
-    },
-    {
-      mode: 'http-500',
-      expectError: (error) => {
-        expect(error).toBeInstanceOf(RpcDisconnectedError);
-        const cause = (error as Error).cause as HttpTransportError;
-        expect(cause).toBeInstanceOf(HttpTransportError);
-        expect(cause.status).toBe(500);
-        expect(cause.body?.startsWith('deliberate failure')).toBe(true);
-        expect(cause.body!.length).toBeLessThan(1100);
-        expect((error as Error).message).toContain('HTTP 500');
-      },
-    },
-    {
-      mode: 'never-ends',
-      expectError: (error) => expect(error).toBeInstanceOf(RpcTimeoutError),
-    },
+describe('McpClient over Streamable HTTP against sse-erroring: a clear error on the broken call, the rest stays healthy', () => {
+  const cases: { mode: string; text: RegExp }[] = [
+    { mode: 'error-in-sse', text: /-32603.*deliberate error inside the SSE stream/ },
+    { mode: 'cut-mid-event', text: /cut off before the response|ended .*before the response/ },
+    { mode: 'malformed-event', text: /not JSON/ },
+    { mode: 'http-500', text: /HTTP 500.*deliberate failure/ },
+    { mode: 'never-ends', text: /timed out after 1000 ms/ },
   ];
 
-  for (const { mode, expectError } of cases) {
+  for (const { mode, text } of cases) {
     it(mode, async () => {
       const server = await startHttpServer('sse-erroring', ['--mode', mode]);
-      const { peer, closes } = await connect(server.url);
-      const error = await peer
-        .request('tools/call', { name: 'trigger', arguments: {} }, { timeoutMs: 1000 })
-        .catch((e: unknown) => e);
-      expectError(error);
-      const echoed = await peer.request('tools/call', { name: 'echo', arguments: { text: 'fine' } });
-      expect(textOf(echoed)).toBe('fine');
-      await expect(peer.request('tools/list', {})).resolves.toMatchObject({ tools: expect.any(Array) });
+      const { client, closes } = await connectClient(server.url);
+      const broken = await client.callTool('trigger', {}, { timeoutMs: 1000 });
+      expect(broken.isError).toBe(true);
+      expect(resultText(broken)).toMatch(text);
+      const echoed = await client.callTool('echo', { text: 'fine' });
+      expect(echoed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'fine' }] });
+      await expect(client.listTools()).resolves.toHaveLength(2);
+      expect(client.isConnected).toBe(true);
       expect(closes).toEqual([]);
     });
   }
 
-  it('expire-after: the call that meets the expired session fails as "session expired", and so does every later one', async () => {
-    const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '1']);
-    const { peer, closes } = await connect(server.url);
-    await expect(peer.request('tools/call', { name: 'trigger', arguments: {} })).resolves.toBeDefined();
+  it('http-500: the transport error carries the status and a truncated body', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'http-500']);
+    const { peer } = await connect(server.url);
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RpcDisconnectedError);
-    expect((error as Error).cause).toBeInstanceOf(SessionExpiredError);
-    expect((error as Error).message).toContain('session expired');
+    const cause = (error as Error).cause as HttpTransportError;
+    expect(cause).toBeInstanceOf(HttpTransportError);
+    expect(cause.kind).toBe('http-status');
+    expect(cause.status).toBe(500);
+    expect(cause.body?.startsWith('deliberate failure')).toBe(true);
+    expect(cause.body!.length).toBeLessThan(1100);
+  });
+
+  it('cut-mid-event: the synthesized error names the transport as its source', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'cut-mid-event']);
+    const { peer } = await connect(server.url);
+    const error = await peer
+      .request('tools/call', { name: 'trigger', arguments: {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcRemoteError);
+    expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES['stream-ended']);
+    expect((error as RpcRemoteError).data).toMatchObject({ transportError: 'stream-ended' });
+  });
+
+  it('expire-after: the call that meets the expired session says "session expired", and so does every later one', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '1']);
+    const { client, closes } = await connectClient(server.url);
+    expect(await client.callTool('trigger')).toMatchObject({ isError: false });
+    const expired = await client.callTool('trigger');
+    expect(expired.isError).toBe(true);
+    expect(resultText(expired)).toContain('session expired');
     await waitFor(() => closes.length === 1);
     expect(closes[0]).toContain('session expired');
-    const later = await peer.request('tools/list', {}).catch((e: unknown) => e);
-    expect(later).toBeInstanceOf(RpcDisconnectedError);
-    expect((later as Error).message).toContain('session expired');
+    const later = await client.callTool('echo', { text: 'too late' });
+    expect(later.isError).toBe(true);
+    expect(resultText(later)).toContain('session expired');
+  });
+
+  it('expire-after: the transport error behind it is a SessionExpiredError', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '0']);
+    const { peer } = await connect(server.url);
+    const error = await peer
+      .request('tools/call', { name: 'trigger', arguments: {} })
+      .catch((e: unknown) => e);
+    expect((error as Error).cause).toBeInstanceOf(SessionExpiredError);
   });
 });
 
-describe('Streamable HTTP against a server that never answers', () => {
-  it('times out the handshake, and close() does not hang', async () => {
+describe('McpClient over Streamable HTTP against a server that never answers', () => {
+  it('fails connect at its timeout, and close() does not hang', async () => {
     const server = await startHttpServer('never-answers');
-    const transport = new StreamableHttpTransport({ url: server.url });
-    const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: 300 });
+    const client = new McpClient(new StreamableHttpTransport({ url: server.url }), { name: 'silent' });
+    clients.push(client);
+    const error = await client.connect({ timeoutMs: 500 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as McpConnectError).phase).toBe('initialize');
+    expect((error as Error).message).toContain('timed out');
+    await client.close();
+  });
+
+  it('times out a request on the bare peer too', async () => {
+    const server = await startHttpServer('never-answers');
+    const peer = new JsonRpcPeer(new StreamableHttpTransport({ url: server.url }), { defaultTimeoutMs: 300 });
     peers.push(peer);
     await peer.start();
     await expect(
       peer.request('initialize', initializeParams(), { validateResult: false }),
     ).rejects.toBeInstanceOf(RpcTimeoutError);
-    await peer.close();
   });
 });
 
 describe('interop: @modelcontextprotocol/server-everything in streamableHttp mode', () => {
   it('connects on 127.0.0.1 and calls echo', async () => {
     const url = await startEverything();
-    const { peer, transport } = await connect(url);
+    const { client, transport } = await connectClient(url);
     expect(transport.session).toBeTruthy();
-    const tools = await peer.request<{ tools: { name: string }[] }>('tools/list', {});
-    expect(tools.tools.map((t) => t.name)).toContain('echo');
-    const echoed = await peer.request('tools/call', { name: 'echo', arguments: { message: 'interop' } });
-    expect(textOf(echoed)).toContain('interop');
+    expect(client.tools.map((t) => t.name)).toContain('echo');
+    const echoed = await client.callTool('echo', { message: 'interop' });
+    expect(echoed.isError).toBe(false);
+    expect(resultText(echoed)).toContain('interop');
   });
 });
 
@@ -267,7 +307,7 @@ async function startEverything(): Promise<string> {
     'net.Server.prototype.listen = function (...args) {',
     "  if (typeof args[0] === 'number' || typeof args[0] === 'string') {",
     "    if (typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');",
-    "    this.once('listening', () => process.stderr.write(`furfly-bound-port ${this.address().port}\\n`));",
+    "    this.once('listening', () => process.stderr.write('furfly-bound-port ' + this.address().port + '\\n'));",
     '  }',
     '  return listen.apply(this, args);',
     '};',
