@@ -3,8 +3,9 @@
  * declares. Remote tools bring schemas written for draft-07 or 2020-12 (and sometimes a `$schema` Ajv
  * does not know), so an unknown or missing dialect falls back to 2020-12, the MCP default.
  *
- * Each schema gets its own Ajv instance: schemas from different servers may reuse the same `$id`,
- * which a shared instance would reject as a duplicate.
+ * Schemas without `$id` share one Ajv instance per dialect (creating an instance with formats is not
+ * cheap, and a server may bring hundreds of tools). A schema with an `$id` anywhere gets its own
+ * instance: schemas from different servers may reuse an `$id`, which a shared instance would reject.
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
@@ -39,6 +40,30 @@ export interface ArgumentValidator {
 /** Throws when the schema cannot be compiled; the registry turns that into an error result. */
 export function compileValidator(schema: JsonSchemaObject): ArgumentValidator {
   const { dialect, known } = dialectOf(schema);
+  // An unknown `$schema` URI would make Ajv look for a meta-schema it does not have.
+  const compilable = known ? schema : withoutSchemaKeyword(schema);
+  const ajv = JSON.stringify(schema).includes('"$id"') ? newAjv(dialect) : sharedAjv(dialect);
+  const validateFn = ajv.compile(compilable);
+  return {
+    validate(value: unknown): string[] {
+      if (validateFn(value)) return [];
+      return (validateFn.errors ?? []).map(describeError);
+    },
+  };
+}
+
+const shared = new Map<Dialect, AjvInstance>();
+
+function sharedAjv(dialect: Dialect): AjvInstance {
+  let ajv = shared.get(dialect);
+  if (!ajv) {
+    ajv = newAjv(dialect);
+    shared.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+function newAjv(dialect: Dialect): AjvInstance {
   const AjvForDialect = dialect === '2020-12' ? Ajv2020 : dialect === '2019-09' ? Ajv2019 : AjvDraft07;
   const ajv = new AjvForDialect({
     // Remote schemas carry extra keywords (titles, examples, vendor extensions); do not reject them.
@@ -47,15 +72,7 @@ export function compileValidator(schema: JsonSchemaObject): ArgumentValidator {
     validateSchema: true,
   });
   addFormats(ajv);
-  // An unknown `$schema` URI would make Ajv look for a meta-schema it does not have.
-  const compilable = known ? schema : withoutSchemaKeyword(schema);
-  const validateFn = ajv.compile(compilable);
-  return {
-    validate(value: unknown): string[] {
-      if (validateFn(value)) return [];
-      return (validateFn.errors ?? []).map(describeError);
-    },
-  };
+  return ajv;
 }
 
 function withoutSchemaKeyword(schema: JsonSchemaObject): JsonSchemaObject {

@@ -1,0 +1,24 @@
+/** Public surface of the tools layer: the Tool contract, the registry and the built-ins. */
+export { builtinTools } from './builtins/index.js';
+export { globToRegExp } from './glob-pattern.js';
+export {
+  DuplicateToolError,
+  type ExecuteContext,
+  type ExecuteOptions,
+  type RegisterOutcome,
+  ToolRegistry,
+} from './registry.js';
+export { SessionState } from './session-state.js';
+export {
+  type AnyTool,
+  type ContentPart,
+  errorResult,
+  type JsonSchemaObject,
+  TOOL_CATEGORIES,
+  type Tool,
+  type ToolCategory,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  textResult,
+} from './tool.js';
