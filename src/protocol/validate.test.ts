@@ -1,0 +1,160 @@
+/**
+ * The validator API contract (shared empty result, method tables, readable issues) and the rule that
+ * nothing at runtime compiles schemas: generated and protocol code import only Ajv's runtime helpers.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { notificationMethods, PROTOCOL_DEFINITIONS, requestMethods, validatorsFor } from './validate.js';
+import { PROTOCOL_VERSIONS } from './versions.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+describe('validatorsFor', () => {
+  it('returns the same frozen empty list for every valid value', () => {
+    const v = validatorsFor('2025-11-25');
+    const a = v.message({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const b = v.result('tools/list', { tools: [] });
+    const c = v.params('tools/call', { name: 'x' });
+    expect(a).toEqual([]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(validatorsFor('2025-11-25')).toBe(v);
+  });
+
+  it('maps every request method to its result definition', () => {
+    const v = validatorsFor('2025-06-18');
+    expect(v.result('initialize', { protocolVersion: '2025-06-18', capabilities: {} })).toEqual([
+      { pointer: '/serverInfo', message: "required property 'serverInfo' is missing" },
+    ]);
+    expect(v.result('tools/call', { content: [{ type: 'text', text: 1 }] })).toEqual([
+      { pointer: '/content/0/text', message: 'must be string' },
+    ]);
+    expect(v.result('ping', 'pong')).toEqual([{ pointer: '', message: 'must be object' }]);
+    expect(v.result('logging/setLevel', {})).toEqual([]);
+    expect(v.result('completion/complete', { completion: {} })[0]?.pointer).toBe('/completion/values');
+    for (const method of [
+      'initialize',
+      'ping',
+      'tools/list',
+      'tools/call',
+      'resources/list',
+      'resources/templates/list',
+      'resources/read',
+      'prompts/list',
+      'prompts/get',
+      'logging/setLevel',
+      'completion/complete',
+    ]) {
+      expect(requestMethods('2025-06-18')).toContain(method);
+    }
+  });
+
+  it('checks only "is an object" for methods the schemas do not know', () => {
+    const v = validatorsFor('2025-03-26');
+    expect(v.result('vendor/thing', { anything: 1 })).toEqual([]);
+    expect(v.result('vendor/thing', [1])).toEqual([{ pointer: '', message: 'must be object' }]);
+    expect(v.params('vendor/thing', undefined)).toEqual([]);
+    expect(v.params('vendor/thing', 3)).toEqual([{ pointer: '', message: 'must be object' }]);
+  });
+
+  it('checks params by method, in both directions, and knows which params are required', () => {
+    const v = validatorsFor('2025-11-25');
+    expect(v.params('tools/call', undefined)).toEqual([
+      { pointer: '', message: 'params are required for tools/call' },
+    ]);
+    expect(v.params('tools/list', undefined)).toEqual([]);
+    expect(v.params('notifications/progress', { progressToken: 'a' })).toEqual([
+      { pointer: '/progress', message: "required property 'progress' is missing" },
+    ]);
+    expect(v.params('notifications/message', { level: 'loud', data: 1 })[0]).toEqual({
+      pointer: '/level',
+      message:
+        'must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"',
+    });
+    expect(v.params('notifications/cancelled', {})).toEqual([]);
+    expect(validatorsFor('2025-06-18').params('notifications/cancelled', {})[0]?.pointer).toBe('/requestId');
+    for (const method of [
+      'notifications/initialized',
+      'notifications/tools/list_changed',
+      'notifications/message',
+    ]) {
+      expect(notificationMethods('2025-11-25')).toContain(method);
+    }
+  });
+
+  it('words envelope problems for people', () => {
+    const v = validatorsFor('2025-06-18');
+    expect(v.message({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } })).toEqual([
+      { pointer: '', message: "a response must not have both 'result' and 'error'" },
+    ]);
+    expect(v.message({ jsonrpc: '2.0', id: 1, method: 'x' })).toEqual([]);
+    expect(v.message({ jsonrpc: '1.0', method: 'x' })).toEqual([
+      { pointer: '/jsonrpc', message: 'must be "2.0"' },
+    ]);
+    expect(v.message({ jsonrpc: '2.0', id: null, method: 'x' })).toEqual([
+      { pointer: '/id', message: 'must be string or integer' },
+    ]);
+  });
+
+  it('exposes every definition by name and throws on an unknown one', () => {
+    for (const version of PROTOCOL_VERSIONS) {
+      const v = validatorsFor(version);
+      for (const name of PROTOCOL_DEFINITIONS[version]) expect(typeof v.definition(name, {})).toBe('object');
+      expect(() => v.definition('NoSuchThing', {})).toThrow(/unknown MCP .* definition: NoSuchThing/);
+    }
+    expect(PROTOCOL_DEFINITIONS['2025-03-26']).toContain('JSONRPCBatchRequest');
+    expect(PROTOCOL_DEFINITIONS['2025-06-18']).not.toContain('JSONRPCBatchRequest');
+    expect(PROTOCOL_DEFINITIONS['2025-06-18']).toContain('ResourceLink');
+    expect(PROTOCOL_DEFINITIONS['2025-03-26']).not.toContain('ResourceLink');
+    expect(PROTOCOL_DEFINITIONS['2025-11-25']).toContain('Icon');
+  });
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+describe('no schema compilation at runtime', () => {
+  it('src/protocol and src/generated import ajv only as ajv/dist/runtime/* (and ajv-formats formats)', () => {
+    const files = [
+      ...sourceFiles(path.join(repoRoot, 'src/protocol')),
+      ...sourceFiles(path.join(repoRoot, 'src/generated')),
+    ];
+    expect(files.length).toBeGreaterThan(5);
+    const specifier = /(?:from\s+|import\s*\(\s*|require\s*\(\s*)["']([^"']+)["']/g;
+    const offending: string[] = [];
+    for (const file of files) {
+      for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
+        const spec = match[1]!;
+        if (!/^ajv(-formats)?(\/|$)/.test(spec)) continue;
+        if (/^ajv\/dist\/runtime\/\w+\.js$/.test(spec) || spec === 'ajv-formats/dist/formats.js') continue;
+        offending.push(`${path.relative(repoRoot, file)}: ${spec}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('the built validators import from plain node (dist/src/generated)', () => {
+    const built = path.join(repoRoot, 'dist/src/protocol/validate.js');
+    if (!existsSync(built)) throw new Error('run `npm run build` first (npm test does)');
+    const script = `const { validatorsFor } = await import(${JSON.stringify(pathToFileURL(built).href)});
+      const v = validatorsFor('2025-03-26');
+      console.log(JSON.stringify([v.message([{ jsonrpc: '2.0', id: 1, method: 'ping' }]), v.definition('Tool', {})]));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual([
+      [],
+      [
+        { pointer: '/name', message: "required property 'name' is missing" },
+        { pointer: '/inputSchema', message: "required property 'inputSchema' is missing" },
+      ],
+    ]);
+  });
+});
