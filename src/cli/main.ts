@@ -1,11 +1,21 @@
 #!/usr/bin/env node
+/**
+ * The `furfly` command: each command group registers itself from `commands/`, so adding one touches
+ * only this list.
+ */
 import { createRequire } from 'node:module';
 import { cac } from 'cac';
+import { registerConfigCommands } from './commands/config.js';
+import { registerConformanceCommand } from './commands/conformance.js';
+import { registerMcpCommands } from './commands/mcp.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
 
 const cli = cac('furfly');
+registerConfigCommands(cli);
+registerMcpCommands(cli);
+registerConformanceCommand(cli);
 cli.help();
 cli.version(version);
 cli.parse();
