@@ -131,13 +131,13 @@ export function startStdioServer(name: string, args: string[] = []): StdioServer
     send(message) {
       child.stdin!.write(typeof message === 'string' ? message : `${JSON.stringify(message)}\n`);
     },
-    nextLine: (timeoutMs = 5000) =>
+    nextLine: (timeoutMs = 10_000) =>
       lines.next(timeoutMs).catch((error: Error) => {
         // Say why: a dead server's exit status and stderr explain far more than "stream ended".
         const status = child.exitCode ?? child.signalCode ?? 'running';
         throw new Error(`${name}: ${error.message} (exit: ${status}; stderr: ${stderr.slice(-500)})`);
       }),
-    async nextMessage(timeoutMs = 5000) {
+    async nextMessage(timeoutMs = 10_000) {
       for (;;) {
         const line = await server.nextLine(timeoutMs);
         try {
@@ -147,7 +147,7 @@ export function startStdioServer(name: string, args: string[] = []): StdioServer
         }
       }
     },
-    async request(id, method, params, timeoutMs = 5000) {
+    async request(id, method, params, timeoutMs = 10_000) {
       server.send(
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
       );
