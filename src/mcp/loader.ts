@@ -1,0 +1,390 @@
+/**
+ * The loader: every configured MCP server connected at once, each under its own timeout, its tools
+ * registered the moment it is ready. One slow or broken server delays nothing else, and nothing here
+ * throws: every outcome is a `ServerEvent`.
+ *
+ * Lifecycle of a server, as events: `disabled` (and nothing else), or `connecting` then one of
+ * `ok` (with the tool count) | `error` | `timeout`. Later, while running: `error` when the connection
+ * is lost (its tools stay registered and answer with a clear error, see McpClient.callTool), and `ok`
+ * again after `notifications/tools/list_changed` re-listed its tools. A tool whose public name is
+ * already taken is skipped with an `error` event naming both; the server's next `ok` event counts only
+ * registered tools and repeats the skipped ones in `error`.
+ *
+ * Messages never contain env or header values (see redactSecrets).
+ */
+import type { ResolvedServer } from '../config/types.js';
+import { RpcTimeoutError } from '../jsonrpc/errors.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { McpClient, type McpTool } from './client.js';
+import { RemoteTool } from './remote-tool.js';
+import { assignToolNames } from './tool-names.js';
+import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
+
+export type ServerTransportKind = 'stdio' | 'http';
+export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
+
+export interface ServerEvent {
+  server: string;
+  transport: ServerTransportKind;
+  status: ServerStatus;
+  /** Registered tools (with `ok`). */
+  tools?: number;
+  /** Milliseconds since this server started connecting (with `ok`, `error`, `timeout`). */
+  ms?: number;
+  /** What went wrong (with `error` and `timeout`; with `ok` when tools were skipped or re-listing failed). */
+  error?: string;
+}
+
+/** The part of McpClient the loader uses, so tests can substitute one. */
+export type LoaderClient = Pick<
+  McpClient,
+  'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
+>;
+
+export type ClientFactory = (name: string, server: ResolvedServer, options: { cwd: string }) => LoaderClient;
+
+export interface LoadMcpServersOptions {
+  /** The project root: relative stdio `cwd` entries resolve against it. */
+  cwd: string;
+  onEvent?: (event: ServerEvent) => void;
+  /** Replaces every server's own `timeout` (seconds) for connecting. */
+  connectTimeoutMs?: number;
+  /** Time allowed for one tool call (the client's default, 60 s, when absent). */
+  callTimeoutMs?: number;
+  /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
+  maxOutputChars?: number;
+  /** Builds the client for one server; a real McpClient over createTransport by default. */
+  clientFactory?: ClientFactory;
+}
+
+export interface McpServersHandle {
+  /** Settles when every server has settled (ok, error, timeout or disabled). Never rejects. */
+  readonly ready: Promise<ServerEvent[]>;
+  /** The latest event of every configured server, in config order. */
+  statuses(): ServerEvent[];
+  /** The client of every server that was started (connected or not), by server name. */
+  readonly clients: ReadonlyMap<string, LoaderClient>;
+  /** Closes every client concurrently. Idempotent; never rejects. */
+  close(): Promise<void>;
+}
+
+/** If the client's own timeout fires at the same moment, ours should win, so the status is `timeout`. */
+const CLIENT_TIMEOUT_GRACE_MS = 1000;
+
+export const defaultClientFactory: ClientFactory = (name, server, options) =>
+  new McpClient(createTransport(name, server, options), { name });
+
+export function loadMcpServers(
+  servers: Readonly<Record<string, ResolvedServer>>,
+  registry: ToolRegistry,
+  options: LoadMcpServersOptions,
+): McpServersHandle {
+  const loader = new Loader(registry, options);
+  const ready = Promise.all(Object.entries(servers).map(([name, server]) => loader.start(name, server))).then(
+    () => loader.statuses(),
+  );
+  return {
+    ready,
+    statuses: () => loader.statuses(),
+    clients: loader.clients,
+    close: () => loader.close(),
+  };
+}
+
+interface ServerState {
+  name: string;
+  server: ResolvedServer;
+  transport: ServerTransportKind;
+  startedAt: number;
+  client?: LoaderClient;
+  /** Real tool name -> public name, for the tools this server has in the registry. */
+  registered: Map<string, string>;
+  /** The definitions behind `registered`, to see whether a re-listed tool changed. */
+  definitions: Map<string, McpTool>;
+  connected: boolean;
+  relisting?: Promise<void>;
+  relistAgain: boolean;
+}
+
+class Loader {
+  readonly clients = new Map<string, LoaderClient>();
+  private readonly latest = new Map<string, ServerEvent>();
+  private readonly order: string[] = [];
+  /** Public name -> who registered it, to name both sides of a collision. */
+  private readonly owners = new Map<string, string>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly options: LoadMcpServersOptions,
+  ) {}
+
+  statuses(): ServerEvent[] {
+    return this.order.flatMap((name) => {
+      const event = this.latest.get(name);
+      return event ? [{ ...event }] : [];
+    });
+  }
+
+  async start(name: string, server: ResolvedServer): Promise<void> {
+    this.order.push(name);
+    const state: ServerState = {
+      name,
+      server,
+      transport: server.type,
+      startedAt: Date.now(),
+      registered: new Map(),
+      definitions: new Map(),
+      connected: false,
+      relistAgain: false,
+    };
+    if (!server.enabled) {
+      this.emit(state, { status: 'disabled' });
+      return;
+    }
+    this.emit(state, { status: 'connecting' });
+    if (this.closed) {
+      this.emit(state, { status: 'error', ms: 0, error: 'not started: shutting down' });
+      return;
+    }
+    try {
+      await this.connect(state);
+    } catch (error) {
+      // connect() handles its own failures; this is a last line of defence for the "never throws" promise.
+      this.emit(state, {
+        status: 'error',
+        ms: this.elapsed(state),
+        error: this.redact(state, messageOf(error)),
+      });
+    }
+  }
+
+  private async connect(state: ServerState): Promise<void> {
+    const { name, server } = state;
+    let client: LoaderClient;
+    try {
+      const factory = this.options.clientFactory ?? defaultClientFactory;
+      client = factory(name, server, { cwd: this.options.cwd });
+    } catch (error) {
+      this.emit(state, {
+        status: 'error',
+        ms: this.elapsed(state),
+        error: this.redact(state, messageOf(error)),
+      });
+      return;
+    }
+    state.client = client;
+    this.clients.set(name, client);
+
+    const timeoutMs = this.options.connectTimeoutMs ?? server.timeout * 1000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const connecting = client.connect({ timeoutMs: timeoutMs + CLIENT_TIMEOUT_GRACE_MS }).then(
+      () => 'ok' as const,
+      (error: unknown) => error,
+    );
+    const outcome = await Promise.race([connecting, timedOut]);
+    clearTimeout(timer);
+
+    if (outcome === 'timeout') {
+      this.emit(state, {
+        status: 'timeout',
+        ms: this.elapsed(state),
+        error: `server "${name}" did not finish connecting within ${formatDuration(timeoutMs)}`,
+      });
+      void client.close().catch(() => {});
+      return;
+    }
+    if (outcome !== 'ok') {
+      const message = this.closed
+        ? `server "${name}": shut down before it finished connecting`
+        : this.redact(state, messageOf(outcome));
+      this.emit(state, {
+        status: isTimeout(outcome) ? 'timeout' : 'error',
+        ms: this.elapsed(state),
+        error: message,
+      });
+      return;
+    }
+    if (this.closed) {
+      this.emit(state, { status: 'error', ms: this.elapsed(state), error: 'connected after shutdown began' });
+      return;
+    }
+
+    state.connected = true;
+    client.onclose = (reason) => {
+      state.connected = false;
+      if (this.closed) return;
+      this.emit(state, {
+        status: 'error',
+        ms: this.elapsed(state),
+        error: this.redact(state, `server "${name}": the connection was lost (${reason.message})`),
+      });
+    };
+    client.onnotification = (method) => {
+      if (method === 'notifications/tools/list_changed') this.relist(state);
+    };
+    const skipped = this.syncTools(state, client.tools);
+    this.emitOk(state, skipped);
+  }
+
+  /** Re-lists after `list_changed`; calls that arrive while one runs fold into one more run. */
+  private relist(state: ServerState): void {
+    if (state.relisting) {
+      state.relistAgain = true;
+      return;
+    }
+    state.relisting = (async () => {
+      do {
+        state.relistAgain = false;
+        if (this.closed || !state.connected || !state.client) return;
+        try {
+          const tools = await state.client.listTools({ timeoutMs: state.server.timeout * 1000 });
+          if (this.closed) return;
+          this.emitOk(state, this.syncTools(state, tools));
+        } catch (error) {
+          if (this.closed || !state.connected) return;
+          const problem = this.redact(state, `re-listing tools failed: ${messageOf(error)}`);
+          this.emitOk(state, [problem]);
+        }
+      } while (state.relistAgain);
+    })().finally(() => {
+      state.relisting = undefined;
+    });
+  }
+
+  /**
+   * Brings the registry in line with `tools`: removed tools go, new ones are appended, unchanged
+   * ones stay where they are (a stable order keeps the provider's prompt cache warm), and a tool whose
+   * definition or public name changed is replaced. Returns a message per skipped tool.
+   */
+  private syncTools(state: ServerState, tools: readonly McpTool[]): string[] {
+    const problems: string[] = [];
+    const valid: McpTool[] = [];
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      if (!tool || typeof tool.name !== 'string') {
+        problems.push(`server "${state.name}" listed a tool without a name; it was skipped`);
+      } else if (seen.has(tool.name)) {
+        problems.push(`server "${state.name}" listed the tool "${tool.name}" twice; the repeat was skipped`);
+      } else {
+        seen.add(tool.name);
+        valid.push(tool);
+      }
+    }
+    const names = assignToolNames(
+      state.name,
+      valid.map((tool) => tool.name),
+    );
+
+    for (const [realName, publicName] of [...state.registered]) {
+      const next = valid.find((tool) => tool.name === realName);
+      const unchanged =
+        next !== undefined &&
+        names.get(realName) === publicName &&
+        sameDefinition(next, state.definitions.get(realName));
+      if (unchanged) continue;
+      this.registry.unregister(publicName);
+      this.owners.delete(publicName);
+      state.registered.delete(realName);
+      state.definitions.delete(realName);
+    }
+
+    for (const tool of valid) {
+      if (state.registered.has(tool.name)) continue;
+      const publicName = names.get(tool.name)!;
+      const remote = new RemoteTool({
+        server: state.name,
+        definition: tool,
+        name: publicName,
+        category: state.server.category,
+        client: state.client!,
+        callTimeoutMs: this.options.callTimeoutMs,
+        maxOutputChars: this.options.maxOutputChars,
+      });
+      const outcome = this.registry.tryRegister(remote);
+      const owner = `tool "${tool.name}" of server "${state.name}"`;
+      if (!outcome.ok) {
+        const holder = this.owners.get(publicName) ?? 'a tool that is not from an MCP server';
+        const message = `the name "${publicName}" of ${owner} is already taken by ${holder}; ${owner} was skipped`;
+        this.emit(state, { status: 'error', error: message }, 'report');
+        problems.push(message);
+        continue;
+      }
+      this.owners.set(publicName, owner);
+      state.registered.set(tool.name, publicName);
+      state.definitions.set(tool.name, tool);
+    }
+    return problems;
+  }
+
+  private emitOk(state: ServerState, problems: readonly string[]): void {
+    const event: Omit<ServerEvent, 'server' | 'transport'> = {
+      status: 'ok',
+      tools: state.registered.size,
+      ms: this.elapsed(state),
+    };
+    if (problems.length > 0) event.error = problems.join('; ');
+    this.emit(state, event);
+  }
+
+  /** `report` events go to the listener only; they do not replace the server's status. */
+  private emit(
+    state: ServerState,
+    event: Omit<ServerEvent, 'server' | 'transport'>,
+    kind: 'status' | 'report' = 'status',
+  ): void {
+    const full: ServerEvent = { server: state.name, transport: state.transport, ...event };
+    if (kind === 'status') this.latest.set(state.name, full);
+    try {
+      this.options.onEvent?.({ ...full });
+    } catch {
+      // A failing listener must not break the loader.
+    }
+  }
+
+  private elapsed(state: ServerState): number {
+    return Date.now() - state.startedAt;
+  }
+
+  private redact(state: ServerState, text: string): string {
+    return redactSecrets(text, secretsOf(state.server));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.all(
+        [...this.clients.values()].map((client) =>
+          Promise.resolve()
+            .then(() => client.close())
+            .catch(() => {}),
+        ),
+      );
+    })();
+    return this.closing;
+  }
+}
+
+function sameDefinition(a: McpTool, b: McpTool | undefined): boolean {
+  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+function isTimeout(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof RpcTimeoutError) return true;
+  }
+  return false;
+}
+
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}

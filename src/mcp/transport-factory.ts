@@ -1,0 +1,70 @@
+/**
+ * A configured server entry -> the Transport that reaches it. The only place that knows how config
+ * fields map onto transport options.
+ */
+import path from 'node:path';
+import type { ResolvedServer } from '../config/types.js';
+import type { Transport } from '../jsonrpc/transport.js';
+import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
+import { StdioTransport } from './transports/stdio/stdio-transport.js';
+
+/** The entry asks for something furfly cannot do (yet). The message names the server and the fix. */
+export class UnsupportedServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedServerError';
+  }
+}
+
+export interface TransportFactoryOptions {
+  /** Relative `cwd` entries resolve against this (the project root); also the default working folder. */
+  cwd: string;
+}
+
+/** Throws `UnsupportedServerError` for an entry that cannot be run (e.g. `sandbox: docker`). */
+export function createTransport(
+  name: string,
+  server: ResolvedServer,
+  options: TransportFactoryOptions,
+): Transport {
+  if (server.type === 'http') {
+    return new StreamableHttpTransport({ url: server.url, headers: server.headers });
+  }
+  if (server.sandbox === 'docker') {
+    // Running it without the sandbox it asks for would be a silent loss of isolation, so refuse.
+    throw new UnsupportedServerError(
+      `server "${name}": sandbox "docker" is not supported yet, so the server was not started`,
+    );
+  }
+  return new StdioTransport({
+    command: server.command,
+    args: server.args ?? [],
+    env: server.env,
+    cwd: path.resolve(options.cwd, server.cwd ?? '.'),
+    // Messages name the server, never the command line (it may hold tokens).
+    name,
+  });
+}
+
+/**
+ * Values that must never appear in a message about this server: env and header values. Values shorter
+ * than 4 characters (`1`, `on`) are not secrets, and redacting them would garble every number.
+ */
+export function secretsOf(server: ResolvedServer): string[] {
+  const values =
+    server.type === 'http' ? Object.values(server.headers ?? {}) : Object.values(server.env ?? {});
+  return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Replaces every secret in `text` with `***`. Defence in depth: the transports already keep values out
+ * of their messages, but a server may echo its own environment on stderr, which the error text includes.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  // Longest first, so a secret that contains another is replaced whole.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
+  return out;
+}
