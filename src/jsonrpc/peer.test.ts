@@ -345,6 +345,18 @@ describe('JsonRpcPeer incoming requests and notifications', () => {
 });
 
 describe('JsonRpcPeer robustness', () => {
+  it('reports (never throws) when answering fails, even synchronously', async () => {
+    const { transport, peer, errors } = setup();
+    transport.send = () => {
+      throw new Error('pipe gone');
+    };
+    expect(() => transport.deliver({ jsonrpc: '2.0', id: 1, method: 'ping' })).not.toThrow();
+    peer.setRequestHandler('x', async () => ({}));
+    transport.deliver({ jsonrpc: '2.0', id: 2, method: 'x' });
+    await flush();
+    expect(errors.map((e) => e.message)).toEqual(['pipe gone', 'pipe gone']);
+  });
+
   test.prop([fc.array(fc.jsonValue(), { maxLength: 20 })])(
     'never throws on arbitrary JSON values',
     async (values) => {

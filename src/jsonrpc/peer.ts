@@ -103,7 +103,6 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_MS = 600_000;
 /** How many timed-out/cancelled ids to remember, so their late answers are not reported as unknown. */
 const FORGOTTEN_IDS_KEPT = 1024;
-const NOOP = (): void => {};
 
 export class JsonRpcPeer {
   readonly stats: PeerStats = {
@@ -281,13 +280,22 @@ export class JsonRpcPeer {
 
   private respond(id: unknown, result: unknown): void {
     if (this.closedReason) return;
-    this.transport.send({ jsonrpc: '2.0', id, result }).catch(this.report);
+    this.sendQuietly({ jsonrpc: '2.0', id, result });
   }
 
   private respondError(id: unknown, code: number, message: string, data?: unknown): void {
     if (this.closedReason) return;
     const error = data === undefined ? { code, message } : { code, message, data };
-    this.transport.send({ jsonrpc: '2.0', id, error }).catch(this.report);
+    this.sendQuietly({ jsonrpc: '2.0', id, error });
+  }
+
+  /** Fire-and-forget send: a failure (even a synchronous throw) is reported, never thrown. */
+  private sendQuietly(message: object): void {
+    try {
+      this.transport.send(message).catch(this.report);
+    } catch (error) {
+      this.report(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   // ---------------------------------------------------------------- pending bookkeeping
@@ -307,9 +315,11 @@ export class JsonRpcPeer {
     // The MCP spec forbids cancelling initialize; other peers accept cancellation of anything.
     if (entry.method !== 'initialize' && !this.closedReason) {
       const reason = error instanceof RpcTimeoutError ? error.message : (error as RpcCancelledError).reason;
-      this.transport
-        .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: entry.id, reason } })
-        .catch(NOOP);
+      this.sendQuietly({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: entry.id, reason },
+      });
     }
     entry.reject(error);
   }

@@ -3,8 +3,9 @@
  * well-behaved test server and against the reference @modelcontextprotocol/server-everything.
  * Needs `npm run build` first (the test server runs as compiled JS).
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -96,6 +97,41 @@ describe('McpClient against the well-behaved test server', () => {
       content: [{ type: 'text', text: 'server "well-behaved", tool "slow_echo": timed out after 100 ms' }],
     });
     expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('the server receives initialize, then initialized, then notifications/cancelled for a timed-out call', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'furfly-client-'));
+    try {
+      const record = path.join(dir, 'record.jsonl');
+      const { client } = open('well-behaved', [wellBehaved, '--record', record]);
+      await client.connect({ timeoutMs: 10_000 });
+      await client.callTool('slow_echo', { message: 'late', delay_ms: 60_000 }, { timeoutMs: 50 });
+      await client.callTool('echo', { message: 'after' }); // answered after the cancellation was read
+      const received = (await readFile(record, 'utf8'))
+        .trim()
+        .split('\n')
+        .map(
+          (line) =>
+            JSON.parse(line) as { kind: string; message: { method?: string; id?: number; params?: unknown } },
+        )
+        .filter((entry) => entry.kind === 'message')
+        .map((entry) => entry.message);
+      expect(received.map((m) => m.method)).toEqual([
+        'initialize',
+        'notifications/initialized',
+        'tools/list',
+        'tools/call',
+        'notifications/cancelled',
+        'tools/call',
+      ]);
+      const slowId = received[3]!.id;
+      expect(received[4]!.params).toEqual({
+        requestId: slowId,
+        reason: '"tools/call" timed out after 50 ms',
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a server that is killed mid-call fails the call promptly with the reason', async () => {
