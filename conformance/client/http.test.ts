@@ -195,7 +195,12 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     it(mode, async () => {
       const server = await startHttpServer('sse-erroring', ['--mode', mode]);
       const { client, closes } = await connectClient(server.url);
-      const broken = await client.callTool('trigger', {}, { timeoutMs: 1000 });
+      // Only never-ends needs the timeout; the others must fail on their own, long before 10 s.
+      const broken = await client.callTool(
+        'trigger',
+        {},
+        { timeoutMs: mode === 'never-ends' ? 1000 : 10_000 },
+      );
       expect(broken.isError).toBe(true);
       expect(resultText(broken)).toMatch(text);
       const echoed = await client.callTool('echo', { text: 'fine' });
@@ -253,6 +258,30 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
     expect((error as Error).cause).toBeInstanceOf(SessionExpiredError);
+  });
+});
+
+describe('McpClient over Streamable HTTP against slow --http', () => {
+  it('times out a handshake that never completes', async () => {
+    const server = await startHttpServer('slow', ['--initialize-delay', 'never']);
+    const client = new McpClient(new StreamableHttpTransport({ url: server.url }), { name: 'slow' });
+    clients.push(client);
+    const error = await client.connect({ timeoutMs: 500 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as McpConnectError).phase).toBe('initialize');
+  });
+
+  it('times out a call that is never answered while other requests go through', async () => {
+    const server = await startHttpServer('slow', ['--call-delay', 'never', '--reply', 'sse']);
+    const { client } = await connectClient(server.url);
+    const [call, tools] = await Promise.all([
+      client.callTool('echo', { message: 'never' }, { timeoutMs: 400 }),
+      client.listTools(),
+    ]);
+    expect(call.isError).toBe(true);
+    expect(resultText(call)).toContain('timed out after 400 ms');
+    expect(tools.map((t) => t.name)).toContain('echo');
+    expect(client.isConnected).toBe(true);
   });
 });
 
