@@ -118,7 +118,7 @@ function httpRecords(file: string): HttpRecord[] {
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 1000 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
 

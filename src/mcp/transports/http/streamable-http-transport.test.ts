@@ -463,6 +463,6 @@ describe('StreamableHttpTransport: close and the GET stream', () => {
 
 /** Polls a condition that another party (server or transport) makes true soon. */
 async function vitestWaitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 1000 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
