@@ -178,3 +178,14 @@ describe('StdioTransport', () => {
     expect(messages[0]).toMatchObject({ params: { n: 20 } });
   });
 });
+
+describe('StdioTransport close() racing start()', () => {
+  it('resolves when called before the spawn event', async () => {
+    const { transport, closed } = node(ECHO_SERVER, { stdinGraceMs: 2000 });
+    const starting = transport.start();
+    const closing = transport.close();
+    await starting;
+    await closing;
+    expect((await closed).message).toBe('closed by the client');
+  });
+});

@@ -92,12 +92,13 @@ export class StdioTransport implements Transport {
       windowsHide: true,
     });
     this.child = child;
+    // Wired at once, not on 'spawn': a close() racing with start() must still see the exit.
+    this.wire(child);
     return new Promise<void>((resolve, reject) => {
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
         trackChild(child);
-        this.wire(child);
         resolve();
       });
       child.on('error', (error) => {
@@ -107,6 +108,7 @@ export class StdioTransport implements Transport {
         }
         // Nothing ran, so there is no connection to report closed.
         this.closeReported = true;
+        clearTimeout(this.drainTimer);
         this.resolveFinished();
         reject(new Error(`could not start the server process: ${error.message}`));
       });
@@ -142,7 +144,8 @@ export class StdioTransport implements Transport {
     }
     this.stopReason ??= 'closed by the client';
     this.closing = (async () => {
-      if (!this.exit) {
+      // No pid: the spawn itself failed, so there is nothing to stop.
+      if (!this.exit && child.pid !== undefined) {
         await shutdownChild(child, {
           stdinGraceMs: this.options.stdinGraceMs ?? 2000,
           termGraceMs: this.options.termGraceMs ?? 2000,
@@ -197,6 +200,11 @@ export class StdioTransport implements Transport {
     child.stdout?.destroy();
     child.stderr?.destroy();
     child.stdin?.destroy();
+    if (child.pid === undefined) {
+      // The spawn failed: start() rejects, and there was never a connection to report closed.
+      this.resolveFinished();
+      return;
+    }
     const reason: TransportClosed = {
       message: this.stopReason ?? this.exitText(),
       code: this.exit?.code ?? null,
