@@ -33,18 +33,14 @@ export function arbitraryFor(schema: unknown, depth = 0): fc.Arbitrary<unknown> 
       return objectArbitrary(schema, depth);
     case 'string':
       return stringArbitrary(schema);
-    case 'integer':
-      return fc.integer({
-        min: typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : -1_000_000,
-        max: typeof schema.maximum === 'number' ? Math.floor(schema.maximum) : 1_000_000,
-      });
-    case 'number':
-      return fc.double({
-        min: typeof schema.minimum === 'number' ? schema.minimum : -1e6,
-        max: typeof schema.maximum === 'number' ? schema.maximum : 1e6,
-        noNaN: true,
-        noDefaultInfinity: true,
-      });
+    case 'integer': {
+      const [min, max] = numericRange(schema);
+      return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
+    }
+    case 'number': {
+      const [min, max] = numericRange(schema);
+      return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+    }
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -63,6 +59,20 @@ export function arbitraryFor(schema: unknown, depth = 0): fc.Arbitrary<unknown> 
     default:
       return null;
   }
+}
+
+/**
+ * Numbers stay within ±1000 of zero (or of the schema's bound): the point is input handling, not load,
+ * and a size or delay parameter at its maximum would only measure how long the tool takes.
+ */
+const NUMERIC_SPAN = 1000;
+
+function numericRange(schema: Schema): [number, number] {
+  const lower = typeof schema.minimum === 'number' ? schema.minimum : undefined;
+  const upper = typeof schema.maximum === 'number' ? schema.maximum : undefined;
+  const min = lower ?? (upper !== undefined ? Math.min(upper, 0) - NUMERIC_SPAN : -NUMERIC_SPAN);
+  const max = upper !== undefined ? Math.min(upper, min + 2 * NUMERIC_SPAN) : min + 2 * NUMERIC_SPAN;
+  return [min, Math.max(min, max)];
 }
 
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {

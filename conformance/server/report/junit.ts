@@ -2,7 +2,7 @@
 import { SECTIONS } from '../check.js';
 import type { CheckResult, Report } from './model.js';
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/&/g, '&amp;')
@@ -12,7 +12,7 @@ function escape(text: string): string {
 }
 
 function testcase(check: CheckResult): string {
-  const open = `    <testcase classname="conformance.${check.section}" name="${escape(check.id)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
+  const open = `    <testcase classname="conformance.${check.section}" name="${escapeXml(check.id)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
   const detail = [
     check.message ?? '',
     `requirement (${check.level}): ${check.requirement}`,
@@ -26,11 +26,11 @@ function testcase(check: CheckResult): string {
     case 'pass':
       return `${open}/>`;
     case 'skip':
-      return `${open}>\n      <skipped message="${escape(check.message ?? '')}"/>\n    </testcase>`;
+      return `${open}>\n      <skipped message="${escapeXml(check.message ?? '')}"/>\n    </testcase>`;
     case 'warn':
-      return `${open}>\n      <system-out>${escape(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
+      return `${open}>\n      <system-out>${escapeXml(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
     case 'fail':
-      return `${open}>\n      <failure message="${escape(check.message ?? 'failed')}" type="${check.level}">${escape(detail)}</failure>\n    </testcase>`;
+      return `${open}>\n      <failure message="${escapeXml(check.message ?? 'failed')}" type="${check.level}">${escapeXml(detail)}</failure>\n    </testcase>`;
   }
 }
 
