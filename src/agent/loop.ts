@@ -1,0 +1,287 @@
+/**
+ * The agent loop for one user turn: ask the model, run the tools it calls, give it the results, and
+ * repeat until it answers without tools or a limit is reached.
+ *
+ * Every tool call gets exactly one `tool_result`, in call order, in ONE user message, whatever
+ * happened to it (denied, refused, unknown, failed, cancelled): the API rejects a conversation with
+ * an unanswered `tool_use`, and the model learns most from a result that says why.
+ *
+ * Nothing here throws for an API or tool problem: the turn ends with a `stopReason` and, where a
+ * person should know, an `error` or `notice` event.
+ */
+import type { SessionState, ToolRegistry, ToolResult } from '../tools/index.js';
+import {
+  type AssistantBlock,
+  appendUserContent,
+  type ChatMessage,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from './messages.js';
+import type { PermissionGate } from './permission-prompt.js';
+import { AbortError, type ModelProvider, ProviderError } from './provider/types.js';
+import { groupCalls } from './schedule.js';
+import { addUsage, emptyUsage, type Usage } from './usage.js';
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  "You are furfly, a coding agent working in the user's terminal.",
+  'Use the tools to read, search and change the project; prefer small, verifiable steps.',
+  'Read a file before editing it. Say briefly what you did when you are done.',
+].join(' ');
+
+export type ToolCallStatus = 'ok' | 'error' | 'denied' | 'refused' | 'unknown' | 'cancelled';
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  input: unknown;
+  status: ToolCallStatus;
+  isError: boolean;
+}
+
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'max_iterations'
+  | 'unknown_tools'
+  | 'cancelled'
+  | 'error';
+
+export interface TurnResult {
+  /** The text of the model's last response. */
+  text: string;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  /** Model requests made in this turn. */
+  iterations: number;
+  stopReason: StopReason;
+  /** With `stopReason: 'error'`: what went wrong, for a person. */
+  error?: string;
+}
+
+export interface AgentEvents {
+  /** Model text as it streams in. */
+  text?(delta: string): void;
+  /** A model response finished (interactive output ends its line here). */
+  responseEnd?(): void;
+  /** A tool call finished, with its result. */
+  toolCall?(record: ToolCallRecord, result: ToolResult): void;
+  /** Something the person should see that is not the model's text (limits, cancellations). */
+  notice?(message: string): void;
+  /** The turn failed (API or stream error); a readable sentence. */
+  error?(message: string): void;
+}
+
+export interface AgentOptions {
+  provider: ModelProvider;
+  registry: ToolRegistry;
+  gate: PermissionGate;
+  projectRoot: string;
+  session: SessionState;
+  maxIterations: number;
+  systemPrompt?: string;
+  /** Built fresh for every request (FURFLY.md may change during a session). */
+  context?: () => string;
+  toolTimeoutMs?: number;
+}
+
+/** Stop after this many consecutive rounds in which every call named a tool that does not exist. */
+const UNKNOWN_ROUNDS_LIMIT = 2;
+
+export class Agent {
+  readonly messages: ChatMessage[] = [];
+  /** Plan mode: only read-only tools are offered and run. */
+  planMode = false;
+
+  constructor(private readonly options: AgentOptions) {}
+
+  get provider(): ModelProvider {
+    return this.options.provider;
+  }
+
+  clear(): void {
+    this.messages.length = 0;
+  }
+
+  async runTurn(
+    prompt: string,
+    { signal, events = {} }: { signal: AbortSignal; events?: AgentEvents },
+  ): Promise<TurnResult> {
+    const { provider, maxIterations } = this.options;
+    appendUserContent(this.messages, [{ type: 'text', text: prompt }]);
+    const result: TurnResult = {
+      text: '',
+      toolCalls: [],
+      usage: emptyUsage(),
+      iterations: 0,
+      stopReason: 'end_turn',
+    };
+    let unknownRounds = 0;
+
+    for (;;) {
+      if (result.iterations >= maxIterations) {
+        result.stopReason = 'max_iterations';
+        events.notice?.(
+          `Stopped after ${maxIterations} model requests (max_iterations). Raise max_iterations in the config, or ask the model to continue.`,
+        );
+        return result;
+      }
+      result.iterations++;
+      let content: AssistantBlock[];
+      let stopReason: string;
+      try {
+        const response = await provider.complete(
+          {
+            system: this.options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+            context: this.options.context?.() ?? '',
+            tools: this.offeredTools(),
+            messages: this.messages,
+          },
+          { signal, onText: (delta) => events.text?.(delta) },
+        );
+        content = response.content;
+        stopReason = response.stopReason;
+        result.usage = addUsage(result.usage, response.usage);
+      } catch (error) {
+        events.responseEnd?.();
+        if (error instanceof AbortError || signal.aborted) {
+          result.stopReason = 'cancelled';
+          events.notice?.('Cancelled.');
+        } else {
+          result.stopReason = 'error';
+          result.error =
+            error instanceof ProviderError ? error.message : `the model request failed: ${String(error)}`;
+          events.error?.(result.error);
+        }
+        return result;
+      }
+      events.responseEnd?.();
+      // An empty assistant message is rejected by the API; a placeholder keeps the history valid.
+      this.messages.push({
+        role: 'assistant',
+        content: content.length ? content : [{ type: 'text', text: '(no answer)' }],
+      });
+      result.text = content
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('');
+
+      const calls = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      if (calls.length === 0) {
+        result.stopReason = isModelStop(stopReason) ? stopReason : 'end_turn';
+        return result;
+      }
+
+      const allUnknown = calls.every((call) => !this.options.registry.has(call.name));
+      const results = await this.runCalls(calls, signal, events, result.toolCalls);
+      appendUserContent(this.messages, results);
+
+      if (signal.aborted) {
+        result.stopReason = 'cancelled';
+        events.notice?.('Cancelled; running tool calls were stopped.');
+        return result;
+      }
+      unknownRounds = allUnknown ? unknownRounds + 1 : 0;
+      if (unknownRounds >= UNKNOWN_ROUNDS_LIMIT) {
+        result.stopReason = 'unknown_tools';
+        const names = [...new Set(calls.map((c) => c.name))].join(', ');
+        events.notice?.(
+          `Stopped: the model called only tools that do not exist, ${UNKNOWN_ROUNDS_LIMIT} rounds in a row (last: ${names}).`,
+        );
+        return result;
+      }
+    }
+  }
+
+  /** In plan mode only read tools are offered; the order stays the registry's. */
+  private offeredTools() {
+    const all = this.options.registry.definitions();
+    if (!this.planMode) return all;
+    return all.filter((tool) => this.options.registry.categoryOf(tool.name) === 'read');
+  }
+
+  private async runCalls(
+    calls: ToolUseBlock[],
+    signal: AbortSignal,
+    events: AgentEvents,
+    records: ToolCallRecord[],
+  ): Promise<ToolResultBlock[]> {
+    const { registry } = this.options;
+    const results = new Map<string, { status: ToolCallStatus; result: ToolResult }>();
+
+    // Permission first, one question at a time in call order, before anything runs.
+    const approved: ToolUseBlock[] = [];
+    for (const call of calls) {
+      if (signal.aborted) {
+        results.set(call.id, {
+          status: 'cancelled',
+          result: textError('Not run: the user cancelled the turn.'),
+        });
+      } else if (!registry.has(call.name)) {
+        approved.push(call); // the registry answers with the list of real tools
+      } else if (this.planMode && registry.categoryOf(call.name) !== 'read') {
+        results.set(call.id, {
+          status: 'refused',
+          result: textError(
+            `Not run: plan mode is on, so only read-only tools may run. Propose the change instead; the user leaves plan mode with /do.`,
+          ),
+        });
+      } else {
+        const outcome = await this.options.gate.check(call.name, call.input, signal);
+        if (outcome.run) approved.push(call);
+        else results.set(call.id, { status: outcome.status, result: textError(outcome.message) });
+      }
+    }
+
+    const run = async (call: ToolUseBlock): Promise<void> => {
+      const known = registry.has(call.name);
+      const result = await registry.execute(
+        call.name,
+        call.input as string | object | undefined,
+        { projectRoot: this.options.projectRoot, session: this.options.session, signal },
+        { timeoutMs: this.options.toolTimeoutMs },
+      );
+      const status: ToolCallStatus = !known
+        ? 'unknown'
+        : signal.aborted
+          ? 'cancelled'
+          : result.isError
+            ? 'error'
+            : 'ok';
+      results.set(call.id, { status, result });
+    };
+    for (const group of groupCalls(approved, (call) => registry.get(call.name)?.concurrencySafe === true)) {
+      if (group.parallel) await Promise.all(group.calls.map(run));
+      else for (const call of group.calls) await run(call);
+    }
+
+    return calls.map((call) => {
+      const { status, result } = results.get(call.id)!;
+      const record: ToolCallRecord = {
+        id: call.id,
+        name: call.name,
+        input: call.input,
+        status,
+        isError: result.isError,
+      };
+      records.push(record);
+      events.toolCall?.(record, result);
+      const content =
+        result.content.length > 0
+          ? result.content
+          : [{ type: 'text' as const, text: result.isError ? '(error)' : '(no output)' }];
+      return { type: 'tool_result', tool_use_id: call.id, is_error: result.isError, content };
+    });
+  }
+}
+
+function textError(text: string): ToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+function isModelStop(reason: string): reason is 'end_turn' | 'max_tokens' | 'stop_sequence' | 'refusal' {
+  return (
+    reason === 'end_turn' || reason === 'max_tokens' || reason === 'stop_sequence' || reason === 'refusal'
+  );
+}

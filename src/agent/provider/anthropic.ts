@@ -1,0 +1,275 @@
+/**
+ * The Anthropic Messages API adapter: maps the neutral request to API params, streams the response
+ * and assembles it from the raw events (text deltas are forwarded as they arrive; tool arguments
+ * arrive as `input_json_delta` fragments and are parsed once the block stops).
+ *
+ * Prompt caching: the API caches the prefix tools → system → messages up to each `cache_control`
+ * breakpoint. We mark the last tool (the whole tool list, which the registry keeps in a stable order),
+ * the last system block (instructions and session context) and the last block of the conversation
+ * (so each iteration of the loop re-reads the history from cache). Three of the four allowed.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentPart, ToolDefinition } from '../../tools/index.js';
+import type { AssistantBlock, ChatMessage } from '../messages.js';
+import { emptyUsage, type Usage } from '../usage.js';
+import {
+  AbortError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+} from './types.js';
+
+type Params = Anthropic.MessageCreateParamsStreaming;
+
+export interface AnthropicProviderOptions {
+  name: string;
+  apiKey: string;
+  model: string;
+  baseUrl: string;
+  maxTokens?: number;
+  /** Retries of failed requests (429, 5xx, connection errors) before a stream starts; 2 by default. */
+  maxRetries?: number;
+}
+
+const DEFAULT_MAX_TOKENS = 8192;
+const CACHE: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
+
+/** Appends the tool's hard constraints, which the model must see with every call it plans. */
+export function describeTool(tool: ToolDefinition): string {
+  if (tool.hardConstraints.length === 0) return tool.description;
+  const rules = tool.hardConstraints.map((rule) => `- ${rule}`).join('\n');
+  return `${tool.description}\n\nHard constraints:\n${rules}`;
+}
+
+export function buildParams(request: ModelRequest, model: string, maxTokens = DEFAULT_MAX_TOKENS): Params {
+  const tools: Anthropic.Tool[] = request.tools.map((tool, index) => ({
+    name: tool.name,
+    description: describeTool(tool),
+    input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+    ...(index === request.tools.length - 1 ? { cache_control: CACHE } : {}),
+  }));
+  const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: request.system }];
+  if (request.context) system.push({ type: 'text', text: request.context });
+  system[system.length - 1] = { ...system[system.length - 1]!, cache_control: CACHE };
+  const messages = request.messages.map(toMessageParam);
+  markLastBlock(messages);
+  return { model, max_tokens: maxTokens, stream: true, system, messages, ...(tools.length ? { tools } : {}) };
+}
+
+function toMessageParam(message: ChatMessage): Anthropic.MessageParam {
+  if (message.role === 'assistant') {
+    return {
+      role: 'assistant',
+      content: message.content.map((block) =>
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} },
+      ),
+    };
+  }
+  return {
+    role: 'user',
+    content: message.content.map((block) =>
+      block.type === 'text'
+        ? { type: 'text', text: block.text }
+        : {
+            type: 'tool_result',
+            tool_use_id: block.tool_use_id,
+            is_error: block.is_error,
+            content: block.content.map(toResultPart),
+          },
+    ),
+  };
+}
+
+function toResultPart(part: ContentPart): Anthropic.TextBlockParam | Anthropic.ImageBlockParam {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  return {
+    type: 'image',
+    source: {
+      type: 'base64',
+      media_type: part.mimeType as Anthropic.Base64ImageSource['media_type'],
+      data: part.data,
+    },
+  };
+}
+
+function markLastBlock(messages: Anthropic.MessageParam[]): void {
+  const last = messages.at(-1);
+  if (!last || typeof last.content === 'string' || last.content.length === 0) return;
+  const index = last.content.length - 1;
+  last.content[index] = { ...last.content[index], cache_control: CACHE } as (typeof last.content)[number];
+}
+
+export class AnthropicProvider implements ModelProvider {
+  readonly name: string;
+  readonly model: string;
+  private readonly client: Anthropic;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.name = options.name;
+    this.model = options.model;
+    // The key is passed explicitly so the SDK never goes looking for other credentials.
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl,
+      maxRetries: options.maxRetries ?? 2,
+      logLevel: 'off',
+    });
+  }
+
+  async complete(
+    request: ModelRequest,
+    { signal, onText }: { signal: AbortSignal; onText: (text: string) => void },
+  ): Promise<ModelResponse> {
+    const params = buildParams(request, this.model, this.options.maxTokens);
+    try {
+      const stream = await this.client.messages.create(params, { signal });
+      const assembler = new ResponseAssembler(onText);
+      for await (const event of stream) assembler.accept(event);
+      return assembler.finish();
+    } catch (error) {
+      if (signal.aborted) throw new AbortError();
+      throw toProviderError(error, this.options.apiKey);
+    }
+  }
+}
+
+interface OpenBlock {
+  kind: 'text' | 'tool_use' | 'other';
+  text: string;
+  id: string;
+  name: string;
+  json: string;
+}
+
+/** Builds the response from raw stream events, in block index order. */
+export class ResponseAssembler {
+  private readonly blocks = new Map<number, OpenBlock>();
+  private stopReason: string | undefined;
+  private usage: Usage = emptyUsage();
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly onText: (text: string) => void) {}
+
+  accept(event: Anthropic.RawMessageStreamEvent): void {
+    switch (event.type) {
+      case 'message_start':
+        this.started = true;
+        this.mergeUsage(event.message.usage);
+        break;
+      case 'content_block_start': {
+        const block = event.content_block;
+        const open: OpenBlock = { kind: 'other', text: '', id: '', name: '', json: '' };
+        if (block.type === 'text') {
+          open.kind = 'text';
+          open.text = block.text;
+          if (block.text) this.onText(block.text);
+        } else if (block.type === 'tool_use') {
+          open.kind = 'tool_use';
+          open.id = block.id;
+          open.name = block.name;
+        }
+        this.blocks.set(event.index, open);
+        break;
+      }
+      case 'content_block_delta': {
+        const open = this.blocks.get(event.index);
+        if (!open) break;
+        if (event.delta.type === 'text_delta' && open.kind === 'text') {
+          open.text += event.delta.text;
+          this.onText(event.delta.text);
+        } else if (event.delta.type === 'input_json_delta' && open.kind === 'tool_use') {
+          open.json += event.delta.partial_json;
+        }
+        break;
+      }
+      case 'message_delta':
+        if (event.delta.stop_reason) this.stopReason = event.delta.stop_reason;
+        this.mergeUsage(event.usage);
+        break;
+      case 'message_stop':
+        this.stopped = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** message_delta usage is cumulative, so later numbers replace earlier ones rather than add. */
+  private mergeUsage(raw: object | null | undefined): void {
+    if (!raw) return;
+    const usage = raw as Record<string, unknown>;
+    const pick = (key: string, current: number): number => {
+      const value = usage[key];
+      return typeof value === 'number' ? value : current;
+    };
+    this.usage = {
+      inputTokens: pick('input_tokens', this.usage.inputTokens),
+      outputTokens: pick('output_tokens', this.usage.outputTokens),
+      cacheReadTokens: pick('cache_read_input_tokens', this.usage.cacheReadTokens),
+      cacheWriteTokens: pick('cache_creation_input_tokens', this.usage.cacheWriteTokens),
+    };
+  }
+
+  finish(): ModelResponse {
+    if (!this.started || !this.stopped || this.stopReason === undefined) {
+      throw new ProviderError('the response stream ended before the message was complete');
+    }
+    const content: AssistantBlock[] = [];
+    for (const index of [...this.blocks.keys()].sort((a, b) => a - b)) {
+      const block = this.blocks.get(index)!;
+      if (block.kind === 'text' && block.text) content.push({ type: 'text', text: block.text });
+      if (block.kind === 'tool_use') {
+        content.push({ type: 'tool_use', id: block.id, name: block.name, input: parseInput(block.json) });
+      }
+    }
+    return { content, stopReason: this.stopReason, usage: this.usage };
+  }
+}
+
+/** Empty input means `{}`; JSON that does not parse is kept as the string so the registry can say why. */
+function parseInput(json: string): unknown {
+  if (json.trim() === '') return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
+  }
+}
+
+/** One line for a person: the HTTP status and the API's own message, never a stack or the key. */
+export function toProviderError(error: unknown, apiKey: string): ProviderError {
+  if (error instanceof ProviderError) return error;
+  let message: string;
+  let status: number | undefined;
+  if (error instanceof Anthropic.APIConnectionError) {
+    message = `cannot reach the model API (${error.message})`;
+  } else if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
+    status = error.status;
+    const apiMessage = apiErrorMessage(error.error) ?? error.message;
+    message = `the model API answered ${error.status}: ${apiMessage}`;
+    if (error.status === 401) message += ' (check the API key)';
+  } else if (error instanceof Anthropic.APIError) {
+    // An `event: error` inside the stream: the API reports an overload or failure mid-response.
+    message = `the model API reported an error during the response: ${apiErrorMessage(error.error) ?? error.message}`;
+  } else if (error instanceof Error) {
+    message = `the model request failed: ${error.message}`;
+  } else {
+    message = `the model request failed: ${String(error)}`;
+  }
+  if (apiKey) message = message.split(apiKey).join('[redacted]');
+  return new ProviderError(message, status);
+}
+
+function apiErrorMessage(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const inner = (body as { error?: { message?: unknown; type?: unknown } }).error;
+  if (inner && typeof inner.message === 'string') {
+    return typeof inner.type === 'string' ? `${inner.type}: ${inner.message}` : inner.message;
+  }
+  const direct = (body as { message?: unknown }).message;
+  return typeof direct === 'string' ? direct : undefined;
+}
