@@ -1,8 +1,13 @@
 /**
- * `furfly mcp tools|call`: talk to one MCP server ad hoc, without a config file.
+ * `furfly mcp list|tools|call`: look at the configured MCP servers, or talk to one server, configured
+ * or ad hoc.
  *
- *   furfly mcp tools --stdio "<command line>" [--json]
- *   furfly mcp call  --stdio "<command line>" <tool> '<json args>' [--json]
+ *   furfly mcp list [--json]                                   (see mcp-list.ts)
+ *   furfly mcp tools <server> [--json]                         a server from the config, by name
+ *   furfly mcp call  <server> <tool> '<json args>' [--json]
+ *   furfly mcp tools --stdio "<command line>" [--json]         ad hoc, no config needed
+ *   furfly mcp tools --url <url> [--header "Name: value"]...
+ *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -10,15 +15,29 @@
  */
 import path from 'node:path';
 import type { CAC } from 'cac';
+import { formatConfigError } from '../../config/errors.js';
+import type { Env } from '../../config/expand.js';
+import { loadConfig } from '../../config/load.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
 import { splitCommandLine } from '../../mcp/command-line.js';
+import { createTransport, redactSecrets, secretsOf } from '../../mcp/transport-factory.js';
+import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
+import { runMcpList } from './mcp-list.js';
 
 export interface McpCommandOptions {
   /** `--stdio "<command line>"`: spawn this server (split into words, no shell). */
   readonly stdio?: string | string[];
+  /** `--url <url>`: a Streamable HTTP endpoint. */
+  readonly url?: string | string[];
+  /** `--header "Name: value"` (repeatable), with `--url`. Values are never printed. */
+  readonly header?: string | string[];
   readonly json?: boolean;
+  /** `--cwd DIR`: act as if started there (for finding the config). */
+  readonly cwd?: string;
+  /** `--config FILE`: use FILE instead of the project's config file. */
+  readonly config?: string;
   /** `--timeout <ms>`: budget for connecting, and again for the call (default 30000). */
   readonly timeout?: number | string;
 }
@@ -26,22 +45,39 @@ export interface McpCommandOptions {
 export interface McpCommandIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** For `${VAR}` expansion in the config; `process.env` by default. */
+  readonly env?: Env;
+  /** Where the config is searched from; `process.cwd()` by default. */
+  readonly cwd?: string;
 }
 
-export const MCP_ACTIONS = ['tools', 'call'] as const;
+export const MCP_ACTIONS = ['list', 'tools', 'call'] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
 
+/** A server to talk to, however it was named. `secrets` are redacted from every message. */
+export interface McpTarget {
+  transport: Transport;
+  name: string;
+  secrets: readonly string[];
+}
+
 /**
- * The one place that turns command options into a transport, so `--http <url>` can be added
- * beside `--stdio` later. `name` is how messages refer to the server: the program and its script,
- * never the rest of the command line (which may hold tokens).
+ * The one place that turns `--stdio`/`--url` options into a transport. `name` is how messages refer
+ * to the server: the program and its script, or the URL's host, never the rest of the command line
+ * or the URL's path and query (which may hold tokens).
  */
-export function transportFromOptions(options: McpCommandOptions): { transport: Transport; name: string } {
+export function transportFromOptions(options: McpCommandOptions): McpTarget {
   const line = Array.isArray(options.stdio) ? options.stdio.at(-1) : options.stdio;
+  const url = Array.isArray(options.url) ? options.url.at(-1) : options.url;
+  if (line !== undefined && url !== undefined) throw new UsageError('use either --stdio or --url, not both');
+  if (url !== undefined) return httpTarget(String(url), options.header);
+  if (options.header !== undefined) throw new UsageError('--header goes with --url');
   if (typeof line !== 'string' || line.trim() === '') {
-    throw new UsageError('say which server to talk to: --stdio "<command line>"');
+    throw new UsageError(
+      'say which server to talk to: a configured server name, --stdio "<command line>" or --url <url>',
+    );
   }
   let words: string[];
   try {
@@ -54,8 +90,63 @@ export function transportFromOptions(options: McpCommandOptions): { transport: T
   // Only a first argument that looks like a script path joins the name; any other word may be a secret.
   const script = args[0] !== undefined && /[/\\]|\.(?:[cm]?[jt]s|py|rb)$/.test(args[0]) ? args[0] : undefined;
   const name = script ? `${path.basename(command)} ${path.basename(script)}` : path.basename(command);
-  return { transport: new StdioTransport({ command, args, name }), name };
+  return { transport: new StdioTransport({ command, args, name }), name, secrets: [] };
 }
+
+function httpTarget(url: string, header: McpCommandOptions['header']): McpTarget {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('--url must be an absolute http:// or https:// URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError('--url must be an absolute http:// or https:// URL');
+  }
+  const headers: Record<string, string> = {};
+  for (const raw of header === undefined ? [] : [header].flat()) {
+    const text = String(raw);
+    const colon = text.indexOf(':');
+    const name = colon > 0 ? text.slice(0, colon).trim() : '';
+    // The value is never echoed: it is usually a token.
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+      throw new UsageError('--header must look like "Name: value" (a header name, a colon, the value)');
+    }
+    headers[name] = text.slice(colon + 1).trim();
+  }
+  const secrets = Object.values(headers).filter((value) => value.length >= 4);
+  return {
+    transport: new StreamableHttpTransport({ url: parsed, headers }),
+    name: parsed.host,
+    secrets,
+  };
+}
+
+/** A server from the config, by name. Errors name the config problem, never a value. */
+function configuredTarget(server: string, options: McpCommandOptions, io: McpCommandIo): McpTarget {
+  const cwd = path.resolve(io.cwd ?? process.cwd(), options.cwd ?? '.');
+  const loaded = loadConfig({
+    cwd,
+    configFile: typeof options.config === 'string' ? options.config : undefined,
+    env: io.env ?? process.env,
+  });
+  if (!loaded.ok) throw new ConfigProblem(loaded.errors.map(formatConfigError).join('\n'));
+  const entry = loaded.config.mcp_servers[server];
+  if (entry === undefined) {
+    const known = Object.keys(loaded.config.mcp_servers);
+    throw new UsageError(
+      `no MCP server named "${server}" in the config (configured: ${known.join(', ') || 'none'}); ` +
+        'or use --stdio "<command line>" / --url <url>',
+    );
+  }
+  if (!entry.enabled) {
+    throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
+  }
+  const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
+  return { transport, name: server, secrets: secretsOf(entry) };
+}
+
+class ConfigProblem extends Error {}
 
 /** Runs one `mcp` action; resolves to the exit code. Never throws. */
 export async function runMcpCommand(
@@ -64,7 +155,20 @@ export async function runMcpCommand(
   options: McpCommandOptions,
   io: McpCommandIo,
 ): Promise<number> {
+  if (action === 'list') {
+    if (positionals.length > 0) {
+      io.stderr(`furfly mcp: unexpected argument "${positionals[0]}"\n`);
+      return 2;
+    }
+    return runMcpList(options, {
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env ?? process.env,
+      cwd: io.cwd ?? process.cwd(),
+    });
+  }
   let client: McpClient | undefined;
+  let secrets: readonly string[] = [];
   try {
     if (action !== 'tools' && action !== 'call') {
       throw new UsageError(
@@ -72,11 +176,18 @@ export async function runMcpCommand(
       );
     }
     const timeoutMs = parseTimeout(options.timeout);
-    const call = action === 'call' ? parseCall(positionals) : undefined;
-    if (action === 'tools' && positionals.length > 0)
-      throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const { transport, name } = transportFromOptions(options);
-    client = new McpClient(transport, { name, requestTimeoutMs: timeoutMs });
+    // Without --stdio/--url, the first argument names a configured server.
+    const adHoc = options.stdio !== undefined || options.url !== undefined;
+    const configuredName = adHoc ? undefined : positionals[0];
+    const rest = configuredName === undefined ? positionals : positionals.slice(1);
+    const call = action === 'call' ? parseCall(rest) : undefined;
+    if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const target =
+      configuredName === undefined
+        ? transportFromOptions(options)
+        : configuredTarget(String(configuredName), options, io);
+    secrets = target.secrets;
+    client = new McpClient(target.transport, { name: target.name, requestTimeoutMs: timeoutMs });
     await client.connect({ timeoutMs });
 
     if (!call) {
@@ -87,7 +198,7 @@ export async function runMcpCommand(
     io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : describeResult(result));
     return result.isError ? 1 : 0;
   } catch (error) {
-    io.stderr(`furfly mcp: ${(error as Error).message}\n`);
+    io.stderr(`furfly mcp: ${redactSecrets((error as Error).message, secrets)}\n`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
     await client?.close();
@@ -105,7 +216,9 @@ function parseTimeout(value: McpCommandOptions['timeout']): number {
 function parseCall(positionals: readonly string[]): { tool: string; args: Record<string, unknown> } {
   const [tool, json, extra] = positionals;
   if (tool === undefined)
-    throw new UsageError(`usage: furfly mcp call --stdio "<command line>" <tool> '<json args>'`);
+    throw new UsageError(
+      `usage: furfly mcp call <server> | --stdio "<command line>" | --url <url>  <tool> '<json args>'`,
+    );
   if (extra !== undefined)
     throw new UsageError(`unexpected argument "${extra}" (quote the JSON arguments as one word)`);
   if (json === undefined) return { tool: String(tool), args: {} };
@@ -163,12 +276,21 @@ function describeContent(block: McpContent): string {
 
 export function registerMcpCommands(cli: CAC): void {
   cli
-    .command('mcp [action] [...args]', 'Talk to one MCP server: tools | call <tool> <json args>')
+    .command(
+      'mcp [action] [...args]',
+      'MCP servers: list | tools [server] | call [server] <tool> <json args>',
+    )
     .option('--stdio <command>', 'Start the server with this command line (split into words, no shell)')
+    .option('--url <url>', 'Talk to a Streamable HTTP server at this URL')
+    .option('--header <header>', '"Name: value" sent with every request to --url (repeatable)')
+    .option('--cwd <dir>', 'Act as if started in this folder (finding the config)')
+    .option('--config <file>', "Use this config file instead of the project's")
     .option('--json', 'Print JSON')
     .option('--timeout <ms>', 'Time allowed to connect, and again for the call', {
       default: DEFAULT_TIMEOUT_MS,
     })
+    .example('furfly mcp list')
+    .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
     .action(async (action: string | undefined, args: string[], options: McpCommandOptions) => {

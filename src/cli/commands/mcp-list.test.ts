@@ -1,0 +1,284 @@
+/**
+ * `furfly mcp list` and `furfly mcp tools|call <configured server>`, against real test servers named in
+ * a real config file (temp project with `.furflycode/config.yaml`, FURFLY_HOME an empty temp folder).
+ * Everything that reads a config runs the built CLI, `node dist/src/cli/main.js` (run `npm run build`
+ * first); only the checks that need no config run in-process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serverPath, startHttpServer, stopAllServers } from '../../../test-servers/testing.js';
+import type { ServerEvent } from '../../mcp/loader.js';
+import { runMcpCommand } from './mcp.js';
+import { renderTable } from './mcp-list.js';
+
+const CLI = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+const SECRET = 'furfly-canary-0c2f4e6a8b';
+
+let project: string;
+let home: string;
+const spawned: ChildProcess[] = [];
+
+beforeEach(() => {
+  project = mkdtempSync(path.join(os.tmpdir(), 'furfly-mcp-list-'));
+  home = mkdtempSync(path.join(os.tmpdir(), 'furfly-home-'));
+  mkdirSync(path.join(project, '.furflycode'));
+});
+
+afterEach(async () => {
+  for (const child of spawned.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  // Anything still running with our temp folder in its command line is ours: end it by pid.
+  for (const pid of processesMentioning(project)) killQuietly(pid);
+  await stopAllServers();
+  rmSync(project, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+/**
+ * Each server records to a file in the temp project, so its command line carries a marker unique to
+ * this test; that is how we find any process that outlived the CLI.
+ */
+function serverEntry(script: string, args: string[], extra: Record<string, unknown> = {}) {
+  return {
+    type: 'stdio',
+    command: process.execPath,
+    args: [serverPath(script), ...args, '--record', path.join(project, `${script}.jsonl`)],
+    ...extra,
+  };
+}
+
+function writeConfig(servers: Record<string, unknown>): void {
+  // JSON is YAML, and saves us from quoting paths by hand.
+  writeFileSync(path.join(project, '.furflycode', 'config.yaml'), JSON.stringify({ mcp_servers: servers }));
+}
+
+const MIXED = () => ({
+  good: serverEntry('well-behaved', [], { timeout: 10, env: { API_TOKEN: SECRET } }),
+  hung: serverEntry('slow', ['--initialize-delay', 'never'], { timeout: 2 }),
+  broken: serverEntry('crashing', ['--crash-at', 'handshake', '--stderr', `leaked ${SECRET}`], {
+    timeout: 10,
+    env: { API_TOKEN: SECRET },
+  }),
+});
+const SUM_OF_TIMEOUTS_MS = 22_000;
+
+function env(): NodeJS.ProcessEnv {
+  return { ...process.env, FURFLY_HOME: home };
+}
+
+async function runInProcess(action: string, args: string[], options: Record<string, unknown> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runMcpCommand(action, args, options, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: env(),
+    cwd: project,
+  });
+  return { code, stdout, stderr };
+}
+
+function runCli(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: project, env: env() });
+  spawned.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => {
+    child.once('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+  });
+}
+
+function processesMentioning(marker: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return []; // No /proc (not Linux): nothing to inspect.
+  }
+  return entries.flatMap((entry) => {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return [];
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      return cmdline.includes(marker) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+describe('furfly mcp list (the built CLI)', () => {
+  it('reports one well-behaved, one hung and one crashing server in about the hung one’s timeout', async () => {
+    writeConfig(MIXED());
+    const table = await runCli(['mcp', 'list']);
+    expect(table.code).toBe(1);
+    const rows = Object.fromEntries(
+      table.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => [line.split(/\s+/)[0], line.split(/\s+/).slice(1)]),
+    );
+    expect(table.stdout.split('\n')[0]).toMatch(/^SERVER\s+TRANSPORT\s+STATUS\s+TOOLS\s+MS\s+ERROR$/);
+    expect(rows.good?.slice(0, 3)).toEqual(['stdio', 'ok', '7']);
+    expect(rows.hung?.slice(0, 3)).toEqual(['stdio', 'timeout', '-']);
+    expect(rows.broken?.slice(0, 3)).toEqual(['stdio', 'error', '-']);
+    // Concurrent connects: far below the sum of the timeouts (10 + 2 + 10 s).
+    expect(table.ms).toBeLessThan(SUM_OF_TIMEOUTS_MS);
+    expect(table.stdout + table.stderr).not.toContain(SECRET);
+    expect(table.stdout).toContain('leaked ***');
+    expect(processesMentioning(project)).toEqual([]);
+
+    const json = await runCli(['mcp', 'list', '--json']);
+    expect(json.code).toBe(1);
+    const statuses = JSON.parse(json.stdout) as ServerEvent[];
+    expect(statuses.map((s) => [s.server, s.transport, s.status, s.tools])).toEqual([
+      ['good', 'stdio', 'ok', 7],
+      ['hung', 'stdio', 'timeout', undefined],
+      ['broken', 'stdio', 'error', undefined],
+    ]);
+    expect(statuses[1]?.error).toContain('2 s');
+    expect(json.stdout).not.toContain(SECRET);
+    expect(processesMentioning(project)).toEqual([]);
+  });
+
+  it('exits 0 when every enabled server is ok, disabled ones included in the list', async () => {
+    const http = await startHttpServer('well-behaved');
+    writeConfig({
+      good: serverEntry('well-behaved', []),
+      web: { type: 'http', url: http.url, headers: { Authorization: `Bearer ${SECRET}` } },
+      off: serverEntry('well-behaved', [], { enabled: false }),
+    });
+    const { code, stdout, stderr } = await runCli(['mcp', 'list', '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(
+      (JSON.parse(stdout) as ServerEvent[]).map((s) => [s.server, s.transport, s.status, s.tools]),
+    ).toEqual([
+      ['good', 'stdio', 'ok', 7],
+      ['web', 'http', 'ok', 7],
+      ['off', 'stdio', 'disabled', undefined],
+    ]);
+  });
+
+  it('reports config errors with exit 1 and says when no server is configured', async () => {
+    writeFileSync(path.join(project, '.furflycode', 'config.yaml'), 'mcp_servers: [1, 2]\n');
+    const bad = await runCli(['mcp', 'list']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('config error');
+    writeConfig({});
+    const empty = await runCli(['mcp', 'list']);
+    expect(empty).toMatchObject({ code: 0, stderr: '' });
+    expect(empty.stdout).toContain('no MCP servers are configured');
+  });
+});
+
+describe('furfly mcp tools|call with a configured server name', () => {
+  it('lists and calls the tools of a configured stdio server', async () => {
+    writeConfig({ good: serverEntry('well-behaved', []) });
+    const tools = await runCli(['mcp', 'tools', 'good']);
+    expect(tools.stderr).toBe('');
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(/^ {2}echo +\S/m);
+    expect(await runCli(['mcp', 'call', 'good', 'echo', '{"message":"from config"}'])).toMatchObject({
+      code: 0,
+      stdout: 'from config\n',
+      stderr: '',
+    });
+  });
+
+  it('talks to an HTTP server by config name and by --url with --header', async () => {
+    const http = await startHttpServer('well-behaved');
+    writeConfig({ web: { type: 'http', url: http.url, headers: { 'X-Api-Key': SECRET } } });
+    expect(await runCli(['mcp', 'call', 'web', 'add', '{"a":2,"b":40}'])).toMatchObject({
+      code: 0,
+      stdout: '42\n',
+      stderr: '',
+    });
+    const adHoc = await runInProcess('call', ['echo', '{"message":"ad hoc"}'], {
+      url: http.url,
+      header: [`Authorization: Bearer ${SECRET}`, 'X-Trace: 1'],
+    });
+    expect(adHoc).toEqual({ code: 0, stdout: 'ad hoc\n', stderr: '' });
+  });
+
+  it('names the configured servers when the name is unknown, and refuses a disabled one', async () => {
+    writeConfig({
+      good: serverEntry('well-behaved', []),
+      off: serverEntry('well-behaved', [], { enabled: false }),
+    });
+    const unknown = await runCli(['mcp', 'tools', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no MCP server named "nope"');
+    expect(unknown.stderr).toContain('good, off');
+    const disabled = await runCli(['mcp', 'tools', 'off']);
+    expect(disabled.code).toBe(1);
+    expect(disabled.stderr).toContain('disabled');
+  });
+
+  it('keeps env values out of the error when a configured server fails', async () => {
+    writeConfig({
+      broken: serverEntry('crashing', ['--crash-at', 'handshake', '--stderr', `leaked ${SECRET}`], {
+        env: { API_TOKEN: SECRET },
+      }),
+    });
+    const { code, stderr } = await runCli(['mcp', 'tools', 'broken', '--timeout', '10000']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('leaked ***');
+    expect(stderr).not.toContain(SECRET);
+  });
+
+  it.each([
+    [{ url: 'ftp://example.com/mcp' }, '--url must be'],
+    [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header must look like'],
+    [{ stdio: 'node x', url: 'http://127.0.0.1:9/mcp' }, 'either --stdio or --url'],
+    [{ stdio: 'node x', header: 'A: b' }, '--header goes with --url'],
+  ])('usage error for %j', async (options, message) => {
+    const { code, stderr } = await runInProcess('tools', [], options);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).not.toContain(SECRET);
+  });
+});
+
+describe('renderTable', () => {
+  it('aligns columns and keeps every server on one line', () => {
+    const text = renderTable([
+      { server: 'a', transport: 'stdio', status: 'ok', tools: 3, ms: 12 },
+      { server: 'longer-name', transport: 'http', status: 'error', ms: 5, error: 'line one\nline two' },
+    ]);
+    expect(text).toBe(
+      [
+        'SERVER       TRANSPORT  STATUS  TOOLS  MS  ERROR',
+        'a            stdio      ok      3      12',
+        'longer-name  http       error   -      5   line one | line two',
+        '',
+      ].join('\n'),
+    );
+  });
+});

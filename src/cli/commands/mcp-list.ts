@@ -1,0 +1,79 @@
+/**
+ * `furfly mcp list [--json]`: connect every configured MCP server, as the agent would, and show how each
+ * one fared: server, transport, status, tools, ms, error.
+ *
+ * Servers connect concurrently, each under its own `timeout`, so the command takes about as long as the
+ * slowest server's own timeout, never their sum. Exit codes: 0 when every enabled server is `ok`
+ * (disabled ones do not count), 1 when any failed or timed out, or the config cannot be loaded.
+ * cac has no two-word commands, so `mcp.ts` dispatches `mcp list` here.
+ */
+import path from 'node:path';
+import { formatConfigError } from '../../config/errors.js';
+import type { Env } from '../../config/expand.js';
+import { loadConfig } from '../../config/load.js';
+import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
+import { ToolRegistry } from '../../tools/registry.js';
+
+export interface McpListOptions {
+  readonly json?: boolean;
+  /** `--cwd DIR`: act as if started there. */
+  readonly cwd?: string;
+  /** `--config FILE`: use FILE instead of the project's config file. */
+  readonly config?: string;
+}
+
+export interface McpListIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: Env;
+  readonly cwd: string;
+}
+
+/** Resolves to the exit code. Never throws; never prints an env or header value. */
+export async function runMcpList(options: McpListOptions, io: McpListIo): Promise<number> {
+  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
+  const loaded = loadConfig({
+    cwd,
+    configFile: typeof options.config === 'string' ? options.config : undefined,
+    env: io.env,
+  });
+  if (!loaded.ok) {
+    const lines = loaded.errors.map(formatConfigError);
+    io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
+    return 1;
+  }
+  const handle = loadMcpServers(loaded.config.mcp_servers, new ToolRegistry(), {
+    cwd: loaded.files.projectRoot ?? cwd,
+  });
+  let statuses: ServerEvent[];
+  try {
+    statuses = await handle.ready;
+  } finally {
+    await handle.close();
+  }
+  io.stdout(options.json === true ? `${JSON.stringify(statuses, null, 2)}\n` : renderTable(statuses));
+  return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
+}
+
+const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'MS', 'ERROR'] as const;
+
+export function renderTable(statuses: readonly ServerEvent[]): string {
+  if (statuses.length === 0)
+    return 'no MCP servers are configured (mcp_servers in .furflycode/config.yaml)\n';
+  const rows = statuses.map((s) => [
+    s.server,
+    s.transport,
+    s.status,
+    s.tools === undefined ? '-' : String(s.tools),
+    s.ms === undefined ? '-' : String(s.ms),
+    // One line per server: multi-line stderr tails would break the table.
+    (s.error ?? '').replace(/\s*\n\s*/g, ' | '),
+  ]);
+  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(COLUMNS), ...rows.map(line)].join('\n')}\n`;
+}
