@@ -148,7 +148,7 @@ describe('toEsm', () => {
     const raw =
       '"use strict";\nexport const A = validate1;\nconst func1 = require("ajv/dist/runtime/ucs2length").default;\nconst func2 = require("ajv/dist/runtime/ucs2length").default;\n';
     expect(toEsm(raw)).toBe(
-      'import __module0 from "ajv/dist/runtime/ucs2length.js";\nexport const A = validate1;\nconst func1 = __module0.default;\nconst func2 = __module0.default;\n',
+      'import __module0Raw from "ajv/dist/runtime/ucs2length.js";\nconst __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };\nexport const A = validate1;\nconst func1 = __module0.default;\nconst func2 = __module0.default;\n',
     );
   });
 

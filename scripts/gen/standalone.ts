@@ -68,7 +68,12 @@ export function toEsm(raw: string): string {
       if (moduleVar === undefined) {
         moduleVar = `__module${moduleVars.size}`;
         moduleVars.set(spec, moduleVar);
-        imports.push(`import ${moduleVar} from "${spec}.js";`);
+        // Node's default import of a CommonJS module is `module.exports`; bundlers and vitest hand over
+        // `exports.default` instead when `__esModule` is set. Normalise to what Node gives.
+        imports.push(
+          `import ${moduleVar}Raw from "${spec}.js";`,
+          `const ${moduleVar} = ${moduleVar}Raw && ${moduleVar}Raw.__esModule ? ${moduleVar}Raw : { default: ${moduleVar}Raw };`,
+        );
       }
       return `const ${name} = ${moduleVar}${rest};`;
     });

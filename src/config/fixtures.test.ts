@@ -1,14 +1,5 @@
 /** Runs every case in fixtures/config/ through loadConfig and compares with expected.json or expected-error.txt. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-
-// Vitest unwraps the default export of CommonJS modules that Node does not; give the generated validator
-// what Node gives it (see the report on src/generated/config/validate.js).
-vi.mock('ajv/dist/runtime/ucs2length.js', async (importOriginal) => {
-  const real = await importOriginal<{ default: unknown }>();
-  const fn =
-    typeof real.default === 'function' ? real.default : (real.default as { default: unknown }).default;
-  return { default: { default: fn } };
-});
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { formatConfigError } from './errors.js';
 import { type LaidOut, layOut, listCases, withPlaceholder } from './fixture-harness.test-helpers.js';

@@ -3,16 +3,8 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-
-// Vitest unwraps CommonJS default exports where Node does not; give the generated validator what Node gives it.
-vi.mock('ajv/dist/runtime/ucs2length.js', async (importOriginal) => {
-  const real = await importOriginal<{ default: unknown }>();
-  const fn =
-    typeof real.default === 'function' ? real.default : (real.default as { default: unknown }).default;
-  return { default: { default: fn } };
-});
 
 import { type ConfigCommandOptions, runConfigCommand } from './config.js';
 
