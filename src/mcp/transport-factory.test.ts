@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { ResolvedServer } from '../config/types.js';
+import { createTransport, redactSecrets, secretsOf, UnsupportedServerError } from './transport-factory.js';
+import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
+import { StdioTransport } from './transports/stdio/stdio-transport.js';
+
+const stdioEntry = (extra: Record<string, unknown> = {}) =>
+  ({
+    type: 'stdio',
+    command: 'node',
+    args: ['server.js'],
+    sandbox: 'none',
+    category: 'execute',
+    timeout: 10,
+    enabled: true,
+    ...extra,
+  }) as ResolvedServer;
+
+describe('createTransport', () => {
+  it('builds a stdio transport named after the server, not the command line', () => {
+    const transport = createTransport('files', stdioEntry({ args: ['--token', 'abc'] }), { cwd: '/tmp' });
+    expect(transport).toBeInstanceOf(StdioTransport);
+    expect((transport as StdioTransport).name).toBe('files');
+  });
+
+  it('builds an HTTP transport for an http entry', () => {
+    const entry = {
+      type: 'http',
+      url: 'http://127.0.0.1:1/mcp',
+      category: 'read',
+      timeout: 5,
+      enabled: true,
+    } as ResolvedServer;
+    expect(createTransport('web', entry, { cwd: '/tmp' })).toBeInstanceOf(StreamableHttpTransport);
+  });
+
+  it('refuses sandbox: docker with a clear message instead of running without isolation', () => {
+    expect(() => createTransport('boxed', stdioEntry({ sandbox: 'docker' }), { cwd: '/tmp' })).toThrow(
+      UnsupportedServerError,
+    );
+    expect(() => createTransport('boxed', stdioEntry({ sandbox: 'docker' }), { cwd: '/tmp' })).toThrow(
+      'server "boxed": sandbox "docker" is not supported yet',
+    );
+  });
+});
+
+describe('secrets', () => {
+  it('takes env values of stdio entries and header values of http entries, ignoring tiny ones', () => {
+    expect(secretsOf(stdioEntry({ env: { TOKEN: 'sk-123456', DEBUG: '1' } }))).toEqual(['sk-123456']);
+    const http: ResolvedServer = {
+      type: 'http',
+      url: 'http://x/mcp',
+      headers: { Authorization: 'Bearer xyz123' },
+      category: 'execute',
+      timeout: 10,
+      enabled: true,
+    };
+    expect(secretsOf(http)).toEqual(['Bearer xyz123']);
+  });
+
+  it('redacts every occurrence, longest secret first', () => {
+    expect(redactSecrets('a sk-1234 b sk-12345678 c sk-1234', ['sk-1234', 'sk-12345678'])).toBe(
+      'a *** b *** c ***',
+    );
+    expect(redactSecrets('nothing here', [])).toBe('nothing here');
+  });
+});
