@@ -94,6 +94,40 @@ describe('McpClient.connect', () => {
     },
   );
 
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'] as const)(
+    'proposes the configured version (%s) and validates the envelope with it',
+    async (v) => {
+      usedVersions.length = 0;
+      const { server, client: c } = client(
+        { initialize: (params) => initializeResult(String(params?.protocolVersion))() },
+        { protocolVersion: v },
+      );
+      await c.connect();
+      expect(server.sent[0]).toMatchObject({ method: 'initialize', params: { protocolVersion: v } });
+      expect(c.protocolVersion).toBe(v);
+      expect(usedVersions).toEqual([v, v]);
+    },
+  );
+
+  it('accepts a different supported answer to a proposed older version', async () => {
+    const { client: c } = client(
+      { initialize: initializeResult('2025-11-25') },
+      { protocolVersion: '2025-03-26' },
+    );
+    await c.connect();
+    expect(c.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('names the proposed version, not the latest, when the answer is unsupported', async () => {
+    const { client: c } = client(
+      { initialize: initializeResult('1999-01-01') },
+      { protocolVersion: '2025-06-18' },
+    );
+    const error = await c.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as Error).message).toContain('"1999-01-01"');
+    expect((error as Error).message).toContain('proposed "2025-06-18"');
+  });
   it('rejects an unsupported version, naming both, and closes the connection', async () => {
     const { server, client: c } = client({ initialize: initializeResult('2024-11-05') });
     const error = await c.connect().catch((e: unknown) => e);

@@ -67,6 +67,12 @@ export interface McpClientOptions {
   validators?: (version: ProtocolVersion) => PeerValidator;
   /** Stop following `nextCursor` after this many pages (1000). */
   maxToolPages?: number;
+  /**
+   * The version proposed in `initialize` (the latest by default). Whatever supported version the
+   * server answers is still accepted; proposing an older one lets tests and the conformance suite
+   * exercise each version.
+   */
+  protocolVersion?: ProtocolVersion;
 }
 
 export interface ConnectOptions {
@@ -108,6 +114,7 @@ export class McpClient {
   private readonly peer: JsonRpcPeer;
   private state: ClientState = 'new';
   private readonly validators: (version: ProtocolVersion) => PeerValidator;
+  private readonly proposedVersion: ProtocolVersion;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -116,6 +123,7 @@ export class McpClient {
   ) {
     this.name = options.name;
     this.validators = options.validators ?? validatorsFor;
+    this.proposedVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     this.peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.requestTimeoutMs });
     this.peer.onnotification = (method, params) => this.onnotification?.(method, params);
     this.peer.onerror = (error) => this.onerror?.(error);
@@ -152,11 +160,11 @@ export class McpClient {
       await withTimeout(this.peer.start(), timeoutMs, 'start');
       phase = 'initialize';
       // Envelopes are checked against the proposed version; the result is checked below, against the answered one.
-      this.peer.setValidator(this.validators(LATEST_PROTOCOL_VERSION));
+      this.peer.setValidator(this.validators(this.proposedVersion));
       const result = await this.peer.request(
         'initialize',
         {
-          protocolVersion: LATEST_PROTOCOL_VERSION,
+          protocolVersion: this.proposedVersion,
           capabilities: {},
           clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
         },
@@ -227,7 +235,7 @@ export class McpClient {
     if (!isObject(result)) throw new RpcProtocolError('/result', 'must be an object', 'initialize');
     const answered = result.protocolVersion;
     if (!isProtocolVersion(answered))
-      throw new McpVersionError(LATEST_PROTOCOL_VERSION, answered, PROTOCOL_VERSIONS);
+      throw new McpVersionError(this.proposedVersion, answered, PROTOCOL_VERSIONS);
     const validator = this.validators(answered);
     const issues = validator.result('initialize', result);
     if (issues.length > 0) {
