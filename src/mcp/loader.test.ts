@@ -152,6 +152,21 @@ describe('loadMcpServers with real servers', () => {
     expect(JSON.stringify(again.content)).toContain('not connected');
   });
 
+  it('re-lists after a real notifications/tools/list_changed and keeps the registry as it was', async () => {
+    const registry = new ToolRegistry();
+    const events: ServerEvent[] = [];
+    const handle = loadMcpServers({ good: stdio('well-behaved', ['--list-changed-after', '50']) }, registry, {
+      cwd: os.tmpdir(),
+      onEvent: (event) => events.push(event),
+    });
+    handles.push(handle);
+    await handle.ready;
+    const before = registry.names();
+    await expect.poll(() => events.filter((e) => e.status === 'ok').length).toBe(2);
+    expect(events.at(-1)).toMatchObject({ status: 'ok', tools: WELL_BEHAVED_TOOLS.length });
+    expect(registry.names()).toEqual(before);
+  });
+
   it('keeps env values out of every message, even when the server prints them', async () => {
     const secret = 'sk-test-4f9a8b7c6d5e';
     const registry = new ToolRegistry();
