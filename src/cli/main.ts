@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `furfly` command: each command group registers itself from `commands/`, so adding one touches
- * only this list.
+ * only this list. The default command (no group name) is the agent.
  */
 import { createRequire } from 'node:module';
 import { cac } from 'cac';
+import { registerAgentCommand } from './commands/agent.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConformanceCommand } from './commands/conformance.js';
 import { registerMcpCommands } from './commands/mcp.js';
@@ -16,6 +17,7 @@ const cli = cac('furfly');
 registerConfigCommands(cli);
 registerMcpCommands(cli);
 registerConformanceCommand(cli);
+registerAgentCommand(cli);
 cli.help();
 cli.version(version);
 cli.parse();

@@ -1,0 +1,130 @@
+/**
+ * Wires one agent session together from the config: provider, registry (the six built-ins, then MCP
+ * tools as their servers become ready), permission service and gate, and the agent. Both the
+ * interactive session and one-shot mode start here; only the asker and what they wait for differ.
+ */
+import { formatConfigError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { ResolvedConfig } from '../config/types.js';
+import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
+import { type PermissionMode, PermissionService } from '../permission/index.js';
+import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
+import { buildSessionContext } from './context.js';
+import { Agent } from './loop.js';
+import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
+import { AnthropicProvider } from './provider/anthropic.js';
+import type { ModelProvider } from './provider/types.js';
+import { chooseProvider, type ProviderSettings } from './providers.js';
+import { UsageLedger } from './usage.js';
+
+export interface RuntimeOptions {
+  cwd: string;
+  configFile?: string;
+  env: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+  /** `--permission-mode`: overrides the config for this run. */
+  permissionMode?: PermissionMode;
+  /** The interactive session's question; absent in one-shot mode (asks are refused). */
+  asker?: PermissionAsker;
+  onServerEvent?: (event: ServerEvent) => void;
+  /** Retries of failed API requests (tests set 0). */
+  maxRetries?: number;
+  /** Replaces the Anthropic provider (tests of the wiring). */
+  providerFactory?: (settings: ProviderSettings) => ModelProvider;
+}
+
+export interface AgentRuntime {
+  agent: Agent;
+  registry: ToolRegistry;
+  permissions: PermissionService;
+  gate: PermissionGate;
+  mcp: McpServersHandle;
+  ledger: UsageLedger;
+  config: ResolvedConfig;
+  projectRoot: string;
+  /** Shuts every MCP server down. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type RuntimeSetup = { ok: true; runtime: AgentRuntime } | { ok: false; message: string };
+
+/** What furfly runs with when there is no config file at all: the documented defaults. */
+const DEFAULT_CONFIG: ResolvedConfig = {
+  providers: [],
+  max_iterations: 50,
+  permissions: { mode: 'strict', rules: [], allow_paths: [] },
+  mcp_servers: {},
+};
+
+export function startRuntime(options: RuntimeOptions): RuntimeSetup {
+  const loaded = loadConfig({
+    cwd: options.cwd,
+    configFile: options.configFile,
+    env: options.env,
+    homeDir: options.homeDir,
+  });
+  let config: ResolvedConfig;
+  let projectRoot = loaded.files.projectRoot ?? options.cwd;
+  if (loaded.ok) {
+    config = loaded.config;
+  } else if (loaded.files.inEffect.length === 0 && loaded.files.project?.explicit !== true) {
+    // No config file anywhere is fine for the agent: environment variables and defaults suffice.
+    config = DEFAULT_CONFIG;
+  } else {
+    return {
+      ok: false,
+      message: [
+        'furfly: the config has problems:',
+        ...loaded.errors.map((e) => `  ${formatConfigError(e)}`),
+      ].join('\n'),
+    };
+  }
+  if (loaded.ok && loaded.files.projectRoot === undefined) projectRoot = options.cwd;
+
+  const choice = chooseProvider(config.providers, options.env);
+  if (!choice.ok) return { ok: false, message: choice.message };
+  const provider =
+    options.providerFactory?.(choice.settings) ??
+    new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
+
+  const registry = new ToolRegistry();
+  registry.registerAll(builtinTools());
+  const permissions = new PermissionService(
+    {
+      mode: options.permissionMode ?? config.permissions.mode,
+      rules: config.permissions.rules,
+      projectRoot,
+      allowPaths: config.permissions.allow_paths,
+    },
+    registry,
+  );
+  const gate = new PermissionGate(permissions, options.asker);
+  const session = new SessionState();
+  const agent = new Agent({
+    provider,
+    registry,
+    gate,
+    projectRoot,
+    session,
+    maxIterations: config.max_iterations,
+    context: () => buildSessionContext({ cwd: options.cwd }),
+  });
+  const mcp = loadMcpServers(config.mcp_servers, registry, {
+    cwd: projectRoot,
+    onEvent: options.onServerEvent,
+  });
+  return {
+    ok: true,
+    runtime: {
+      agent,
+      registry,
+      permissions,
+      gate,
+      mcp,
+      ledger: new UsageLedger(),
+      config,
+      projectRoot,
+      close: () => mcp.close(),
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * The default command: `furfly` starts an interactive session, `furfly -p "<prompt>"` runs one task.
+ *
+ *   furfly [-p <prompt>] [--output-format text|json] [--permission-mode <mode>] [--cwd <dir>] [--config <file>]
+ *
+ * One-shot exit codes: 0 when the model finished normally, 1 on an error or when a limit ended the
+ * turn (max_iterations, unknown tools, cancelled), 2 on a usage error. The logic takes its streams as
+ * arguments (`runAgentCommand`) so tests run it in-process; `registerAgentCommand` only binds it to cac.
+ */
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import type { CAC } from 'cac';
+import type { ToolCallRecord, TurnResult } from '../../agent/loop.js';
+import type { ModelProvider } from '../../agent/provider/types.js';
+import type { ProviderSettings } from '../../agent/providers.js';
+import { type AgentRuntime, startRuntime } from '../../agent/runtime.js';
+import type { Usage } from '../../agent/usage.js';
+import type { ServerEvent } from '../../mcp/loader.js';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
+import { describeServerEvent, describeToolCall } from '../interactive/render.js';
+import { runInteractiveSession } from '../interactive/session.js';
+
+export interface AgentCommandOptions {
+  prompt?: string | boolean;
+  outputFormat?: string;
+  permissionMode?: string;
+  cwd?: string;
+  config?: string;
+}
+
+export interface AgentIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+  /** Aborts the running turn (one-shot: SIGINT). The interactive session handles Ctrl-C itself. */
+  signal?: AbortSignal;
+  /** Ctrl-C that does not come through a terminal's readline (SIGINT with piped stdin); returns an unsubscribe. */
+  onInterrupt?: (handler: () => void) => () => void;
+  /** Whether stdin/stdout are a terminal (line editing, colours off otherwise). */
+  terminal?: boolean;
+  maxRetries?: number;
+  providerFactory?: (settings: ProviderSettings) => ModelProvider;
+}
+
+/** The JSON document `--output-format json` prints (see docs/getting-started.md). */
+export interface OneShotJson {
+  result: string;
+  toolCalls: { name: string; input: unknown; status: ToolCallRecord['status']; isError: boolean }[];
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+  };
+  iterations: number;
+  stopReason: TurnResult['stopReason'];
+  error?: string;
+}
+
+const NORMAL_STOPS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'refusal']);
+
+export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo): Promise<number> {
+  const write = (stream: Writable, text: string) => stream.write(text);
+  const usage = checkUsage(options);
+  if (usage) {
+    write(io.stderr, `furfly: ${usage}\n`);
+    return 2;
+  }
+  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
+  const permissionMode = options.permissionMode as PermissionMode | undefined;
+  if (typeof options.prompt !== 'string') {
+    return runInteractiveSession({
+      runtime: {
+        cwd,
+        configFile: options.config,
+        env: io.env,
+        homeDir: io.homeDir,
+        permissionMode,
+        maxRetries: io.maxRetries,
+        providerFactory: io.providerFactory,
+      },
+      stdin: io.stdin,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      terminal: io.terminal ?? false,
+      onInterrupt: io.onInterrupt,
+    });
+  }
+  return runOneShot(
+    options.prompt,
+    options.outputFormat === 'json',
+    { ...io, cwd },
+    options.config,
+    permissionMode,
+  );
+}
+
+function checkUsage(options: AgentCommandOptions): string | undefined {
+  if (options.prompt === true || options.prompt === '') return '-p needs a prompt: furfly -p "<what to do>"';
+  if (
+    options.outputFormat !== undefined &&
+    options.outputFormat !== 'text' &&
+    options.outputFormat !== 'json'
+  ) {
+    return `--output-format must be text or json, not "${options.outputFormat}"`;
+  }
+  if (options.outputFormat === 'json' && typeof options.prompt !== 'string') {
+    return '--output-format json needs -p "<prompt>" (the interactive session prints text)';
+  }
+  if (options.permissionMode !== undefined && !isPermissionMode(options.permissionMode)) {
+    return `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, not "${options.permissionMode}"`;
+  }
+  return undefined;
+}
+
+async function runOneShot(
+  prompt: string,
+  json: boolean,
+  io: AgentIo,
+  configFile: string | undefined,
+  permissionMode: PermissionMode | undefined,
+): Promise<number> {
+  const setup = startRuntime({
+    cwd: io.cwd,
+    configFile,
+    env: io.env,
+    homeDir: io.homeDir,
+    permissionMode,
+    maxRetries: io.maxRetries,
+    providerFactory: io.providerFactory,
+    onServerEvent: (event) => reportServerProblem(event, io.stderr),
+  });
+  if (!setup.ok) {
+    io.stderr.write(`${setup.message}\n`);
+    return 1;
+  }
+  const { runtime } = setup;
+  try {
+    // Every server gets its chance (each bounded by its own timeout) before the first request.
+    await runtime.mcp.ready;
+    const signal = io.signal ?? new AbortController().signal;
+    let lineOpen = false;
+    const result = await runtime.agent.runTurn(prompt, {
+      signal,
+      events: {
+        text: (delta) => {
+          if (json) return;
+          io.stdout.write(delta);
+          lineOpen = !delta.endsWith('\n');
+        },
+        responseEnd: () => {
+          if (!json && lineOpen) io.stdout.write('\n');
+          lineOpen = false;
+        },
+        toolCall: (record) => {
+          if (!json) io.stderr.write(`${describeToolCall(record)}\n`);
+        },
+        notice: (message) => io.stderr.write(`furfly: ${message}\n`),
+        error: (message) => io.stderr.write(`furfly: error: ${message}\n`),
+      },
+    });
+    recordTurn(runtime, prompt, result);
+    if (json) io.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
+    return NORMAL_STOPS.has(result.stopReason) ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}
+
+function reportServerProblem(event: ServerEvent, stderr: Writable): void {
+  if (event.status === 'error' || event.status === 'timeout')
+    stderr.write(`furfly: ${describeServerEvent(event)}\n`);
+}
+
+function recordTurn(runtime: AgentRuntime, prompt: string, result: TurnResult): void {
+  runtime.ledger.record({ prompt, requests: result.iterations, usage: result.usage });
+}
+
+export function toJson(result: TurnResult): OneShotJson {
+  return {
+    result: result.text,
+    toolCalls: result.toolCalls.map(({ name, input, status, isError }) => ({ name, input, status, isError })),
+    usage: apiUsage(result.usage),
+    iterations: result.iterations,
+    stopReason: result.stopReason,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
+}
+
+function apiUsage(usage: Usage): OneShotJson['usage'] {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+  };
+}
+
+export function registerAgentCommand(cli: CAC): void {
+  cli
+    .command('', 'Start the furfly agent (interactive), or run one task with -p')
+    .option('-p, --prompt <prompt>', 'Run one task and exit (permission questions are refused)')
+    .option('--output-format <format>', 'With -p: text (default) or json')
+    .option('--permission-mode <mode>', `Override the config for this run: ${PERMISSION_MODES.join(' | ')}`)
+    .option('--cwd <dir>', 'Run as if started in <dir>')
+    .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
+    .example('furfly')
+    .example('furfly -p "list the TODO comments in src/" --output-format json')
+    .action(async (options: AgentCommandOptions) => {
+      const controller = new AbortController();
+      const oneShot = typeof options.prompt === 'string';
+      const onSigint = () => {
+        // First Ctrl-C cancels the turn cleanly; a second one leaves at once.
+        if (controller.signal.aborted) process.exit(130);
+        controller.abort();
+      };
+      if (oneShot) process.on('SIGINT', onSigint);
+      const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      try {
+        process.exitCode = await runAgentCommand(options, {
+          stdin: process.stdin,
+          stdout: process.stdout,
+          stderr: process.stderr,
+          cwd: process.cwd(),
+          env: process.env,
+          signal: controller.signal,
+          terminal,
+          // On a terminal, readline turns Ctrl-C into its own event; otherwise it arrives as SIGINT.
+          onInterrupt: terminal
+            ? undefined
+            : (handler) => {
+                process.on('SIGINT', handler);
+                return () => process.off('SIGINT', handler);
+              },
+        });
+      } finally {
+        if (oneShot) process.off('SIGINT', onSigint);
+      }
+    });
+}

@@ -1,0 +1,44 @@
+/**
+ * Lines typed by the person, consumed one at a time by whoever waits: the prompt loop, or a
+ * permission question in the middle of a turn. Piped input arrives all at once, so lines are queued
+ * rather than dropped.
+ */
+export class LineQueue {
+  private readonly lines: string[] = [];
+  private waiters: ((line: string | undefined) => void)[] = [];
+  private ended = false;
+
+  push(line: string): void {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(line);
+    else this.lines.push(line);
+  }
+
+  end(): void {
+    this.ended = true;
+    for (const waiter of this.waiters.splice(0)) waiter(undefined);
+  }
+
+  get waiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** The next line, or undefined once the input has ended (or `signal` fired). */
+  next(signal?: AbortSignal): Promise<string | undefined> {
+    const ready = this.lines.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    if (this.ended || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const deliver = (line: string | undefined) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(line);
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== deliver);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(deliver);
+    });
+  }
+}

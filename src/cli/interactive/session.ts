@@ -1,0 +1,171 @@
+/**
+ * The interactive session: a readline prompt (line editing and history on a terminal), the agent's
+ * streamed answers, one line per tool call, permission questions, slash commands and Ctrl-C.
+ *
+ * MCP servers connect in the background: the prompt is usable at once, the prompt itself shows how
+ * many servers are still connecting, each outcome is printed once, and a server's tools are offered
+ * from the next model request after it is ready (the registry is read at every request).
+ *
+ * Ctrl-C during a turn aborts it (the stream and in-flight tool calls, which cancel remote calls on
+ * their server); at an empty prompt it quits, like /exit and the end of input, shutting every MCP
+ * server down.
+ */
+import readline from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-prompt.js';
+import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
+import type { ServerEvent } from '../../mcp/loader.js';
+import { LineQueue } from './line-queue.js';
+import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
+import { runSlashCommand } from './slash-commands.js';
+
+export interface InteractiveOptions {
+  runtime: Omit<RuntimeOptions, 'asker' | 'onServerEvent'>;
+  stdin: Readable;
+  stdout: Writable;
+  /** Where start-up failures go; `stdout` when absent. */
+  stderr?: Writable;
+  /** True on a real terminal: line editing, history, prompt redraws. */
+  terminal: boolean;
+  /** Extra Ctrl-C sources (SIGINT when stdin is not a terminal, tests); returns an unsubscribe. */
+  onInterrupt?: (handler: () => void) => () => void;
+}
+
+const HISTORY_SIZE = 500;
+
+export async function runInteractiveSession(options: InteractiveOptions): Promise<number> {
+  const { stdout } = options;
+  const queue = new LineQueue();
+  let busy = false;
+  let turn: AbortController | undefined;
+
+  const rl = readline.createInterface({
+    input: options.stdin,
+    output: stdout,
+    terminal: options.terminal,
+    historySize: HISTORY_SIZE,
+    prompt: '> ',
+  });
+  rl.on('line', (line) => queue.push(line));
+  rl.on('close', () => queue.end());
+
+  /** Prints a whole line above the prompt without mangling what the person is typing. */
+  const print = (text: string) => {
+    if (options.terminal && !busy) {
+      readline.clearLine(stdout, 0);
+      readline.cursorTo(stdout, 0);
+    }
+    stdout.write(`${text}\n`);
+    if (options.terminal && !busy && queue.waiting) rl.prompt(true);
+  };
+
+  const asker: PermissionAsker = {
+    async ask(question, signal): Promise<PermissionAnswer> {
+      for (;;) {
+        stdout.write(`${describePermissionQuestion(question)}\n? `);
+        const answer = (await queue.next(signal))?.trim().toLowerCase();
+        if (answer === undefined) {
+          stdout.write('\n');
+          return 'deny';
+        }
+        if (answer === 'a' || answer === 'y' || answer === 'once') return 'once';
+        if (answer === 's' || answer === 'session') return 'session';
+        if (answer === 'd' || answer === 'n' || answer === 'deny') return 'deny';
+        stdout.write('Please answer a, s or d.\n');
+      }
+    },
+  };
+
+  const pending = new Set<string>();
+  const shown = new Set<string>();
+  const onServerEvent = (event: ServerEvent) => {
+    if (event.status === 'connecting') {
+      pending.add(event.server);
+    } else {
+      pending.delete(event.server);
+      const line = describeServerEvent(event);
+      // Failures (and readiness) are shown once; a server that keeps failing the same way stays quiet.
+      if (!shown.has(line)) {
+        shown.add(line);
+        print(line);
+      }
+    }
+    updatePrompt();
+  };
+  const updatePrompt = () => rl.setPrompt(pending.size > 0 ? `[mcp: ${pending.size} connecting] > ` : '> ');
+
+  const setup = startRuntime({ ...options.runtime, asker, onServerEvent });
+  if (!setup.ok) {
+    (options.stderr ?? stdout).write(`${setup.message}\n`);
+    rl.close();
+    return 1;
+  }
+  const { runtime } = setup;
+
+  const interrupt = () => {
+    if (busy && turn && !turn.signal.aborted) {
+      stdout.write('\n^C cancelling…\n');
+      turn.abort();
+    } else if (!busy && rl.line === '') {
+      queue.end();
+    } else if (!busy) {
+      // Ctrl-C with text typed throws the text away, as shells do.
+      rl.write(null, { ctrl: true, name: 'u' });
+    }
+  };
+  rl.on('SIGINT', interrupt);
+  const unsubscribe = options.onInterrupt?.(interrupt);
+
+  const configured = Object.keys(runtime.config.mcp_servers).length;
+  stdout.write(
+    [
+      `furfly: ${runtime.agent.provider.model} via ${runtime.agent.provider.name}, permission mode ${runtime.permissions.currentMode()}.`,
+      `Type a task, or /help for commands. Ctrl-C cancels a turn; at an empty prompt it quits.${configured ? `\nmcp: connecting ${configured} server${configured === 1 ? '' : 's'} in the background.` : ''}`,
+    ].join('\n') + '\n',
+  );
+
+  try {
+    for (;;) {
+      rl.prompt();
+      const line = await queue.next();
+      if (line === undefined) break;
+      const text = line.trim();
+      if (text === '') continue;
+      if (text.startsWith('/')) {
+        if (runSlashCommand(text, { runtime, print }) === 'quit') break;
+        continue;
+      }
+      busy = true;
+      turn = new AbortController();
+      let lineOpen = false;
+      try {
+        const result = await runtime.agent.runTurn(text, {
+          signal: turn.signal,
+          events: {
+            text: (delta) => {
+              stdout.write(delta);
+              lineOpen = !delta.endsWith('\n');
+            },
+            responseEnd: () => {
+              if (lineOpen) stdout.write('\n');
+              lineOpen = false;
+            },
+            toolCall: (record) => stdout.write(`${describeToolCall(record)}\n`),
+            notice: (message) => stdout.write(`furfly: ${message}\n`),
+            error: (message) => stdout.write(`furfly: error: ${message}\n`),
+          },
+        });
+        runtime.ledger.record({ prompt: text, requests: result.iterations, usage: result.usage });
+      } finally {
+        busy = false;
+        turn = undefined;
+      }
+    }
+  } finally {
+    unsubscribe?.();
+    stdout.write('furfly: shutting down MCP servers… bye.\n');
+    rl.close();
+    await runtime.close();
+  }
+  return 0;
+}
