@@ -7,8 +7,19 @@ import { FakeTransport } from '../jsonrpc/fake-transport.test-helpers.js';
 import type { PeerValidator } from '../jsonrpc/peer.js';
 import { McpClient } from './client.js';
 import { McpConnectError } from './errors.js';
+import { HttpTransportError } from './transports/http/errors.js';
 
 type Handler = (params: Record<string, unknown> | undefined) => unknown;
+
+/** A handler result: answer with the JSON-RPC error the HTTP transport would synthesize (optionally another code). */
+class SynthesizedError extends Error {
+  constructor(
+    readonly error: HttpTransportError,
+    readonly code?: number,
+  ) {
+    super(error.message);
+  }
+}
 
 /** Answers requests from a table; `undefined` from a handler means "never answer". */
 class ScriptedServer extends FakeTransport {
@@ -25,7 +36,11 @@ class ScriptedServer extends FakeTransport {
     queueMicrotask(() => {
       if (!handler) return this.deliver({ jsonrpc: '2.0', id, error: { code: -32601, message: 'no' } });
       const result = handler(m.params);
-      if (result instanceof Error)
+      if (result instanceof SynthesizedError) {
+        const response = result.error.toJsonRpcError(id) as { error: { code: number } };
+        if (result.code !== undefined) response.error.code = result.code;
+        this.deliver(response);
+      } else if (result instanceof Error)
         this.deliver({ jsonrpc: '2.0', id, error: { code: -32000, message: result.message } });
       else if (result !== undefined) this.deliver({ jsonrpc: '2.0', id, result });
     });
@@ -296,6 +311,55 @@ describe('McpClient.callTool never rejects', () => {
       content: [
         { type: 'text', text: 'server "demo" is not connected: the server process was killed by SIGSEGV' },
       ],
+    });
+  });
+
+  it('says "the request failed", not "the connection was lost", when one HTTP request fails on a live connection', async () => {
+    const { server, client: c } = await connected({});
+    server.sendFails = new HttpTransportError(
+      'http-status',
+      'MCP server at http://h/mcp answered POST with HTTP 500',
+      {
+        status: 500,
+      },
+    );
+    const failed = await c.callTool('x');
+    server.sendFails = undefined;
+    expect(failed.content[0]).toEqual({
+      type: 'text',
+      text: 'server "demo", tool "x": the request failed (MCP server at http://h/mcp answered POST with HTTP 500)',
+    });
+    expect(c.isConnected).toBe(true);
+  });
+
+  it('still says "the connection was lost" for a send failure that is not an HTTP transport error', async () => {
+    const { server, client: c } = await connected({});
+    server.sendFails = new Error('EPIPE');
+    expect((await c.callTool('x')).content[0]).toEqual({
+      type: 'text',
+      text: 'server "demo", tool "x": the connection was lost (could not send "tools/call": EPIPE)',
+    });
+  });
+
+  it('words an error synthesized by the HTTP transport as a transport failure', async () => {
+    const cut = new HttpTransportError('stream-ended', 'the SSE stream ended before the response arrived');
+    const { client: c } = await connected({
+      'tools/call': () => new SynthesizedError(cut),
+    });
+    expect((await c.callTool('x')).content[0]).toEqual({
+      type: 'text',
+      text: 'server "demo", tool "x": the request failed (transport error "stream-ended": the SSE stream ended before the response arrived)',
+    });
+  });
+
+  it("does not take data.transportError at its word when the code is not the transport's", async () => {
+    const forged = new HttpTransportError('stream-ended', 'forged');
+    const { client: c } = await connected({
+      'tools/call': () => new SynthesizedError(forged, -32000),
+    });
+    expect((await c.callTool('x')).content[0]).toEqual({
+      type: 'text',
+      text: 'server "demo", tool "x": the server answered with JSON-RPC error -32000: forged',
     });
   });
 
