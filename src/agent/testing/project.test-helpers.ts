@@ -1,0 +1,105 @@
+/**
+ * A temporary project for agent tests: a folder with `.git` (so it is a project root), a
+ * `.furflycode/config.yaml` naming real well-behaved MCP test servers (each with a `--record` file),
+ * an empty FURFLY_HOME, and the environment furfly should see. `npm run build` must have run.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serverPath } from '../../../test-servers/testing.js';
+import type { Json } from './fake-anthropic.test-helpers.js';
+
+export const TEST_API_KEY = 'sk-ant-test-0123456789-secret';
+
+export interface ProjectOptions {
+  /** Server name -> its category (`read` tools run in parallel; others one by one). */
+  servers?: Record<string, 'read' | 'edit' | 'execute'>;
+  mode?: 'strict' | 'accept-edits' | 'auto' | 'bypass';
+  rules?: { tool_glob: string; action: 'allow' | 'ask' | 'deny' }[];
+  maxIterations?: number;
+  furflyMd?: string;
+  /** A provider entry instead of the ANTHROPIC_* fallbacks. */
+  provider?: { base_url?: string; model?: string };
+}
+
+export interface TempProject {
+  dir: string;
+  env: Record<string, string>;
+  recordFile(server: string): string;
+  /** The messages a server received so far (its record file, parsed). */
+  received(server: string): Json[];
+  cleanup(): void;
+}
+
+export function tempProject(options: ProjectOptions = {}): TempProject {
+  const dir = mkdtempSync(path.join(tmpdir(), 'furfly-agent-'));
+  mkdirSync(path.join(dir, '.git'));
+  mkdirSync(path.join(dir, '.furflycode'));
+  mkdirSync(path.join(dir, 'home'));
+  const recordFile = (server: string) => path.join(dir, `${server}.record.jsonl`);
+  const mcp_servers: Record<string, unknown> = {};
+  for (const [name, category] of Object.entries(options.servers ?? {})) {
+    mcp_servers[name] = {
+      type: 'stdio',
+      command: process.execPath,
+      args: [serverPath('well-behaved'), '--record', recordFile(name)],
+      category,
+      timeout: 20,
+    };
+  }
+  const config: Record<string, unknown> = {
+    permissions: { mode: options.mode ?? 'bypass', rules: options.rules ?? [] },
+    mcp_servers,
+  };
+  if (options.maxIterations !== undefined) config.max_iterations = options.maxIterations;
+  if (options.provider) {
+    config.providers = [
+      {
+        name: 'test',
+        protocol: 'anthropic',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a config reference, expanded by furfly.
+        api_key: '${ANTHROPIC_API_KEY}',
+        model: options.provider.model ?? 'claude-test',
+        ...(options.provider.base_url ? { base_url: options.provider.base_url } : {}),
+      },
+    ];
+  }
+  // JSON is YAML, and needs no YAML writer here.
+  writeFileSync(path.join(dir, '.furflycode', 'config.yaml'), JSON.stringify(config, null, 2));
+  if (options.furflyMd !== undefined) writeFileSync(path.join(dir, 'FURFLY.md'), options.furflyMd);
+  return {
+    dir,
+    env: {
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      FURFLY_HOME: path.join(dir, 'home'),
+      PATH: process.env.PATH ?? '',
+    },
+    recordFile,
+    received(server) {
+      let text = '';
+      try {
+        text = readFileSync(recordFile(server), 'utf8');
+      } catch {
+        return [];
+      }
+      return text
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.kind === 'message')
+        .map((entry) => ({ ...entry.message, t: entry.t }));
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
