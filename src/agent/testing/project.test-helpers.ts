@@ -14,6 +14,8 @@ export const TEST_API_KEY = 'sk-ant-test-0123456789-secret';
 export interface ProjectOptions {
   /** Server name -> its category (`read` tools run in parallel; others one by one). */
   servers?: Record<string, 'read' | 'edit' | 'execute'>;
+  /** Other test servers by name: which one (e.g. `slow`) and its flags; category execute. */
+  otherServers?: Record<string, { script: string; args: string[] }>;
   mode?: 'strict' | 'accept-edits' | 'auto' | 'bypass';
   rules?: { tool_glob: string; action: 'allow' | 'ask' | 'deny' }[];
   maxIterations?: number;
@@ -44,6 +46,14 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
       command: process.execPath,
       args: [serverPath('well-behaved'), '--record', recordFile(name)],
       category,
+      timeout: 20,
+    };
+  }
+  for (const [name, { script, args }] of Object.entries(options.otherServers ?? {})) {
+    mcp_servers[name] = {
+      type: 'stdio',
+      command: process.execPath,
+      args: [serverPath(script), ...args, '--record', recordFile(name)],
       timeout: 20,
     };
   }

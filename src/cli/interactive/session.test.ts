@@ -1,0 +1,231 @@
+/**
+ * The interactive session as a person sees it: piped stdin and a captured stdout (no terminal), the
+ * scripted Anthropic API, and real MCP test servers from a config in a temp project.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  callTools,
+  type FakeAnthropic,
+  fakeAnthropic,
+  type Json,
+  say,
+} from '../../agent/testing/fake-anthropic.test-helpers.js';
+import {
+  type ProjectOptions,
+  type TempProject,
+  tempProject,
+  waitFor,
+} from '../../agent/testing/project.test-helpers.js';
+import { runInteractiveSession } from './session.js';
+
+let api: FakeAnthropic | undefined;
+let project: TempProject | undefined;
+let session: Session | undefined;
+
+afterEach(async () => {
+  if (session && !session.ended) {
+    session.stdin.end();
+    await session.exit;
+  }
+  api?.close();
+  project?.cleanup();
+  api = project = session = undefined;
+});
+
+interface Session {
+  stdin: PassThrough;
+  output(): string;
+  type(line: string): void;
+  /** Waits until the output (after `from`) matches, returns the index after the match. */
+  see(pattern: RegExp | string, from?: number): Promise<number>;
+  interrupt(): void;
+  exit: Promise<number>;
+  ended: boolean;
+}
+
+function open(options: ProjectOptions): Session {
+  project = tempProject(options);
+  api = fakeAnthropic();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  let interruptHandler: () => void = () => {};
+  const s: Session = {
+    stdin,
+    output: () => text,
+    type: (line) => stdin.write(`${line}\n`),
+    async see(pattern, from = 0) {
+      return waitFor(`output matching ${pattern}; got:\n${text.slice(from)}`, () => {
+        const rest = text.slice(from);
+        const match = typeof pattern === 'string' ? rest.indexOf(pattern) : rest.search(pattern);
+        return match === -1 ? undefined : from + match + 1;
+      });
+    },
+    interrupt: () => interruptHandler(),
+    ended: false,
+    exit: Promise.resolve(0),
+  };
+  s.exit = runInteractiveSession({
+    runtime: { cwd: project.dir, env: project.env, maxRetries: 0 },
+    stdin,
+    stdout,
+    terminal: false,
+    onInterrupt: (handler) => {
+      interruptHandler = handler;
+      return () => {
+        interruptHandler = () => {};
+      };
+    },
+  }).finally(() => {
+    s.ended = true;
+  });
+  session = s;
+  return s;
+}
+
+/** Pids of live processes whose command line mentions `needle` (Linux /proc). */
+function processesMentioning(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function toolResultTexts(body: Json): string[] {
+  return body.messages
+    .at(-1)
+    .content.filter((b: Json) => b.type === 'tool_result')
+    .map((b: Json) => b.content.map((p: Json) => p.text).join(''));
+}
+
+describe('interactive session (piped stdin)', () => {
+  it('asks before a tool call, remembers "allow for the session", denies on request, and answers slash commands', async () => {
+    const s = open({ servers: { well: 'execute' }, mode: 'strict' });
+    await s.see('mcp: well ready (');
+    api!.script(callTools({ name: 'mcp__well__echo', input: { message: 'hi' } }), say('Echoed hi.'));
+    s.type('please echo hi');
+    let at = await s.see('Allow mcp__well__echo {"message":"hi"}?');
+    expect(s.output().slice(at)).toContain('[a] allow once   [s] allow this tool for the session   [d] deny');
+    s.type('s');
+    at = await s.see('Echoed hi.', at);
+    expect(s.output()).toContain('  [tool] mcp__well__echo {"message":"hi"} -> ok');
+
+    // Allowed for the session: no second question for echo; add still asks, and is denied.
+    api!.script(
+      callTools(
+        { name: 'mcp__well__echo', input: { message: 'again' } },
+        { name: 'mcp__well__add', input: { a: 1, b: 2 } },
+      ),
+      say('Could not add.'),
+    );
+    s.type('echo again and add');
+    at = await s.see('Allow mcp__well__add', at);
+    expect(s.output().slice(at)).not.toContain('Allow mcp__well__echo');
+    s.type('d');
+    at = await s.see('Could not add.', at);
+    expect(s.output()).toContain('[tool] mcp__well__echo {"message":"again"} -> ok');
+    expect(s.output()).toContain('[tool] mcp__well__add {"a":1,"b":2} -> denied');
+    const [echoed, refused] = toolResultTexts(api!.requests[3]);
+    expect(echoed).toBe('again');
+    expect(refused).toMatch(/the user declined this call to mcp__well__add/);
+
+    s.type('/cost');
+    at = await s.see('total: input', at);
+    expect(s.output()).toMatch(/turn 1 \(2 requests, "please echo hi"\): input 20, output 10/);
+    s.type('/mcp');
+    at = await s.see('mcp__well__slow_echo', at);
+    expect(s.output()).toMatch(/well \(stdio\): ready \(7 tools/);
+    s.type('/mode');
+    at = await s.see('Permission mode: accept-edits', at);
+    s.type('/plan');
+    at = await s.see('Plan mode: only read-only tools', at);
+    s.type('/do');
+    at = await s.see('Plan mode off', at);
+    s.type('/clear');
+    at = await s.see('Conversation cleared.', at);
+    s.type('/nonsense');
+    at = await s.see('Unknown command /nonsense', at);
+    s.type('/help');
+    at = await s.see('/exit', at);
+
+    expect(processesMentioning(project!.recordFile('well'))).not.toEqual([]);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+    expect(s.output()).toContain('shutting down MCP servers');
+    await waitFor('the MCP server to exit', () =>
+      processesMentioning(project!.recordFile('well')).length === 0 ? true : undefined,
+    );
+  });
+
+  it('Ctrl-C cancels the running turn and its MCP call; Ctrl-C at an empty prompt quits', async () => {
+    const s = open({ servers: { well: 'read' }, mode: 'bypass' });
+    await s.see('mcp: well ready (');
+    api!.script(callTools({ name: 'mcp__well__slow_echo', input: { message: 'zzz', delay_ms: 120_000 } }));
+    s.type('sleep');
+    await waitFor('the call to reach the server', () =>
+      project!.received('well').find((m) => m.method === 'tools/call'),
+    );
+    s.interrupt();
+    const at = await s.see('Cancelled');
+    const cancelled = await waitFor('notifications/cancelled', () =>
+      project!.received('well').find((m) => m.method === 'notifications/cancelled'),
+    );
+    const call = project!.received('well').find((m) => m.method === 'tools/call');
+    expect(cancelled.params.requestId).toBe(call.id);
+    expect(s.output()).toContain(
+      '[tool] mcp__well__slow_echo {"message":"zzz","delay_ms":120000} -> cancelled',
+    );
+    await s.see('> ', at);
+    s.interrupt();
+    expect(await s.exit).toBe(0);
+  });
+
+  it('is usable while a server is still connecting; its tools join the next request after it is ready', async () => {
+    const s = open({
+      servers: { well: 'read' },
+      otherServers: { late: { script: 'slow', args: ['--initialize-delay', '1500'] } },
+    });
+    await s.see('[mcp: ');
+    s.type('/mcp');
+    await s.see('late (stdio): connecting…');
+    api!.script(say('early answer'));
+    s.type('hello');
+    await s.see('early answer');
+    const early = api!.requests[0].tools.map((t: Json) => t.name);
+    expect(early.some((n: string) => n.startsWith('mcp__late__'))).toBe(false);
+
+    await s.see('mcp: late ready (');
+    api!.script(say('later answer'));
+    s.type('hello again');
+    await s.see('later answer');
+    const later = api!.requests[1].tools.map((t: Json) => t.name);
+    expect(later).toContain('mcp__late__echo');
+    // Tools already offered keep their place, so the cached prefix stays valid.
+    expect(later.slice(0, early.length)).toEqual(early);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+  });
+
+  it('shows a failing server once, clearly, and keeps working', async () => {
+    const s = open({ otherServers: { broken: { script: 'crashing', args: ['--crash-at', 'handshake'] } } });
+    await s.see('mcp: broken failed:');
+    api!.script(say('still here'));
+    s.type('hi');
+    await s.see('still here');
+    expect(s.output().match(/mcp: broken failed/g)).toHaveLength(1);
+    s.stdin.end();
+    expect(await s.exit).toBe(0);
+  });
+});
