@@ -1,0 +1,174 @@
+/** `furfly -p` in-process: JSON output, refusals of calls that would ask, exit codes, no key. */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  callTools,
+  type FakeAnthropic,
+  fakeAnthropic,
+  type Json,
+  say,
+} from '../../agent/testing/fake-anthropic.test-helpers.js';
+import {
+  type ProjectOptions,
+  TEST_API_KEY,
+  type TempProject,
+  tempProject,
+} from '../../agent/testing/project.test-helpers.js';
+import { type AgentCommandOptions, runAgentCommand } from './agent.js';
+
+let api: FakeAnthropic | undefined;
+let project: TempProject | undefined;
+
+afterEach(() => {
+  api?.close();
+  project?.cleanup();
+  api = project = undefined;
+});
+
+async function run(
+  options: AgentCommandOptions,
+  setup: ProjectOptions = {},
+  env?: (env: Record<string, string>) => Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  project ??= tempProject(setup);
+  api ??= fakeAnthropic();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => {
+    out += c;
+  });
+  stderr.on('data', (c) => {
+    err += c;
+  });
+  const code = await runAgentCommand(options, {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    cwd: project.dir,
+    env: env ? env(project.env) : project.env,
+    maxRetries: 0,
+  });
+  return { code, stdout: out, stderr: err };
+}
+
+function toolResultText(body: Json): string {
+  const block = body.messages.at(-1).content.find((b: Json) => b.type === 'tool_result');
+  return block.content.map((p: Json) => p.text).join('');
+}
+
+describe('furfly -p', () => {
+  it('prints the documented JSON document with --output-format json', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    api = fakeAnthropic();
+    api.script(
+      {
+        blocks: [{ type: 'tool_use', name: 'mcp__well__echo', input: { message: 'hi' } }],
+        usage: { input_tokens: 100, output_tokens: 7, cache_creation_input_tokens: 90 },
+      },
+      {
+        blocks: [{ type: 'text', text: 'All done.' }],
+        usage: { input_tokens: 5, output_tokens: 3, cache_read_input_tokens: 90 },
+      },
+    );
+    const { code, stdout } = await run({ prompt: 'echo hi', outputFormat: 'json' });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      result: 'All done.',
+      toolCalls: [{ name: 'mcp__well__echo', input: { message: 'hi' }, status: 'ok', isError: false }],
+      usage: {
+        input_tokens: 105,
+        output_tokens: 10,
+        cache_read_input_tokens: 90,
+        cache_creation_input_tokens: 90,
+      },
+      iterations: 2,
+      stopReason: 'end_turn',
+    });
+  });
+
+  it('streams text to stdout and tool lines to stderr in text mode', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'mcp__well__add', input: { a: 1, b: 1 } }), say('It is 2.'));
+    const { code, stdout, stderr } = await run({ prompt: 'add' });
+    expect(code).toBe(0);
+    expect(stdout).toBe('It is 2.\n');
+    expect(stderr).toContain('[tool] mcp__well__add {"a":1,"b":1} -> ok');
+  });
+
+  it('refuses a call that would ask, telling the model why and how the user can allow it', async () => {
+    project = tempProject({ servers: { well: 'execute' }, mode: 'strict' });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'mcp__well__echo', input: { message: 'hi' } }), say('I could not.'));
+    const { code, stdout } = await run({ prompt: 'echo', outputFormat: 'json' });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).toolCalls[0].status).toBe('refused');
+    const text = toolResultText(api.requests[1]);
+    expect(text).toMatch(/strict mode asks before every call/);
+    expect(text).toMatch(/one-shot mode \(-p\)/);
+    expect(text).toContain('tool_glob: "mcp__well__echo", action: allow');
+    expect(text).toContain('--permission-mode');
+    expect(project.received('well').filter((m) => m.method === 'tools/call')).toEqual([]);
+  });
+
+  it('--permission-mode overrides the config for this run', async () => {
+    project = tempProject({ servers: { well: 'execute' }, mode: 'strict' });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'mcp__well__echo', input: { message: 'hi' } }), say('Done.'));
+    const { code, stdout } = await run({ prompt: 'echo', outputFormat: 'json', permissionMode: 'bypass' });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).toolCalls[0].status).toBe('ok');
+  });
+
+  it('exits 1 with a clear message on an API error, never showing the key', async () => {
+    project = tempProject({});
+    api = fakeAnthropic();
+    api.script({ httpError: 401, message: 'invalid x-api-key' });
+    const { code, stdout, stderr } = await run({ prompt: 'hi', outputFormat: 'json' });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /furfly: error: the model API answered 401: api_error: invalid x-api-key \(check the API key\)/,
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ stopReason: 'error', iterations: 1 });
+    expect(stdout + stderr).not.toContain(TEST_API_KEY);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 1 at max_iterations with the notice on stderr', async () => {
+    project = tempProject({ servers: { well: 'read' }, maxIterations: 1 });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'mcp__well__echo', input: { message: 'x' } }));
+    const { code, stderr } = await run({ prompt: 'go' });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Stopped after 1 model requests \(max_iterations\)/);
+  });
+
+  it('without a key says exactly what to set and exits 1', async () => {
+    const { code, stderr } = await run({ prompt: 'hi' }, {}, ({ ANTHROPIC_API_KEY: _, ...rest }) => rest);
+    expect(code).toBe(1);
+    expect(stderr).toContain('export ANTHROPIC_API_KEY=<your key>');
+    expect(stderr).toContain('providers:');
+    expect(api!.requests).toEqual([]);
+  });
+
+  it('uses the provider from the config: its model and base_url', async () => {
+    project = tempProject({
+      provider: { base_url: 'https://llm.example.test', model: 'claude-from-config' },
+    });
+    api = fakeAnthropic('https://llm.example.test');
+    api.script(say('hello from the configured provider'));
+    const { code, stdout } = await run({ prompt: 'hi' });
+    expect(code).toBe(0);
+    expect(stdout).toBe('hello from the configured provider\n');
+    expect(api.requests[0].model).toBe('claude-from-config');
+  });
+
+  it('rejects bad options with exit code 2', async () => {
+    project = tempProject({});
+    expect((await run({ prompt: 'x', outputFormat: 'yaml' })).code).toBe(2);
+    expect((await run({ prompt: 'x', permissionMode: 'yolo' })).code).toBe(2);
+    expect((await run({ prompt: true })).code).toBe(2);
+  });
+});
