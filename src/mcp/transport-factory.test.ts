@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
-import { createTransport, redactSecrets, secretsOf, UnsupportedServerError } from './transport-factory.js';
+import { ContainerTransport } from '../sandbox/container-transport.js';
+import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
@@ -34,13 +35,13 @@ describe('createTransport', () => {
     expect(createTransport('web', entry, { cwd: '/tmp' })).toBeInstanceOf(StreamableHttpTransport);
   });
 
-  it('refuses sandbox: docker with a clear message instead of running without isolation', () => {
-    expect(() => createTransport('boxed', stdioEntry({ sandbox: 'docker' }), { cwd: '/tmp' })).toThrow(
-      UnsupportedServerError,
-    );
-    expect(() => createTransport('boxed', stdioEntry({ sandbox: 'docker' }), { cwd: '/tmp' })).toThrow(
-      'server "boxed": sandbox "docker" is not supported yet',
-    );
+  it('runs sandbox: docker entries in a container transport (nothing starts until start())', () => {
+    const transport = createTransport('boxed', stdioEntry({ sandbox: 'docker', cwd: 'srv' }), {
+      cwd: '/tmp',
+    });
+    expect(transport).toBeInstanceOf(ContainerTransport);
+    expect((transport as ContainerTransport).name).toBe('boxed');
+    expect((transport as ContainerTransport).containerId).toBeUndefined();
   });
 });
 

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ResolvedServer } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
+import { ContainerTransport } from '../sandbox/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
@@ -21,7 +22,7 @@ export interface TransportFactoryOptions {
   cwd: string;
 }
 
-/** Throws `UnsupportedServerError` for an entry that cannot be run (e.g. `sandbox: docker`). */
+/** `sandbox: docker` entries run in a hardened container (src/sandbox); the engine is looked for on start(). */
 export function createTransport(
   name: string,
   server: ResolvedServer,
@@ -31,10 +32,14 @@ export function createTransport(
     return new StreamableHttpTransport({ url: server.url, headers: server.headers });
   }
   if (server.sandbox === 'docker') {
-    // Running it without the sandbox it asks for would be a silent loss of isolation, so refuse.
-    throw new UnsupportedServerError(
-      `server "${name}": sandbox "docker" is not supported yet, so the server was not started`,
-    );
+    // The server's folder is mounted read-only; see docs/sandbox.md for everything else it cannot reach.
+    return new ContainerTransport({
+      command: server.command,
+      args: server.args ?? [],
+      env: server.env,
+      cwd: path.resolve(options.cwd, server.cwd ?? '.'),
+      name,
+    });
   }
   return new StdioTransport({
     command: server.command,
