@@ -80,7 +80,6 @@ describe('loadMcpServers with real servers', () => {
           command: '/nonexistent/furfly-no-such-server',
         } as ResolvedServer,
         off: stdio('well-behaved', [], { enabled: false }),
-        boxed: stdio('well-behaved', [], { sandbox: 'docker' } as Partial<ResolvedServer>),
         web: {
           type: 'http',
           url: http.url,
@@ -104,12 +103,10 @@ describe('loadMcpServers with real servers', () => {
     expect(final.missing).toMatchObject({ status: 'error' });
     expect(final.missing?.error).toMatch(/ENOENT|not found|no such/i);
     expect(final.off).toEqual({ server: 'off', transport: 'stdio', status: 'disabled' });
-    expect(final.boxed).toMatchObject({ status: 'error' });
-    expect(final.boxed?.error).toContain('not supported yet');
     expect(handle.statuses()).toEqual(Object.values(final));
-    expect(Object.keys(final)).toEqual(['good', 'hung', 'crashing', 'missing', 'off', 'boxed', 'web']);
+    expect(Object.keys(final)).toEqual(['good', 'hung', 'crashing', 'missing', 'off', 'web']);
 
-    for (const name of ['good', 'hung', 'crashing', 'missing', 'boxed', 'web']) {
+    for (const name of ['good', 'hung', 'crashing', 'missing', 'web']) {
       expect(events.find((e) => e.server === name)?.status).toBe('connecting');
     }
 
