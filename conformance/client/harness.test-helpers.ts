@@ -20,7 +20,7 @@ export interface ClientOptions {
   /** Names the client in every message (default: the server's name). */
   name?: string;
   protocolVersion?: ProtocolVersion;
-  /** Default per-request timeout (10 s: generous; tests that want a timeout pass a short one per call). */
+  /** Default per-request timeout (20 s: generous; tests that want a timeout pass a short one per call). */
   requestTimeoutMs?: number;
 }
 
@@ -35,6 +35,12 @@ export interface Connection<T> {
 
 export type StdioConnection = Connection<StdioTransport>;
 export type HttpConnection = Connection<StreamableHttpTransport>;
+
+/**
+ * Budget for connects that are expected to succeed: healthy servers never use it up, so it can be
+ * generous enough for a loaded two-core machine.
+ */
+const CONNECT_BUDGET_MS = 20_000;
 
 /** Short grace periods keep stopping a hung or stubborn server quick; the staged order is unchanged. */
 const STDIN_GRACE_MS = 300;
@@ -56,14 +62,14 @@ export class ProcessHarness {
     return this.stdioCommand(['-e', script], { name: 'inline', ...options });
   }
 
-  /** Like `stdioClient`, and connected (connect budget 10 s). */
+  /** Like `stdioClient`, and connected. */
   async connectStdio(
     server: string,
     args: string[] = [],
     options: ClientOptions = {},
   ): Promise<StdioConnection> {
     const connection = this.stdioClient(server, args, options);
-    await connection.client.connect({ timeoutMs: 10_000 });
+    await connection.client.connect({ timeoutMs: CONNECT_BUDGET_MS });
     return connection;
   }
 
@@ -78,7 +84,7 @@ export class ProcessHarness {
   async connectHttp(url: string, options: ClientOptions = {}): Promise<HttpConnection> {
     const transport = new StreamableHttpTransport({ url });
     const connection = this.wire(transport, { name: 'http', ...options });
-    await connection.client.connect({ timeoutMs: 10_000 });
+    await connection.client.connect({ timeoutMs: CONNECT_BUDGET_MS });
     return connection;
   }
 
@@ -132,7 +138,7 @@ export class ProcessHarness {
     const client = new McpClient(transport, {
       name: options.name,
       protocolVersion: options.protocolVersion,
-      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 20_000,
     });
     this.clients.push(client);
     const errors: Error[] = [];

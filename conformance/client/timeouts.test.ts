@@ -11,6 +11,11 @@ import { eventually, recordedMessages, resultText, test } from './harness.test-h
 
 /** Short on purpose: these cases can only end by timing out. */
 const HUNG_TIMEOUT_MS = 1000;
+/**
+ * connect's budget includes spawning node, which a loaded machine can make slow; the server must have
+ * reached the hung request well within it, or the phase in the error would race the start.
+ */
+const HUNG_CONNECT_MS = 5000;
 
 describe.concurrent('a hung server fails with a timeout error', () => {
   test('initialize never answered: connect fails in phase initialize and the process is stopped', async ({
@@ -23,21 +28,22 @@ describe.concurrent('a hung server fails with a timeout error', () => {
       '--record',
       record,
     ]);
-    // The budget covers spawning too; generous enough for a loaded machine to start node.
-    const error = await client.connect({ timeoutMs: 3000 }).catch((e: unknown) => e);
+    const error = await client.connect({ timeoutMs: HUNG_CONNECT_MS }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
     expect(error).toMatchObject({ phase: 'initialize' });
-    expect((error as Error).message).toContain('server "slow": timed out after 3000 ms during initialize');
+    expect((error as Error).message).toContain(
+      `server "slow": timed out after ${HUNG_CONNECT_MS} ms during initialize`,
+    );
     expect(recordedMessages(record).map((m) => m.method)).toContain('initialize');
     expect(isAlive(transport.pid!)).toBe(false);
   });
 
   test('tools/list never answered: connect fails in phase tools/list', async ({ harness }) => {
     const { client } = harness.stdioClient('slow', ['--list-delay', 'never']);
-    const error = await client.connect({ timeoutMs: 3000 }).catch((e: unknown) => e);
+    const error = await client.connect({ timeoutMs: HUNG_CONNECT_MS }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
     expect(error).toMatchObject({ phase: 'tools/list' });
-    expect((error as Error).message).toContain('timed out after 3000 ms during tools/list');
+    expect((error as Error).message).toContain(`timed out after ${HUNG_CONNECT_MS} ms during tools/list`);
   });
 
   test('a call never answered times out, the server receives notifications/cancelled for it, and the connection stays usable', async ({
