@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { containerCommand, imageCommand } from './container-spec.js';
+import { IMAGE_NODE_PATH } from './image.js';
+import { DEFAULT_LIMITS, describePolicy, hostConfigFor, sandboxPolicy } from './policy.js';
+
+describe('sandbox policy', () => {
+  it('defaults to the hardened settings', () => {
+    const host = hostConfigFor(sandboxPolicy());
+    expect(host).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Memory: 512 * 1024 * 1024,
+      MemorySwap: 512 * 1024 * 1024,
+      NanoCpus: 1e9,
+      PidsLimit: 128,
+    });
+    expect(host.Tmpfs['/tmp']).toContain('size=64m');
+    expect(sandboxPolicy().user).toBe('65534:65534');
+  });
+
+  it('takes limits, ignores undefined ones and refuses nonsense', () => {
+    expect(sandboxPolicy({ memoryMiB: 256, cpus: undefined })).toMatchObject({
+      memoryMiB: 256,
+      cpus: DEFAULT_LIMITS.cpus,
+    });
+    expect(() => sandboxPolicy({ pids: 0 })).toThrow(RangeError);
+    expect(() => sandboxPolicy({ cpus: Number.NaN })).toThrow(RangeError);
+  });
+
+  it('describes itself in one line', () => {
+    expect(describePolicy(sandboxPolicy())).toBe(
+      'docker, network none, read-only root, tmpfs /tmp 64 MiB, user 65534:65534, capabilities all dropped, ' +
+        'no-new-privileges, memory 512 MiB (no swap), cpus 1, pids 128',
+    );
+  });
+});
+
+describe('container command', () => {
+  it('maps node, by name or by the host path, to the image node; other commands pass through', () => {
+    expect(imageCommand('node')).toBe(IMAGE_NODE_PATH);
+    expect(imageCommand(process.execPath)).toBe(IMAGE_NODE_PATH);
+    expect(imageCommand('/bin/sh')).toBe('/bin/sh');
+  });
+
+  it('mounts the working folder by default and keeps only the given environment', () => {
+    const spec = containerCommand({
+      command: 'node',
+      args: ['x.js'],
+      cwd: '/srv/app',
+      env: { TOKEN: 'abcd' },
+    });
+    expect(spec).toMatchObject({ cmd: [IMAGE_NODE_PATH, 'x.js'], mount: '/srv/app', workingDir: '/srv/app' });
+    expect(spec.env).toEqual(['PATH=/usr/bin:/bin', 'HOME=/tmp', 'LANG=C.UTF-8', 'TOKEN=abcd']);
+  });
+
+  it('works in the mount when the working folder lies outside it', () => {
+    expect(containerCommand({ command: 'node', cwd: '/home/me', mount: '/srv/app' }).workingDir).toBe(
+      '/srv/app',
+    );
+    expect(containerCommand({ command: 'node', cwd: '/srv/app/sub', mount: '/srv/app' }).workingDir).toBe(
+      '/srv/app/sub',
+    );
+  });
+});
