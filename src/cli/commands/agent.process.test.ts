@@ -1,0 +1,110 @@
+/**
+ * The real `furfly` binary (dist/src/cli/main.js) as a child process, against a local HTTP server on
+ * 127.0.0.1 that speaks the Messages API's SSE (msw cannot reach another process), via ANTHROPIC_BASE_URL.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Json, sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
+import { type TempProject, tempProject, waitFor } from '../../agent/testing/project.test-helpers.js';
+
+const MAIN = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+
+let server: Server | undefined;
+let child: ChildProcess | undefined;
+let project: TempProject | undefined;
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(child.pid!, 'SIGKILL');
+    await exited;
+  }
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  project?.cleanup();
+  server = child = project = undefined;
+});
+
+/** Answers every request with the next text; records bodies. */
+async function startApi(answers: string[]): Promise<{ url: string; bodies: Json[] }> {
+  const bodies: Json[] = [];
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      bodies.push(JSON.parse(body));
+      const text = answers.shift() ?? 'no more answers';
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sse(streamEvents([{ type: 'text', text }], 'end_turn', {})));
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+}
+
+function runFurfly(args: string[], env: Record<string, string>) {
+  child = spawn(process.execPath, [MAIN, ...args], {
+    cwd: project!.dir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
+  const exit = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+  return { child, exit, out: () => stdout, err: () => stderr };
+}
+
+describe('furfly as a process', () => {
+  it('-p --output-format json against ANTHROPIC_BASE_URL', async () => {
+    project = tempProject({});
+    const api = await startApi(['Hello from the local API.']);
+    const run = runFurfly(['-p', 'say hello', '--output-format', 'json'], {
+      ...project.env,
+      ANTHROPIC_BASE_URL: api.url,
+    });
+    expect(await run.exit).toBe(0);
+    expect(JSON.parse(run.out())).toMatchObject({
+      result: 'Hello from the local API.',
+      stopReason: 'end_turn',
+    });
+    expect(api.bodies[0].messages[0].content[0].text).toBe('say hello');
+  });
+
+  it('the interactive session through piped stdin', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    const api = await startApi(['Hi there, person.']);
+    const run = runFurfly([], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    await waitFor(
+      'mcp ready',
+      () => (run.out().includes('mcp: well ready') ? true : undefined),
+      30_000,
+    ).catch((error) => {
+      throw new Error(`${error.message}\nstdout: ${run.out()}\nstderr: ${run.err()}`);
+    });
+    run.child.stdin!.write('hello\n');
+    await waitFor('the answer', () => (run.out().includes('Hi there, person.') ? true : undefined), 30_000);
+    run.child.stdin!.write('/exit\n');
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toContain('Type a task, or /help for commands.');
+    expect(run.out()).toContain('bye');
+    expect(api.bodies[0].tools.map((t: Json) => t.name)).toContain('mcp__well__echo');
+  });
+
+  it('exits 1 without a key, saying what to set', async () => {
+    project = tempProject({});
+    const { ANTHROPIC_API_KEY: _, ...env } = project.env;
+    const run = runFurfly(['-p', 'hi'], env);
+    expect(await run.exit).toBe(1);
+    expect(run.err()).toContain('export ANTHROPIC_API_KEY=');
+  });
+});
