@@ -44,6 +44,11 @@ export interface Check {
   source: string;
   versions: readonly ProtocolVersion[];
   transports: readonly TransportKind[];
+  /**
+   * The check judges what the whole run saw (every message, every HTTP exchange), so it runs after all
+   * others; its result keeps its place in the report.
+   */
+  judgesWholeRun?: boolean;
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

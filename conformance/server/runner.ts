@@ -79,12 +79,18 @@ export async function runSuite(
   const ctx = new CheckContext(options, version as ProtocolVersion, shared, init);
   const results: CheckResult[] = [];
   try {
-    for (const [index, check] of selected.entries()) {
+    // Checks over the whole run go last so they see every exchange; the report keeps section order.
+    const runOrder = [
+      ...selected.filter((check) => !check.judgesWholeRun),
+      ...selected.filter((check) => check.judgesWholeRun),
+    ];
+    for (const [index, check] of runOrder.entries()) {
       options.onProgress?.({ index, total: selected.length, check });
       const result = await runOne(check, ctx);
       results.push(result);
       options.onProgress?.({ index, total: selected.length, check, result });
     }
+    results.sort((a, b) => selected.findIndex((c) => c.id === a.id) - selected.findIndex((c) => c.id === b.id));
     await collectMetrics(ctx);
   } finally {
     await ctx.endSuite();
