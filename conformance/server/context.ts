@@ -86,6 +86,8 @@ export class CheckContext {
   readonly runLog: LoggedMessage[] = [];
   /** Every stdio process this run started, for checks over stdout hygiene. */
   readonly probes: StdioProbe[] = [];
+  /** Every HTTP channel this run opened, for checks over how each exchange was answered. */
+  readonly httpChannels: HttpChannel[] = [];
   readonly metrics: Record<string, number | string | null> = {};
   readonly validators: ProtocolValidators | null;
   private readonly checkSessions: Session[] = [];
@@ -187,6 +189,7 @@ export class CheckContext {
 
   private trackProbe(channel: Channel): void {
     if (channel instanceof StdioChannel) this.probes.push(channel.probe);
+    if (channel instanceof HttpChannel) this.httpChannels.push(channel);
   }
 }
 

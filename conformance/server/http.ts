@@ -1,2 +1,353 @@
-import type { Check } from './check.js';
-export const httpChecks: Check[] = [];
+/**
+ * The Streamable HTTP transport: reply types and their framing, 202 for notifications, session ids,
+ * DELETE, the protocol-version header, Origin validation and the GET stream.
+ *
+ * Some checks judge every exchange the run already made (so every request the other sections sent
+ * counts); the rest send one deliberately odd request of their own.
+ */
+import { ALL_VERSIONS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import type { CheckContext } from './context.js';
+import type { HttpChannel, PostRecord } from './probe/channel.js';
+import { type HttpExchange, httpRequest } from './probe/http.js';
+import { isObject, isResponse } from './session.js';
+
+const TRANSPORTS = 'MCP 2025-11-25 basic/transports (Streamable HTTP)';
+const SESSIONS = `${TRANSPORTS}, Session Management`;
+const TERMINATED_404 =
+  'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.';
+/** A browser page on another site: what DNS rebinding looks like to the server. */
+export const FOREIGN_ORIGIN = 'http://furfly-rebinding.example';
+const UNKNOWN_SESSION = 'furfly-conformance-unknown-session';
+const BOGUS_VERSION_HEADER = '1999-01-01';
+
+const base = { section: 'http', versions: ALL_VERSIONS, transports: ['http'] } as const;
+
+/** The shared session's channel; HTTP checks need it to copy its headers. */
+function sharedChannel(ctx: CheckContext): HttpChannel {
+  ctx.session();
+  const channel = ctx.sharedHttp();
+  if (!channel) throw new NotApplicable('not an HTTP target');
+  return channel;
+}
+
+function sessionIdOf(channel: HttpChannel): string {
+  if (channel.sessionId === null) throw new NotApplicable('the server assigned no session id');
+  return channel.sessionId;
+}
+
+/** The media type without parameters, lower case: `application/json; charset=utf-8` → `application/json`. */
+export function mediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** Every POST of the run whose body was a single JSON-RPC message, with what it was. */
+function postsOfRun(ctx: CheckContext): { post: PostRecord; exchange: HttpExchange; body: unknown }[] {
+  return ctx.httpChannels.flatMap((channel) =>
+    channel.posts.flatMap((post) => {
+      if (!post.exchange) return [];
+      try {
+        return [{ post, exchange: post.exchange, body: JSON.parse(post.body) as unknown }];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
+const isNotification = (body: unknown): boolean =>
+  isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && !('id' in body);
+
+/** A POST of a ping on the shared session, with headers changed: `null` removes a header. */
+function pingWith(ctx: CheckContext, channel: HttpChannel, changes: Record<string, string | null>) {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...channel.sessionHeaders(),
+  };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete headers[name];
+    else headers[name] = value;
+  }
+  return httpRequest(channel.target, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'furfly-http-probe', method: 'ping' }),
+    timeoutMs: ctx.timeoutMs,
+    stopWhen: (message) => isResponse(message),
+  });
+}
+
+function statusLine(exchange: HttpExchange): string {
+  const type = exchange.contentType ? ` (${exchange.contentType})` : '';
+  return `HTTP ${exchange.status}${type}${exchange.body ? ` ${brief(exchange.body, 120)}` : ''}`;
+}
+
+export const httpChecks: Check[] = [
+  {
+    ...base,
+    id: 'http.reply-content-type',
+    judgesWholeRun: true,
+    level: 'MUST',
+    title: 'requests are answered with application/json (one JSON object) or text/event-stream',
+    requirement:
+      'If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
+    source: `${TRANSPORTS}, Sending Messages to the Server`,
+    async run(ctx) {
+      await ctx.session().ping();
+      const answered = postsOfRun(ctx).filter(
+        ({ post, exchange }) =>
+          post.requestId !== undefined && exchange.status >= 200 && exchange.status < 300,
+      );
+      let json = 0;
+      let sse = 0;
+      for (const { post, exchange } of answered) {
+        const type = mediaType(exchange.contentType);
+        if (type === 'text/event-stream') {
+          sse++;
+          continue;
+        }
+        if (type !== 'application/json') {
+          return fail(
+            `a request was answered with ${JSON.stringify(exchange.contentType || 'no Content-Type')}`,
+            'application/json or text/event-stream',
+            `${statusLine(exchange)} to ${brief(post.body, 100)}`,
+          );
+        }
+        if (exchange.framingErrors.length > 0 || exchange.messages.length !== 1) {
+          return fail(
+            'a JSON reply is not one JSON object',
+            'one JSON-RPC response',
+            exchange.framingErrors[0] ?? `${exchange.messages.length} messages: ${brief(exchange.body, 160)}`,
+          );
+        }
+        json++;
+      }
+      if (answered.length === 0) return fail('no request got a 2xx reply', 'a JSON or SSE reply', 'none');
+      return pass(`${json} JSON and ${sse} SSE replies`);
+    },
+  },
+  {
+    ...base,
+    id: 'http.sse-framing',
+    judgesWholeRun: true,
+    level: 'MUST',
+    title: 'SSE replies are valid event streams whose data fields are JSON-RPC messages',
+    requirement:
+      'Server can optionally make use of Server-Sent Events (SSE) to stream multiple server messages. All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
+    source: `${TRANSPORTS}; MCP 2025-11-25 basic (Messages)`,
+    async run(ctx) {
+      await ctx.session().ping();
+      const streams = postsOfRun(ctx).filter(
+        ({ exchange }) => mediaType(exchange.contentType) === 'text/event-stream',
+      );
+      if (streams.length === 0)
+        throw new NotApplicable('the server answered every request with JSON: no SSE stream to judge');
+      for (const { exchange } of streams) {
+        if (exchange.framingErrors.length > 0) {
+          return fail(
+            'an SSE stream carried an event that is not a JSON-RPC message',
+            'each data field one JSON-RPC message (or empty, to prime reconnection)',
+            exchange.framingErrors[0],
+          );
+        }
+        const odd = exchange.messages.find((message) => !isObject(message) || message.jsonrpc !== '2.0');
+        if (odd !== undefined)
+          return fail('an SSE event is not a JSON-RPC 2.0 message', 'jsonrpc "2.0" objects', brief(odd));
+      }
+      return pass(`${streams.length} stream(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'http.notification-accepted',
+    judgesWholeRun: true,
+    level: 'MUST',
+    title: 'a notification is answered with 202 Accepted and no body',
+    requirement:
+      'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
+    source: `${TRANSPORTS}, Sending Messages to the Server`,
+    async run(ctx) {
+      ctx.session();
+      const notifications = postsOfRun(ctx).filter(({ body }) => isNotification(body));
+      if (notifications.length === 0) throw new NotApplicable('no notification was sent');
+      for (const { exchange, body } of notifications) {
+        const method = (body as { method: string }).method;
+        // An HTTP error is how a server says it "cannot accept the input"; only initialized must be accepted.
+        if (exchange.status >= 400 && method !== 'notifications/initialized') continue;
+        if (exchange.status !== 202 || exchange.body !== '' || exchange.sse.length > 0) {
+          return fail(
+            `${method} was not answered with 202 and an empty body`,
+            'HTTP 202, no body',
+            statusLine(exchange),
+          );
+        }
+      }
+      return pass(`${notifications.length} notification(s)`);
+    },
+  },
+  {
+    ...base,
+    id: 'http.session-required',
+    level: 'SHOULD',
+    title: 'a request without the session id (after initialize) gets 400',
+    requirement:
+      'Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
+    source: SESSIONS,
+    async run(ctx) {
+      const channel = sharedChannel(ctx);
+      sessionIdOf(channel);
+      const exchange = await pingWith(ctx, channel, { 'mcp-session-id': null });
+      if (exchange.status === 400) return pass();
+      if (exchange.status < 300 && exchange.messages.some(isResponse))
+        return pass('the server answers without its session id: it does not require one');
+      return fail(
+        'a request without Mcp-Session-Id was not refused with 400',
+        'HTTP 400',
+        statusLine(exchange),
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'http.session-unknown',
+    level: 'MUST',
+    title: 'a request with an unknown session id gets 404',
+    requirement: TERMINATED_404,
+    source: SESSIONS,
+    async run(ctx) {
+      const channel = sharedChannel(ctx);
+      sessionIdOf(channel);
+      const exchange = await pingWith(ctx, channel, { 'mcp-session-id': UNKNOWN_SESSION });
+      if (exchange.status === 404) return pass();
+      return fail(
+        `a request with the session id ${JSON.stringify(UNKNOWN_SESSION)} was not answered with 404`,
+        'HTTP 404',
+        statusLine(exchange),
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'http.session-delete',
+    level: 'MUST',
+    title: 'DELETE ends the session (later requests get 404), or is refused with 405',
+    requirement: `The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions. ${TERMINATED_404}`,
+    source: SESSIONS,
+    async run(ctx) {
+      sharedChannel(ctx);
+      const { session } = await ctx.openInitialized();
+      const channel = session.channel as HttpChannel;
+      sessionIdOf(channel);
+      const deleted = await httpRequest(channel.target, {
+        method: 'DELETE',
+        headers: channel.sessionHeaders(),
+        timeoutMs: ctx.timeoutMs,
+      });
+      if (deleted.status === 405) return pass('the server does not let clients end sessions (405)');
+      if (deleted.status < 200 || deleted.status >= 300) {
+        return fail(
+          'DELETE was neither honoured nor refused with 405',
+          'HTTP 2xx or 405',
+          statusLine(deleted),
+        );
+      }
+      const after = await pingWith(ctx, channel, {});
+      if (after.status !== 404) {
+        return fail(
+          'a request in a deleted session was not answered with 404',
+          'HTTP 404',
+          statusLine(after),
+        );
+      }
+      return pass(`DELETE answered ${deleted.status}; the session is gone`);
+    },
+  },
+  {
+    ...base,
+    id: 'http.protocol-version-header',
+    versions: ['2025-11-25', '2025-06-18'],
+    level: 'MUST',
+    title: 'an unsupported MCP-Protocol-Version header gets 400',
+    requirement:
+      'If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.',
+    source: `${TRANSPORTS}, Protocol Version Header`,
+    async run(ctx) {
+      const channel = sharedChannel(ctx);
+      const exchange = await pingWith(ctx, channel, { 'mcp-protocol-version': BOGUS_VERSION_HEADER });
+      if (exchange.status === 400) return pass();
+      return fail(
+        `MCP-Protocol-Version: ${BOGUS_VERSION_HEADER} was not refused with 400`,
+        'HTTP 400',
+        statusLine(exchange),
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'http.foreign-origin',
+    level: 'MUST',
+    title: 'a foreign Origin is refused with 403 (DNS rebinding protection)',
+    requirement:
+      'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.',
+    source: `${TRANSPORTS}, Security Warning`,
+    async run(ctx) {
+      const channel = sharedChannel(ctx);
+      const exchange = await pingWith(ctx, channel, { origin: FOREIGN_ORIGIN });
+      if (exchange.status === 403) return pass();
+      // Before 2025-11-25 the specification asks for validation without naming the status.
+      if (ctx.version !== '2025-11-25' && exchange.status >= 400 && exchange.status < 500)
+        return pass(`refused with ${exchange.status}`);
+      return fail(
+        `a request with Origin ${FOREIGN_ORIGIN} was not refused`,
+        'HTTP 403',
+        statusLine(exchange),
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'http.get-stream',
+    level: 'MUST',
+    title: 'GET opens an SSE stream or is refused with 405',
+    requirement:
+      'The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.',
+    source: `${TRANSPORTS}, Listening for Messages from the Server`,
+    async run(ctx) {
+      sharedChannel(ctx);
+      // A session of its own: a server may allow one GET stream per session.
+      const { session } = await ctx.openInitialized();
+      const channel = session.channel as HttpChannel;
+      const exchange = await httpRequest(channel.target, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...channel.sessionHeaders() },
+        timeoutMs: ctx.timeoutMs,
+        headersOnly: true,
+      });
+      if (exchange.status === 405) return pass('no GET stream (405)');
+      if (exchange.status === 200 && mediaType(exchange.contentType) === 'text/event-stream')
+        return pass('a GET stream');
+      return fail(
+        'GET was answered with neither an event stream nor 405',
+        'HTTP 200 text/event-stream, or HTTP 405',
+        `HTTP ${exchange.status} (${exchange.contentType || 'no Content-Type'})`,
+      );
+    },
+  },
+  {
+    ...base,
+    id: 'http.session-id-visible-ascii',
+    level: 'MUST',
+    title: 'the session id is visible ASCII only',
+    requirement: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
+    source: SESSIONS,
+    async run(ctx) {
+      const id = sessionIdOf(sharedChannel(ctx));
+      if (/^[\x21-\x7e]+$/.test(id)) return pass();
+      return fail(
+        'the session id has characters outside 0x21-0x7E',
+        'visible ASCII only',
+        JSON.stringify(id),
+      );
+    },
+  },
+];

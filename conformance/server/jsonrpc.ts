@@ -220,6 +220,7 @@ export const jsonrpcChecks: Check[] = [
   {
     ...base,
     id: 'jsonrpc.error-objects',
+    judgesWholeRun: true,
     level: 'MUST',
     title: 'every error response has an integer code and a string message',
     requirement:
@@ -236,6 +237,7 @@ export const jsonrpcChecks: Check[] = [
   {
     ...base,
     id: 'jsonrpc.messages-well-formed',
+    judgesWholeRun: true,
     level: 'MUST',
     title: 'every message the server sent is a well-formed JSON-RPC 2.0 message',
     requirement: FOLLOW_JSONRPC,

@@ -198,6 +198,8 @@ export const lifecycleChecks: Check[] = [
   },
   {
     ...base,
+    // Over Streamable HTTP a request before initialize has no session to belong to (see http.session-*).
+    transports: ['stdio'],
     id: 'lifecycle.ping-before-initialize',
     level: 'MUST',
     title: 'ping before initialization gets an empty result',
@@ -219,6 +221,8 @@ export const lifecycleChecks: Check[] = [
   },
   {
     ...base,
+    // Over Streamable HTTP a request before initialize has no session to belong to (see http.session-*).
+    transports: ['stdio'],
     id: 'lifecycle.request-before-initialize',
     level: 'MUST',
     title: 'a request before initialize is answered (result or error) and the server stays usable',

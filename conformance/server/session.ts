@@ -28,6 +28,11 @@ export class ConnectionClosed extends Error {
   override readonly name = 'ConnectionClosed';
 }
 
+/** HTTP: the exchange that carried the request ended without its response. */
+export class NotAnswered extends Error {
+  override readonly name = 'NotAnswered';
+}
+
 interface Pending {
   resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
@@ -68,6 +73,7 @@ export class Session {
   ) {
     channel.onMessage((message) => this.receive(message));
     channel.onClose((reason) => this.closed(reason));
+    channel.onUnanswered?.((id, reason) => this.unanswered(id, reason));
   }
 
   nextId(): number {
@@ -178,6 +184,15 @@ export class Session {
           : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
       void this.write(reply);
     }
+  }
+
+  private unanswered(id: RequestId, reason: string): void {
+    const key = keyOf(id);
+    const entry = this.pending.get(key);
+    if (!entry) return;
+    this.pending.delete(key);
+    clearTimeout(entry.timer);
+    entry.reject(new NotAnswered(reason));
   }
 
   private closed(reason: string): void {

@@ -24,6 +24,7 @@ export const stdioChecks: Check[] = [
   {
     ...base,
     id: 'stdio.only-messages',
+    judgesWholeRun: true,
     level: 'MUST',
     title: 'nothing but JSON-RPC messages on stdout',
     requirement: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
@@ -44,6 +45,7 @@ export const stdioChecks: Check[] = [
   {
     ...base,
     id: 'stdio.no-embedded-newlines',
+    judgesWholeRun: true,
     level: 'MUST',
     title: 'each message is one line',
     requirement: 'Messages are delimited by newlines, and MUST NOT contain embedded newlines.',

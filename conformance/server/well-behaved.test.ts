@@ -1,24 +1,37 @@
 /**
- * The well-behaved test server passes every check under every version it speaks: nothing fails, nothing
- * warns, and every skip has a reason that is about applicability (version, transport, opt-in).
+ * The well-behaved test server passes every check under every version it speaks, over stdio and over
+ * Streamable HTTP in both reply types: nothing fails, nothing warns, and every skip has a reason that is
+ * about applicability (version, transport, opt-in, a reply type the server did not use).
  */
 import { describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSIONS } from '../../src/protocol/versions.js';
-import { idsWith, runAgainst } from './suite.test-helpers.js';
+import type { Report } from './report/model.js';
+import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
 const APPLICABILITY =
-  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with)/;
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON)/;
+
+function expectClean(report: Report): void {
+  expect(idsWith(report, 'fail')).toEqual([]);
+  expect(idsWith(report, 'warn')).toEqual([]);
+  for (const check of report.checks.filter((c) => c.status === 'skip')) {
+    expect(check.message, check.id).toMatch(APPLICABILITY);
+  }
+}
+
+const TOOL_CALLING = [
+  'tools.call-result-valid',
+  'tools.structured-content',
+  'tools.invalid-arguments',
+  'tools.fuzz',
+];
 
 describe('conformance suite against the well-behaved server (stdio)', () => {
   for (const version of PROTOCOL_VERSIONS) {
     it(`passes every check under ${version}`, async () => {
       const report = await runAgainst('well-behaved', [], { specVersion: version });
       expect(report.server?.protocolVersion).toBe(version);
-      expect(idsWith(report, 'fail')).toEqual([]);
-      expect(idsWith(report, 'warn')).toEqual([]);
-      for (const check of report.checks.filter((c) => c.status === 'skip')) {
-        expect(check.message, check.id).toMatch(APPLICABILITY);
-      }
+      expectClean(report);
       expect(report.summary.pass).toBeGreaterThan(35);
       expect(report.metrics.toolCount).toBeGreaterThan(0);
     });
@@ -28,13 +41,36 @@ describe('conformance suite against the well-behaved server (stdio)', () => {
     const report = await runAgainst('well-behaved', [], { callTools: true, fuzz: 2, only: ['tools.*'] });
     expect(idsWith(report, 'fail')).toEqual([]);
     const byId = new Map(report.checks.map((c) => [c.id, c.status]));
-    for (const id of [
-      'tools.call-result-valid',
-      'tools.structured-content',
-      'tools.invalid-arguments',
-      'tools.fuzz',
-    ]) {
-      expect(byId.get(id), id).toBe('pass');
+    for (const id of TOOL_CALLING) expect(byId.get(id), id).toBe('pass');
+  });
+});
+
+describe('conformance suite against the well-behaved server (Streamable HTTP)', () => {
+  for (const reply of ['json', 'sse'] as const) {
+    for (const version of PROTOCOL_VERSIONS) {
+      it(`--reply ${reply}: passes every check under ${version}`, async () => {
+        const report = await runAgainstHttp('well-behaved', ['--reply', reply], { specVersion: version });
+        expect(report.target.transport).toBe('http');
+        expect(report.server?.protocolVersion).toBe(version);
+        expectClean(report);
+        const byId = new Map(report.checks.map((c) => [c.id, c.status]));
+        // The HTTP checks ran, and the SSE framing was judged exactly when the server streamed.
+        for (const id of ['http.reply-content-type', 'http.session-unknown', 'http.foreign-origin'])
+          expect(byId.get(id), id).toBe('pass');
+        expect(byId.get('http.sse-framing')).toBe(reply === 'sse' ? 'pass' : 'skip');
+        expect(byId.get('stdio.only-messages')).toBe('skip');
+      });
     }
+  }
+
+  it('--reply sse: passes the tool-calling checks with --call-tools and --fuzz', async () => {
+    const report = await runAgainstHttp('well-behaved', ['--reply', 'sse'], {
+      callTools: true,
+      fuzz: 2,
+      only: ['tools.*', 'http.*'],
+    });
+    expect(idsWith(report, 'fail')).toEqual([]);
+    const byId = new Map(report.checks.map((c) => [c.id, c.status]));
+    for (const id of TOOL_CALLING) expect(byId.get(id), id).toBe('pass');
   });
 });

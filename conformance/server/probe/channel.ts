@@ -20,6 +20,11 @@ export interface Channel {
   close(): Promise<void>;
   /** Told after negotiation; HTTP sends it as a header where the version says so. */
   setProtocolVersion(version: string | null): void;
+  /**
+   * HTTP only: a request whose HTTP exchange ended without its response (an HTTP error status, a 202,
+   * a stream that ended early). Its waiter can give up at once instead of waiting for a timeout.
+   */
+  onUnanswered?(listener: (id: string | number, reason: string) => void): () => void;
 }
 
 export class StdioChannel implements Channel {
@@ -58,6 +63,8 @@ export class StdioChannel implements Channel {
 /** Every POST made through an HttpChannel, for the HTTP checks to inspect. */
 export interface PostRecord {
   body: string;
+  /** The id when the body was one request. */
+  requestId?: string | number;
   exchange?: HttpExchange;
   error?: string;
 }
@@ -68,6 +75,7 @@ export class HttpChannel implements Channel {
   protocolVersion: string | null = null;
   readonly posts: PostRecord[] = [];
   private readonly listeners = new Set<(message: unknown) => void>();
+  private readonly unansweredListeners = new Set<(id: string | number, reason: string) => void>();
 
   constructor(
     readonly target: HttpTarget,
@@ -85,6 +93,7 @@ export class HttpChannel implements Channel {
   async send(text: string): Promise<void> {
     const id = requestIdOf(text);
     const record: PostRecord = { body: text };
+    if (id !== undefined) record.requestId = id;
     this.posts.push(record);
     try {
       const exchange = await httpRequest(this.target, {
@@ -102,9 +111,26 @@ export class HttpChannel implements Channel {
       const assigned = exchange.headers.get('mcp-session-id');
       if (this.sessionId === null && assigned !== null) this.sessionId = assigned;
       for (const message of exchange.messages) for (const listener of this.listeners) listener(message);
+      if (id !== undefined && !exchange.messages.some((message) => isResponseTo(message, id))) {
+        const type = exchange.contentType || 'no content type';
+        this.unanswered(
+          id,
+          `HTTP ${exchange.status} (${type}) without a response to id ${JSON.stringify(id)}`,
+        );
+      }
     } catch (error) {
       record.error = error instanceof Error ? error.message : String(error);
+      if (id !== undefined) this.unanswered(id, record.error);
     }
+  }
+
+  onUnanswered(listener: (id: string | number, reason: string) => void): () => void {
+    this.unansweredListeners.add(listener);
+    return () => this.unansweredListeners.delete(listener);
+  }
+
+  private unanswered(id: string | number, reason: string): void {
+    for (const listener of this.unansweredListeners) listener(id, reason);
   }
 
   onMessage(listener: (message: unknown) => void): () => void {

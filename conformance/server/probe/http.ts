@@ -40,6 +40,8 @@ export interface HttpRequestOptions {
   timeoutMs: number;
   /** Stop reading an SSE stream once this returns true for a message. */
   stopWhen?: (message: unknown) => boolean;
+  /** Return once the status and headers are in; the body is not read (a GET stream may never end). */
+  headersOnly?: boolean;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -74,6 +76,11 @@ export async function httpRequest(target: HttpTarget, options: HttpRequestOption
       framingErrors: [],
       cutShort: false,
     };
+    if (options.headersOnly) {
+      exchange.cutShort = true;
+      controller.abort();
+      return exchange;
+    }
     if (contentType.toLowerCase().startsWith('text/event-stream')) {
       await readSse(response, exchange, options, controller, () => timedOut);
     } else {
@@ -114,9 +121,12 @@ async function readSse(
       // An empty data field primes reconnection (2025-11-25); it carries no message.
       if (event.data === '') return;
       try {
-        const message: unknown = JSON.parse(event.data);
-        exchange.messages.push(message);
-        if (options.stopWhen?.(message)) stop = true;
+        const value: unknown = JSON.parse(event.data);
+        // A 2025-03-26 batch answer travels as one event whose data is an array.
+        for (const message of Array.isArray(value) ? value : [value]) {
+          exchange.messages.push(message);
+          if (options.stopWhen?.(message)) stop = true;
+        }
       } catch {
         exchange.framingErrors.push(`SSE data is not JSON: ${event.data.slice(0, 80)}`);
       }
