@@ -9,6 +9,7 @@ import { registerAgentCommand } from './commands/agent.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerConformanceCommand } from './commands/conformance.js';
 import { registerMcpCommands } from './commands/mcp.js';
+import { registerSandboxCommands } from './commands/sandbox.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
@@ -17,6 +18,7 @@ const cli = cac('furfly');
 registerConfigCommands(cli);
 registerMcpCommands(cli);
 registerConformanceCommand(cli);
+registerSandboxCommands(cli);
 registerAgentCommand(cli);
 cli.help();
 cli.version(version);
