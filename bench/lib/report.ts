@@ -1,0 +1,54 @@
+/** The `bench/latest.json` document and the table printed to stdout. */
+
+export type Better = 'higher' | 'lower';
+
+export interface ScenarioFigures {
+  furfly: number | null;
+  sdk: number | null;
+  /** furfly / SDK; read it with `better`: above 1 is good when higher is better, below 1 when lower is. */
+  ratio: number | null;
+  unit: string;
+  better: Better;
+  /** Measurements behind each median (one per round). */
+  rounds: number;
+  note?: string;
+  /** When the SDK was killed for overrunning its budget: a lower bound for its figure. */
+  sdkAtLeast?: number;
+}
+
+export interface BenchReport {
+  machine: { cpus: number; model: string; node: string; platform: string; date: string; loadavg: number[] };
+  command: string;
+  rounds: number;
+  durationSeconds: number;
+  scenarios: Record<string, ScenarioFigures>;
+}
+
+function formatNumber(value: number | null): string {
+  if (value === null || Number.isNaN(value)) return '-';
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  if (Math.abs(value) >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+export function renderTable(report: BenchReport): string {
+  const header = ['scenario', 'furfly', 'SDK', 'furfly/SDK', 'unit', 'better'];
+  const rows = Object.entries(report.scenarios).map(([name, s]) => [
+    name,
+    formatNumber(s.furfly),
+    s.sdk === null && s.sdkAtLeast !== undefined ? `>${formatNumber(s.sdkAtLeast)}` : formatNumber(s.sdk),
+    s.ratio !== null
+      ? `${s.ratio.toFixed(2)}x`
+      : s.furfly !== null && s.sdkAtLeast !== undefined
+        ? `<${(s.furfly / s.sdkAtLeast).toFixed(2)}x`
+        : '-',
+    s.unit,
+    s.better,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string =>
+    `| ${cells.map((c, i) => (i === 0 || i >= 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  // Markdown alignment row: numbers right-aligned, so the table pastes into docs as it is.
+  const separator = `|${widths.map((w, i) => (i === 0 || i >= 4 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), separator, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,109 @@
+/**
+ * The measured work, identical for every client: sequential calls, a fixed number of calls in flight,
+ * and one large result. Every result is checked (a fast wrong answer must not count).
+ */
+import type { BenchClient } from '../clients/types.js';
+import { percentile } from './stats.js';
+
+/**
+ * Throughput workloads run for a fixed time rather than a fixed count, so the whole bench takes about
+ * as long on a slow or loaded machine as on a fast one; each is preceded by a short warm-up.
+ */
+export type Workload =
+  | { kind: 'sequential'; seconds: number; warmupSeconds: number }
+  | { kind: 'inflight'; seconds: number; concurrency: number; warmupSeconds: number }
+  | { kind: 'large'; bytes: number };
+
+export interface WorkloadResult {
+  callsPerSecond?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  ms?: number;
+  /** Calls that failed (they are not counted in calls/s); the first error, for the report. */
+  failedCalls?: number;
+  firstError?: string;
+}
+
+const MESSAGE = 'hello from the furfly bench';
+
+/** Successful and failed calls of one timed run. */
+class Tally {
+  ok = 0;
+  failed = 0;
+  firstError: string | undefined;
+
+  async echo(client: BenchClient): Promise<boolean> {
+    try {
+      const text = await client.call('echo', { message: MESSAGE });
+      // server-everything answers "Echo: <message>"; the others echo the message alone.
+      if (!text.endsWith(MESSAGE)) throw new Error(`echo returned ${JSON.stringify(text.slice(0, 80))}`);
+      this.ok++;
+      return true;
+    } catch (error) {
+      this.failed++;
+      this.firstError ??= error instanceof Error ? error.message : String(error);
+      return false;
+    }
+  }
+
+  report(): Pick<WorkloadResult, 'failedCalls' | 'firstError'> {
+    return this.failed === 0 ? {} : { failedCalls: this.failed, firstError: this.firstError! };
+  }
+}
+
+/** One call at a time until `seconds` have passed; every latency is kept. */
+async function sequential(client: BenchClient, seconds: number, tally: Tally): Promise<WorkloadResult> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let now = started;
+  while (now < end) {
+    if (await tally.echo(client)) latencies.push(performance.now() - now);
+    now = performance.now();
+  }
+  return {
+    callsPerSecond: (latencies.length * 1000) / (now - started),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+/** Keeps `concurrency` calls outstanding until `seconds` have passed, then lets them finish. */
+async function inflight(
+  client: BenchClient,
+  seconds: number,
+  concurrency: number,
+  tally: Tally,
+): Promise<number> {
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const okBefore = tally.ok;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) await tally.echo(client);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ((tally.ok - okBefore) * 1000) / (performance.now() - started);
+}
+
+export async function runWorkload(client: BenchClient, workload: Workload): Promise<WorkloadResult> {
+  switch (workload.kind) {
+    case 'sequential': {
+      await sequential(client, workload.warmupSeconds, new Tally());
+      const tally = new Tally();
+      return { ...(await sequential(client, workload.seconds, tally)), ...tally.report() };
+    }
+    case 'inflight': {
+      await inflight(client, workload.warmupSeconds, workload.concurrency, new Tally());
+      const tally = new Tally();
+      const callsPerSecond = await inflight(client, workload.seconds, workload.concurrency, tally);
+      return { callsPerSecond, ...tally.report() };
+    }
+    case 'large': {
+      const t0 = performance.now();
+      const text = await client.call('large', { bytes: workload.bytes });
+      const ms = performance.now() - t0;
+      if (text.length !== workload.bytes) throw new Error(`large returned ${text.length} characters`);
+      return { ms };
+    }
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * `npm run bench`: furfly's McpClient against `@modelcontextprotocol/sdk`'s Client, same servers, same
+ * work, alternating. Every measurement runs in a fresh runner process (see runner.ts); each round runs
+ * every case once per client, and the order of the two clients flips every round (A B, B A, ...) so a
+ * machine that slows down over time does not favour either. Reported figures are medians over rounds.
+ *
+ *   node dist/bench/run.js [--rounds N] [--quick] [--only <substring>]
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import type { Target } from './clients/types.js';
+import { CLI_MAIN, everythingEntry, REPO_ROOT, testServer } from './lib/paths.js';
+import {
+  killAll,
+  type RunnerOutcome,
+  runInChild,
+  startEverythingHttp,
+  startWellBehavedHttp,
+  timeCommand,
+} from './lib/processes.js';
+import { type BenchReport, type Better, renderTable, type ScenarioFigures } from './lib/report.js';
+import { median } from './lib/stats.js';
+import type { Workload } from './lib/workloads.js';
+import type { ClientKind, RunnerResult, RunnerSpec } from './runner.js';
+
+const LARGE_BYTES = 50 * 1024 * 1024;
+const SMALL_LARGE_BYTES = 10 * 1024 * 1024;
+const SDK_50MB_BUDGET_MS = 60_000;
+/** Both clients get the same single-message limit, above the 50 MB result (each defaults lower). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const RUNNER_TIMEOUT_MS = 120_000;
+
+interface Options {
+  rounds: number;
+  quick: boolean;
+  only: string | undefined;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { rounds: 3, quick: false, only: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--rounds') options.rounds = Math.max(1, Number(argv[++i]));
+    else if (arg === '--quick') options.quick = true;
+    else if (arg === '--only') options.only = argv[++i];
+    else throw new Error(`unknown argument ${arg} (use --rounds N, --quick, --only TEXT)`);
+  }
+  if (options.quick && !argv.includes('--rounds')) options.rounds = 2;
+  return options;
+}
+
+/** A measured case: one runner spec per client, and the figures taken from each result. */
+interface Case {
+  name: string;
+  clients: ClientKind[];
+  spec: (client: ClientKind) => RunnerSpec;
+  /**
+   * A client too slow to run every round: measured in the first round only, under its own budget;
+   * past the budget it is killed and recorded as an overrun (with its peak RSS by then).
+   */
+  budget?: { client: ClientKind; timeoutMs: number };
+  metrics: {
+    scenario: string;
+    pick: (r: RunnerResult) => number | undefined;
+    unit: string;
+    better: Better;
+  }[];
+}
+
+function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: string): Case[] {
+  const { seconds, warmupSeconds } = durations(quick);
+  const targets: { label: string; transport: 'stdio' | 'http'; target: Target }[] = [
+    {
+      label: 'well-behaved',
+      transport: 'stdio',
+      target: { kind: 'stdio', command: process.execPath, args: [testServer('well-behaved')] },
+    },
+    {
+      label: 'everything',
+      transport: 'stdio',
+      target: { kind: 'stdio', command: process.execPath, args: [everythingEntry(), 'stdio'] },
+    },
+    { label: 'well-behaved', transport: 'http', target: { kind: 'http', url: wellBehavedUrl } },
+    { label: 'everything', transport: 'http', target: { kind: 'http', url: everythingUrl } },
+  ];
+  const cases: Case[] = [];
+  for (const { label, transport, target } of targets) {
+    const sequential: Workload = { kind: 'sequential', seconds, warmupSeconds };
+    const inflight: Workload = { kind: 'inflight', seconds, concurrency: 100, warmupSeconds };
+    const base = `${transport}.${label}`;
+    cases.push({
+      name: `${base}.sequential`,
+      clients: ['furfly', 'sdk'],
+      spec: (client) => ({
+        kind: 'workload',
+        client,
+        target,
+        workload: sequential,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
+      }),
+      metrics: [
+        {
+          scenario: `${base}.sequential.calls_per_s`,
+          pick: (r) => r.callsPerSecond,
+          unit: 'calls/s',
+          better: 'higher',
+        },
+        { scenario: `${base}.sequential.p50_ms`, pick: (r) => r.p50Ms, unit: 'ms', better: 'lower' },
+        { scenario: `${base}.sequential.p99_ms`, pick: (r) => r.p99Ms, unit: 'ms', better: 'lower' },
+      ],
+    });
+    cases.push({
+      name: `${base}.inflight100`,
+      clients: ['furfly', 'sdk'],
+      spec: (client) => ({
+        kind: 'workload',
+        client,
+        target,
+        workload: inflight,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
+      }),
+      metrics: [
+        {
+          scenario: `${base}.inflight100.calls_per_s`,
+          pick: (r) => r.callsPerSecond,
+          unit: 'calls/s',
+          better: 'higher',
+        },
+      ],
+    });
+  }
+  return cases;
+}
+
+/** How long each throughput measurement runs (after its warm-up). */
+function durations(quick: boolean): { seconds: number; warmupSeconds: number } {
+  return quick ? { seconds: 0.5, warmupSeconds: 0.2 } : { seconds: 2, warmupSeconds: 0.5 };
+}
+
+function ceilingCases(quick: boolean): Case[] {
+  const { seconds, warmupSeconds } = durations(quick);
+  const target: Target = { kind: 'stdio', command: process.execPath, args: [] };
+  const workloads: [string, Workload][] = [
+    ['sequential', { kind: 'sequential', seconds, warmupSeconds }],
+    ['inflight100', { kind: 'inflight', seconds, concurrency: 100, warmupSeconds }],
+  ];
+  return workloads.map(([label, workload]) => ({
+    name: `ceiling.${label}`,
+    clients: ['ceiling'],
+    spec: (client) => ({ kind: 'workload', client, target, workload, maxMessageBytes: MAX_MESSAGE_BYTES }),
+    metrics: [
+      { scenario: `ceiling.${label}`, pick: (r) => r.callsPerSecond, unit: 'calls/s', better: 'higher' },
+    ],
+  }));
+}
+
+function largeCase(label: string, bytes: number, budget?: Case['budget']): Case {
+  const target: Target = { kind: 'stdio', command: process.execPath, args: [testServer('well-behaved')] };
+  return {
+    name: `stdio.large-${label}`,
+    clients: ['furfly', 'sdk'],
+    spec: (client) => ({
+      kind: 'workload',
+      client,
+      target,
+      workload: { kind: 'large', bytes },
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+    }),
+    ...(budget ? { budget } : {}),
+    metrics: [
+      { scenario: `stdio.large-${label}.ms`, pick: (r) => r.ms, unit: 'ms', better: 'lower' },
+      {
+        scenario: `stdio.large-${label}.peak_rss_mb`,
+        pick: (r) => r.maxRssKiB / 1024,
+        unit: 'MiB',
+        better: 'lower',
+      },
+    ],
+  };
+}
+
+function largeAndStartupCases(quick: boolean): Case[] {
+  return [
+    // The SDK's stdio ReadBuffer concatenates every chunk onto the whole line so far and rescans it for
+    // a newline: quadratic. 10 MB is the size it finishes every round; at 50 MB it runs once, on a budget.
+    largeCase('10MB', SMALL_LARGE_BYTES),
+    largeCase('50MB', LARGE_BYTES, { client: 'sdk', timeoutMs: quick ? 30_000 : SDK_50MB_BUDGET_MS }),
+    {
+      name: 'startup.10-servers',
+      clients: ['furfly', 'sdk'],
+      spec: (client) => ({ kind: 'startup', client: client as 'furfly' | 'sdk' }),
+      metrics: [
+        { scenario: 'startup.10-servers.healthy_ms', pick: (r) => r.healthyMs, unit: 'ms', better: 'lower' },
+      ],
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const began = performance.now();
+  process.on('SIGINT', () => {
+    killAll();
+    process.exit(130);
+  });
+
+  const [wellBehavedUrl, everythingUrl] = await Promise.all([startWellBehavedHttp(), startEverythingHttp()]);
+  const cases = [
+    ...throughputCases(options.quick, wellBehavedUrl, everythingUrl),
+    ...ceilingCases(options.quick),
+    ...largeAndStartupCases(options.quick),
+  ].filter((c) => options.only === undefined || c.name.includes(options.only));
+
+  // samples[scenario][client] = one value per round
+  const samples = new Map<string, Map<ClientKind, number[]>>();
+  const record = (scenario: string, client: ClientKind, value: number | undefined): void => {
+    if (value === undefined) return;
+    let byClient = samples.get(scenario);
+    if (!byClient) {
+      byClient = new Map();
+      samples.set(scenario, byClient);
+    }
+    byClient.set(client, [...(byClient.get(client) ?? []), value]);
+  };
+
+  const overruns = new Map<string, Extract<RunnerOutcome, { kind: 'overran' }>>();
+  /** Calls that failed, per case and client: reported, never silently averaged away. */
+  const failures = new Map<string, { calls: number; first: string }>();
+
+  for (let round = 0; round < options.rounds; round++) {
+    for (const benchCase of cases) {
+      const order = round % 2 === 0 ? benchCase.clients : [...benchCase.clients].reverse();
+      const caseStarted = performance.now();
+      for (const client of order) {
+        const budget = benchCase.budget?.client === client ? benchCase.budget : undefined;
+        if (budget && round > 0) continue;
+        const outcome = await runInChild(benchCase.spec(client), budget?.timeoutMs ?? RUNNER_TIMEOUT_MS);
+        if (outcome.kind === 'overran') {
+          overruns.set(`${benchCase.name}/${client}`, outcome);
+          continue;
+        }
+        for (const metric of benchCase.metrics) record(metric.scenario, client, metric.pick(outcome.result));
+        if (outcome.result.failedCalls) {
+          const seen = failures.get(`${benchCase.name}/${client}`) ?? {
+            calls: 0,
+            first: outcome.result.firstError!,
+          };
+          seen.calls += outcome.result.failedCalls;
+          failures.set(`${benchCase.name}/${client}`, seen);
+        }
+      }
+      const seconds = ((performance.now() - caseStarted) / 1000).toFixed(1);
+      process.stderr.write(`round ${round + 1}/${options.rounds}: ${benchCase.name} (${seconds} s)\n`);
+    }
+  }
+
+  // The conformance suite's default run: furfly only (the SDK has no such suite). Fewer rounds: it is slow.
+  const conformanceTimes: number[] = [];
+  if (options.only === undefined || 'conformance'.includes(options.only)) {
+    for (let round = 0; round < Math.min(3, options.rounds); round++) {
+      conformanceTimes.push(
+        await timeCommand(
+          process.execPath,
+          [CLI_MAIN, 'conformance', '--', process.execPath, testServer('well-behaved')],
+          RUNNER_TIMEOUT_MS,
+        ),
+      );
+      process.stderr.write(`conformance run ${round + 1} done\n`);
+    }
+  }
+  killAll();
+
+  const scenarios: Record<string, ScenarioFigures> = {};
+  for (const benchCase of cases) {
+    if (benchCase.clients.includes('ceiling')) continue;
+    for (const metric of benchCase.metrics) {
+      const byClient = samples.get(metric.scenario);
+      const furfly = nullable(median(byClient?.get('furfly') ?? []));
+      const sdk = nullable(median(byClient?.get('sdk') ?? []));
+      const figures: ScenarioFigures = {
+        furfly,
+        sdk,
+        ratio: furfly !== null && sdk !== null ? furfly / sdk : null,
+        unit: metric.unit,
+        better: metric.better,
+        rounds: byClient?.get('furfly')?.length ?? 0,
+      };
+      const overrun = overruns.get(`${benchCase.name}/sdk`);
+      if (overrun) {
+        const rss =
+          overrun.lastMaxRssKiB === undefined
+            ? 'unknown'
+            : `${(overrun.lastMaxRssKiB / 1024).toFixed(0)} MiB`;
+        figures.note = `SDK did not finish within ${overrun.timeoutMs / 1000} s and was killed (peak RSS by then: ${rss})`;
+        if (metric.unit === 'ms') figures.sdkAtLeast = overrun.timeoutMs;
+        else if (overrun.lastMaxRssKiB !== undefined) figures.sdkAtLeast = overrun.lastMaxRssKiB / 1024;
+      }
+      const failed = benchCase.clients
+        .map((client) => [client, failures.get(`${benchCase.name}/${client}`)] as const)
+        .filter(([, f]) => f !== undefined)
+        .map(
+          ([client, f]) =>
+            `${client}: ${f!.calls} failed calls over all rounds, first: ${f!.first.slice(0, 160)}`,
+        );
+      if (failed.length > 0) figures.note = [figures.note, ...failed].filter(Boolean).join('; ');
+      scenarios[metric.scenario] = figures;
+    }
+  }
+  // The ceiling, as shares: each client's stdio calls/s (well-behaved server) in % of the bare loop.
+  for (const label of ['sequential', 'inflight100']) {
+    const ceiling = median(samples.get(`ceiling.${label}`)?.get('ceiling') ?? []);
+    const client = scenarios[`stdio.well-behaved.${label}.calls_per_s`];
+    if (Number.isNaN(ceiling) || !client) continue;
+    const furfly = (100 * client.furfly!) / ceiling;
+    const sdk = (100 * client.sdk!) / ceiling;
+    scenarios[`ceiling.stdio.${label}.share`] = {
+      furfly,
+      sdk,
+      ratio: furfly / sdk,
+      unit: '% of ceiling',
+      better: 'higher',
+      rounds: samples.get(`ceiling.${label}`)?.get('ceiling')?.length ?? 0,
+      note: `bare newline-echo loop: ${ceiling.toFixed(0)} calls/s`,
+    };
+  }
+  if (conformanceTimes.length > 0) {
+    scenarios['conformance.well-behaved-stdio.wall_ms'] = {
+      furfly: median(conformanceTimes),
+      sdk: null,
+      ratio: null,
+      unit: 'ms',
+      better: 'lower',
+      rounds: conformanceTimes.length,
+      note: 'furfly conformance -- node dist/test-servers/well-behaved.js (default run); no SDK equivalent',
+    };
+  }
+
+  const cpus = os.cpus();
+  const report: BenchReport = {
+    machine: {
+      cpus: cpus.length,
+      model: cpus[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform} ${os.release()} ${process.arch}`,
+      date: new Date().toISOString(),
+      loadavg: os.loadavg().map((v) => Math.round(v * 100) / 100),
+    },
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(
+      ' ',
+    ),
+    rounds: options.rounds,
+    durationSeconds: Math.round((performance.now() - began) / 1000),
+    scenarios,
+  };
+  process.stdout.write(`${renderTable(report)}\n\n`);
+  for (const [name, s] of Object.entries(scenarios)) if (s.note) process.stdout.write(`${name}: ${s.note}\n`);
+  process.stdout.write(
+    `\nratio = furfly / SDK (median of ${options.rounds} rounds); "better" says which direction wins.\n` +
+      `machine: ${report.machine.cpus} x ${report.machine.model}, node ${report.machine.node}, ` +
+      `load average ${report.machine.loadavg.join(' ')}; ${report.durationSeconds} s\n`,
+  );
+  if (options.only === undefined) {
+    writeFileSync(join(REPO_ROOT, 'bench', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write('written: bench/latest.json\n');
+  }
+}
+
+function nullable(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}
+
+main().catch((error: unknown) => {
+  killAll();
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

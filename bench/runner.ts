@@ -1,0 +1,87 @@
+/**
+ * One measurement in a fresh process: `node dist/bench/runner.js '<spec JSON>'`. Each client runs
+ * alone in its own runner, so its peak RSS (`process.resourceUsage().maxRSS`, KiB) is its own, and a
+ * JIT warmed up by one client never helps the other.
+ *
+ * Protocol with the orchestrator (stdout, one line each): `BENCH_PID <pid>` for every child started,
+ * as soon as it is known, `BENCH_RSS <KiB>` (peak RSS so far) every 250 ms, and finally
+ * `BENCH_RESULT <json>`. Anything else on stdout is ignored.
+ */
+
+import { connectCeiling } from './ceiling/loop-client.js';
+import { connectFurfly } from './clients/furfly.js';
+import { connectSdk } from './clients/sdk.js';
+import type { BenchClient, Target } from './clients/types.js';
+import { startupFurfly, startupSdk } from './lib/startup.js';
+import { runWorkload, type Workload } from './lib/workloads.js';
+
+export type ClientKind = 'furfly' | 'sdk' | 'ceiling';
+
+export type RunnerSpec =
+  | { kind: 'workload'; client: ClientKind; target: Target; workload: Workload; maxMessageBytes: number }
+  | { kind: 'startup'; client: 'furfly' | 'sdk' };
+
+export interface RunnerResult {
+  callsPerSecond?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  ms?: number;
+  healthyMs?: number;
+  failedCalls?: number;
+  firstError?: string;
+  maxRssKiB: number;
+}
+
+const TIMEOUT_MS = 120_000;
+
+function announcePid(pid: number | undefined): void {
+  if (pid !== undefined) process.stdout.write(`BENCH_PID ${pid}\n`);
+}
+
+/** Belt and braces after close(): whatever is still running is killed by its pid. */
+function killIfAlive(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone: the usual case.
+  }
+}
+
+async function connect(spec: Extract<RunnerSpec, { kind: 'workload' }>): Promise<BenchClient> {
+  const options = { maxMessageBytes: spec.maxMessageBytes, timeoutMs: TIMEOUT_MS };
+  if (spec.client === 'ceiling') return connectCeiling();
+  return spec.client === 'furfly' ? connectFurfly(spec.target, options) : connectSdk(spec.target, options);
+}
+
+async function main(): Promise<void> {
+  // Peak RSS so far, a few times a second: if the orchestrator has to kill a runner that overran its
+  // budget, the last line still says how much memory it had needed by then.
+  setInterval(() => process.stdout.write(`BENCH_RSS ${process.resourceUsage().maxRSS}\n`), 250).unref();
+  const spec = JSON.parse(process.argv[2] ?? '') as RunnerSpec;
+  let result: Omit<RunnerResult, 'maxRssKiB'>;
+  if (spec.kind === 'startup') {
+    const run = spec.client === 'furfly' ? await startupFurfly() : await startupSdk();
+    for (const pid of run.pids) announcePid(pid);
+    result = { healthyMs: run.healthyMs };
+    await run.close();
+    for (const pid of run.pids) killIfAlive(pid);
+  } else {
+    const client = await connect(spec);
+    const pid = client.serverPid;
+    announcePid(pid);
+    result = await runWorkload(client, spec.workload);
+    await client.close();
+    killIfAlive(pid);
+  }
+  const maxRssKiB = process.resourceUsage().maxRSS;
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ ...result, maxRssKiB })}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench runner failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
