@@ -64,7 +64,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     homeDir: options.homeDir,
   });
   let config: ResolvedConfig;
-  let projectRoot = loaded.files.projectRoot ?? options.cwd;
+  const projectRoot = loaded.files.projectRoot ?? options.cwd;
   if (loaded.ok) {
     config = loaded.config;
   } else if (loaded.files.inEffect.length === 0 && loaded.files.project?.explicit !== true) {
@@ -79,7 +79,6 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       ].join('\n'),
     };
   }
-  if (loaded.ok && loaded.files.projectRoot === undefined) projectRoot = options.cwd;
 
   const choice = chooseProvider(config.providers, options.env);
   if (!choice.ok) return { ok: false, message: choice.message };
