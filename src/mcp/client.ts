@@ -78,6 +78,12 @@ export interface McpClientOptions {
    * exercise each version.
    */
   protocolVersion?: ProtocolVersion;
+  /**
+   * Applied to every text this client builds (call failures, connect errors, diagnostics): they can
+   * quote the server's stderr and stdout, where a server may print its own tokens. The loader fills it
+   * with the server's secret values (see transport-factory.ts `secretsOf`).
+   */
+  redact?: (text: string) => string;
 }
 
 export interface ConnectOptions {
@@ -121,6 +127,7 @@ export class McpClient {
   private readonly validators: (version: ProtocolVersion) => PeerValidator;
   private readonly proposedVersion: ProtocolVersion;
   private closing: Promise<void> | undefined;
+  private readonly redact: (text: string) => string;
 
   constructor(
     private readonly transport: Transport,
@@ -128,6 +135,7 @@ export class McpClient {
   ) {
     this.name = options.name;
     this.validators = options.validators ?? validatorsFor;
+    this.redact = options.redact ?? ((text) => text);
     this.proposedVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     this.peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.requestTimeoutMs });
     this.peer.onnotification = (method, params) => this.onnotification?.(method, params);
@@ -148,7 +156,7 @@ export class McpClient {
 
   /** Stderr tail and stdout noise, for messages. */
   diagnostics(): string {
-    return this.peer.diagnostics();
+    return this.redact(this.peer.diagnostics());
   }
 
   /**
@@ -182,7 +190,7 @@ export class McpClient {
       if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');
       this.state = 'connected';
     } catch (error) {
-      const message = this.describeConnectFailure(error, phase, timeoutMs);
+      const message = this.redact(this.describeConnectFailure(error, phase, timeoutMs));
       await this.close();
       throw new McpConnectError(this.name, phase, message, { cause: error });
     }
@@ -206,7 +214,7 @@ export class McpClient {
   ): Promise<ToolCallResult> {
     if (this.state !== 'connected') {
       const why = this.peer.closeReason ? `: ${this.peer.closeReason.message}` : '';
-      return errorResult(`server "${this.name}" is not connected${why}`);
+      return errorResult(this.redact(`server "${this.name}" is not connected${why}`));
     }
     try {
       const result = await this.peer.request<Record<string, unknown>>(
@@ -222,7 +230,7 @@ export class McpClient {
       );
       return toToolCallResult(result);
     } catch (error) {
-      return errorResult(this.describeCallFailure(error, name));
+      return errorResult(this.redact(this.describeCallFailure(error, name)));
     }
   }
 

@@ -184,6 +184,43 @@ describe('loadMcpServers with real servers', () => {
     expect(JSON.stringify(events)).not.toContain(secret);
   });
 
+  it('keeps env values out of tool results built from the stderr tail of a failed call', async () => {
+    const secret = 'sk-SECRET-7d1e2f3a4b5c';
+    // Prints its token on stderr at start and again when it crashes on tools/call.
+    const server = `
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      process.stderr.write('starting with token=' + process.env.MY_TOKEN + '\\n');
+      rl.on('line', (line) => {
+        const m = JSON.parse(line);
+        if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'leaky', version: '1' } } });
+        else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }] } });
+        else if (m.method === 'tools/call') { process.stdout.write('noise token=' + process.env.MY_TOKEN + '\\n'); process.stderr.write('fatal: bad token=' + process.env.MY_TOKEN + '\\n'); setTimeout(() => process.exit(3), 50); }
+      });`;
+    const registry = new ToolRegistry();
+    const handle = loadMcpServers(
+      {
+        leaky: {
+          ...stdio('well-behaved'),
+          args: ['-e', server],
+          env: { MY_TOKEN: secret },
+        } as ResolvedServer,
+      },
+      registry,
+      { cwd: os.tmpdir() },
+    );
+    handles.push(handle);
+    const [status] = await handle.ready;
+    expect(status?.status).toBe('ok');
+    const result = await registry.execute('mcp__leaky__boom', {}, ctx);
+    expect(result.isError).toBe(true);
+    const text = JSON.stringify(result);
+    expect(text).toContain('token=***');
+    expect(text).not.toContain(secret);
+    const client = handle.clients.get('leaky') as McpClient;
+    expect(client.diagnostics()).not.toContain(secret);
+  });
+
   it('lets no hung server delay another: tools arrive while it is still connecting', async () => {
     const registry = new ToolRegistry();
     const handle = loadMcpServers(

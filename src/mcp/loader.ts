@@ -71,8 +71,13 @@ export interface McpServersHandle {
 /** If the client's own timeout fires at the same moment, ours should win, so the status is `timeout`. */
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
 
-export const defaultClientFactory: ClientFactory = (name, server, options) =>
-  new McpClient(createTransport(name, server, options), { name });
+export const defaultClientFactory: ClientFactory = (name, server, options) => {
+  const secrets = secretsOf(server);
+  return new McpClient(createTransport(name, server, options), {
+    name,
+    redact: (text) => redactSecrets(text, secrets),
+  });
+};
 
 export function loadMcpServers(
   servers: Readonly<Record<string, ResolvedServer>>,
