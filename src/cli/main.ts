@@ -22,4 +22,17 @@ registerSandboxCommands(cli);
 registerAgentCommand(cli);
 cli.help();
 cli.version(version);
-cli.parse();
+
+try {
+  cli.parse(process.argv, { run: false });
+  await cli.runMatchedCommand();
+} catch (error) {
+  // cac reports usage mistakes (unknown option, missing argument) by throwing; a person needs one line,
+  // not a stack trace. Its messages name the option, never a value.
+  if (error instanceof Error && error.name === 'CACError') {
+    process.stderr.write(`furfly: ${error.message}\nRun \`furfly --help\` for usage.\n`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}
