@@ -93,6 +93,61 @@ const COMPOUND: ReadonlyArray<readonly [string, string]> = [
   ['watch -n 5 rm -r x', 'rm-recursive'],
 ];
 
+/**
+ * Bypasses found in review, each confirmed to delete `y` in a real bash. Every one must be reported
+ * (the rule id may be a specific one or a "cannot analyse, ask" one).
+ */
+const BYPASSES: ReadonlyArray<readonly [string, string]> = [
+  ['{rm,-rf,y}', 'rm-recursive'],
+  ['{rm,-rf,y}', 'unanalysable-command-name'],
+  ["$'\\x72m' -rf y", 'rm-recursive'],
+  ["$'\\x72m' -rf y", 'unanalysable-command-name'],
+  ['a=rm; $a -rf y', 'unanalysable-command-name'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, on purpose.
+  ['echo ${x:-$(rm -rf y)}', 'rm-recursive'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, on purpose.
+  ['echo "${x:-`rm -rf y`}"', 'rm-recursive'],
+  ['echo $(( $(rm -rf y) ))', 'rm-recursive'],
+  ['echo "$(( `rm -rf y` + 1 ))"', 'rm-recursive'],
+  ['cat <<EOF\n$(rm -rf y)\nEOF', 'rm-recursive'],
+  ['echo "rm -rf y" | bash', 'script-piped-to-interpreter'],
+  ['printf "rm -rf y" | sh', 'script-piped-to-interpreter'],
+  ['cat notes | python3', 'script-piped-to-interpreter'],
+  ['bash <<< "rm -rf y"', 'rm-recursive'],
+  ['sudo bash <<< "rm -rf y"', 'rm-recursive'],
+  ['bash <<EOF\nrm -rf y\nEOF', 'rm-recursive'],
+  ["sh <<'EOF'\ngit push --force\nEOF", 'git-force-push'],
+  ['env -S "rm -rf y"', 'rm-recursive'],
+  ["env --split-string='rm -rf y'", 'rm-recursive'],
+  ['env -S"rm -rf y"', 'rm-recursive'],
+  ['bash -c -- "rm -rf y"', 'rm-recursive'],
+  ['trap "rm -rf y" EXIT', 'rm-recursive'],
+  ['trap -- "rm -rf y" EXIT', 'rm-recursive'],
+  ['eval -- "rm -rf y"', 'rm-recursive'],
+  ['builtin eval -- "rm -rf y"', 'rm-recursive'],
+  ['setsid rm -rf y', 'rm-recursive'],
+  ['setsid -f rm -rf y', 'rm-recursive'],
+  ['chroot / rm -rf y', 'rm-recursive'],
+  ['flock /tmp/l rm -rf y', 'rm-recursive'],
+  ['flock /tmp/l -c "rm -rf y"', 'rm-recursive'],
+  ['runuser -u bob -- rm -rf y', 'rm-recursive'],
+  ['runuser bob -c "rm -rf y"', 'rm-recursive'],
+  ['script -c "rm -rf y"', 'rm-recursive'],
+  ['script -qc "rm -rf y" /dev/null', 'rm-recursive'],
+  ['parallel rm -rf ::: y', 'rm-recursive'],
+  ['parallel ::: "rm -rf y"', 'rm-recursive'],
+  ['busybox rm -rf y', 'rm-recursive'],
+  ['time -p rm -rf y', 'rm-recursive'],
+  ['nohup setsid nice -n 5 timeout 5 rm -rf y', 'rm-recursive'],
+  ['command exec xargs rm -rf', 'rm-recursive'],
+  ['find . -exec setsid rm -rf {} +', 'rm-recursive'],
+  ['rm --recur y', 'rm-recursive'],
+  ['rm --for y', 'rm-force'],
+  ['git reset --har', 'git-reset-hard'],
+  ['git push --forc', 'git-force-push'],
+  ['chmod --rec 777 .', 'recursive-permission-change'],
+];
+
 const NEGATIVE: readonly string[] = [
   'rm file.txt',
   'rm -i a b',
@@ -140,6 +195,14 @@ const NEGATIVE: readonly string[] = [
   'python3 -c "print(1)"',
   '# rm -rf / is a comment',
   'echo a # rm -rf /',
+  "cat <<'EOF'\n$(rm -rf y)\nEOF",
+  'cat <<EOF\n\\$(rm -rf y)\nEOF',
+  'python3 <<EOF\nprint(1)\nEOF',
+  'echo {a,b}.txt',
+  'rm --interactive=always x',
+  'git push --follow-tags',
+  'echo hi | cat',
+  'cat data.json | python3 -m json.tool',
 ];
 
 describe('destructive command table', () => {
@@ -159,6 +222,10 @@ describe('destructive command table', () => {
   });
 
   it.each(COMPOUND)('finds the danger inside the compound %j (%s)', (command, id) => {
+    expect(ids(command)).toContain(id);
+  });
+
+  it.each(BYPASSES)('sees through the bypass %j (%s)', (command, id) => {
     expect(ids(command)).toContain(id);
   });
 

@@ -4,12 +4,18 @@
  *
  * The check works on parsed commands, not on the raw text, so quoting is respected (`echo "rm -rf /"`
  * is harmless) and every part of a compound line is inspected: `;` `&&` `||` pipes, subshells, `$( )`,
- * backticks, process substitution, `bash -c '...'`, `eval`, and wrappers such as `sudo`, `env`,
- * `xargs`, `timeout`, `find -exec`. A line that cannot be parsed reliably is reported too: what cannot
- * be read cannot be vouched for.
+ * backticks, process substitution, `${x:-$(...)}`, `$(( $(...) ))`, here-document bodies, `bash -c
+ * '...'`, `eval`, `trap`, `env -S`, scripts given to a shell on stdin (`bash <<< '...'`, `bash <<EOF`),
+ * and wrappers such as `sudo`, `env`, `xargs`, `timeout`, `setsid`, `flock`, `find -exec`. Long options
+ * match by unique prefix, as GNU tools accept them (`rm --recur`).
  *
- * Not covered (documented limits): variables and aliases are not expanded (`$CMD -rf x` is not seen),
- * and scripts run by file (`bash cleanup.sh`) are not read.
+ * Principle: when the analysis cannot be sure, the answer is a finding (so the caller asks), never a
+ * silent pass. So a line that cannot be parsed, a command name built by expansion (`$CMD`, `{rm,-rf,x}`,
+ * `$'\x72m'`) and text piped into a shell or interpreter (`... | bash`) are all reported.
+ *
+ * Not covered (documented limits): aliases and functions are not resolved, programs given to
+ * non-shell interpreters (`python3 -c`, `node -e`, `python3 <<EOF`) and scripts run by file
+ * (`bash cleanup.sh`) are not read, and commands run on another host (`ssh host '...'`) are not inspected.
  */
 import { parseShell, type Redirect, type Script, type Stage, type Word } from './shell-parse.js';
 
@@ -51,10 +57,17 @@ function optionsOf(args: readonly string[]): string[] {
   return out;
 }
 
-/** True when a short-option cluster (`-rf`, `-Rv`) contains `letter`, or a long option is present. */
+/**
+ * True when a short-option cluster (`-rf`, `-Rv`) contains `letter`, or a long option is present.
+ * GNU getopt and git accept any unambiguous prefix of a long option (`--recur` is `--recursive`), so a
+ * prefix counts too; an ambiguous prefix is rejected by the tool itself, so over-matching it only asks.
+ */
 function hasOption(args: readonly string[], letter: string | undefined, ...long: string[]): boolean {
   return optionsOf(args).some((option) => {
-    if (option.startsWith('--')) return long.some((l) => option === l || option.startsWith(`${l}=`));
+    if (option.startsWith('--')) {
+      const name = option.split('=', 1)[0]!;
+      return name.length > 2 && long.some((l) => l.startsWith(name));
+    }
     return letter !== undefined && /^-[A-Za-z]+$/.test(option) && option.includes(letter);
   });
 }
@@ -98,7 +111,9 @@ function writesTo(command: CommandView, target: RegExp): boolean {
 }
 
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash']);
+/** Redirections that give a command its stdin from somewhere other than the pipe. */
+const STDIN_REDIRECTS = new Set(['<', '<<', '<<-', '<<<', '<>', '<&']);
 const INTERPRETERS = new Set([
   ...SHELLS,
   'python',
@@ -187,7 +202,7 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
     description: 'git reset --hard throws away uncommitted changes',
     matchCommand: (c) => {
       const git = gitSubcommand(c);
-      return git?.sub === 'reset' && git.args.includes('--hard');
+      return git?.sub === 'reset' && hasOption(git.args, undefined, '--hard');
     },
   },
   {
@@ -250,6 +265,17 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
     },
   },
   {
+    id: 'script-piped-to-interpreter',
+    description:
+      'text piped into a shell or interpreter is run as a program, and what it says cannot be checked',
+    matchPipeline: (stages) =>
+      stages
+        .slice(1)
+        .some((stage) =>
+          stage.some((c) => interpreterReadsStdin(c) && !c.redirects.some((r) => STDIN_REDIRECTS.has(r.op))),
+        ),
+  },
+  {
     id: 'download-executed',
     description: 'running a downloaded script through a shell, eval or source executes unreviewed code',
     matchCommand: (c) => runsEverywhere(c) && c.substituted.some((inner) => DOWNLOADERS.has(inner.name)),
@@ -292,6 +318,19 @@ const FORK_BOMB_RULE = {
   id: 'fork-bomb',
   description: 'fork bomb: a function that spawns itself until the machine stops responding',
 };
+
+const UNANALYSABLE_NAME_RULE = {
+  id: 'unanalysable-command-name',
+  description:
+    "the command name is built by expansion ($VAR, $(...), $'...' or {a,b}), so what runs cannot be known in advance",
+};
+
+/** Unquoted brace expansion (`{a,b}`, `{1..3}`) in a word as written. */
+const BRACE_EXPANSION = /\{[^{}'"]*(?:,|\.\.)[^{}'"]*\}/;
+
+function nameIsUnanalysable(raw: string, text: string): boolean {
+  return /[$`]/.test(raw) || /[$`]/.test(text) || BRACE_EXPANSION.test(raw);
+}
 
 const UNPARSEABLE_RULE = {
   id: 'unparseable',
@@ -356,7 +395,11 @@ function commandsOfStage(stage: Stage, findings: DestructiveFinding[], depth: nu
   ];
   for (const inner of substitutedScripts) inspectScript(inner, findings, depth);
   const substituted = substitutedScripts.flatMap(flattenScript);
-  const argv = stripPrefixes(stage.words);
+  const words = stripPrefixWords(stage.words);
+  if (words[0] && nameIsUnanalysable(words[0].raw, words[0].text)) {
+    findings.push({ ...UNANALYSABLE_NAME_RULE, command: words.map((w) => w.raw).join(' ') });
+  }
+  const argv = words.flatMap(braceExpanded);
   const views =
     argv.length > 0 || stage.redirects.length > 0
       ? expand(argv, stage.redirects, substituted, findings, depth)
@@ -372,10 +415,55 @@ function checkCommand(view: CommandView, findings: DestructiveFinding[]): void {
   }
 }
 
-function stripPrefixes(words: readonly Word[]): string[] {
+function stripPrefixWords(words: readonly Word[]): Word[] {
   let i = 0;
-  while (i < words.length && (words[i]!.assignment || RESERVED_PREFIXES.has(words[i]!.text))) i++;
-  return words.slice(i).map((w) => w.text);
+  while (i < words.length && (words[i]!.assignment || RESERVED_PREFIXES.has(words[i]!.text))) {
+    // `time -p cmd`: the option belongs to the keyword.
+    if (words[i]!.text === 'time' && words[i + 1]?.text === '-p') i++;
+    i++;
+  }
+  return words.slice(i);
+}
+
+function stripPrefixes(words: readonly Word[]): string[] {
+  return stripPrefixWords(words).flatMap(braceExpanded);
+}
+
+const MAX_BRACE_WORDS = 64;
+
+/**
+ * The words bash makes of an unquoted brace expression (`{rm,-rf,y}` → rm -rf y), so the rules see
+ * what really runs. Words with quotes or expansions are left as written (they are flagged elsewhere
+ * when they matter, e.g. as a command name).
+ */
+function braceExpanded(word: Word): string[] {
+  if (!BRACE_EXPANSION.test(word.raw) || /['"\\$`]/.test(word.raw)) return [word.text];
+  const out = expandBraces(word.raw);
+  return out.length > 0 && out.length <= MAX_BRACE_WORDS ? out : [word.text];
+}
+
+function expandBraces(text: string): string[] {
+  for (let open = text.indexOf('{'); open !== -1; open = text.indexOf('{', open + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let i = open; i < text.length; i++) {
+      const ch = text[i];
+      if (ch === '{') depth++;
+      else if (ch === ',' && depth === 1) commas.push(i);
+      else if (ch === '}' && --depth === 0) {
+        if (commas.length === 0) break;
+        const prefix = text.slice(0, open);
+        const suffix = text.slice(i + 1);
+        const bounds = [open, ...commas, i];
+        const out: string[] = [];
+        for (let k = 0; k + 1 < bounds.length && out.length <= MAX_BRACE_WORDS; k++) {
+          out.push(...expandBraces(prefix + text.slice(bounds[k]! + 1, bounds[k + 1]) + suffix));
+        }
+        return out;
+      }
+    }
+  }
+  return text === '' ? [] : [text];
 }
 
 function baseName(program: string): string {
@@ -397,9 +485,14 @@ function expand(
   const head: CommandView = { name: baseName(argv[0] ?? ''), args: argv.slice(1), redirects, substituted };
   const views = [head];
   if (depth >= MAX_NESTING) return views;
-  for (const inner of wrappedCommands(head)) {
+  if (depth > 0 && argv[0] !== undefined && nameIsUnanalysable(argv[0], argv[0])) {
+    findings.push({ ...UNANALYSABLE_NAME_RULE, command: render(head) });
+  }
+  for (const inner of [...wrappedCommands(head), ...stdinScripts(head)]) {
     if (inner.kind === 'argv') {
-      if (inner.argv.length > 0) views.push(...expand(inner.argv, [], substituted, findings, depth + 1));
+      // The wrapped command inherits the wrapper's stdin (`sudo bash <<< '...'`).
+      if (inner.argv.length > 0)
+        views.push(...expand(inner.argv, redirects, substituted, findings, depth + 1));
     } else {
       const script = parseShell(inner.source);
       inspectScript(script, findings, depth + 1);
@@ -411,12 +504,25 @@ function expand(
 
 type Wrapped = { kind: 'argv'; argv: string[] } | { kind: 'script'; source: string };
 
+/** A shell reading its program from a here-string or here-document runs that text as a script. */
+function stdinScripts(command: CommandView): Wrapped[] {
+  if (!SHELLS.has(command.name) || !interpreterReadsStdin(command)) return [];
+  const out: Wrapped[] = [];
+  for (const r of command.redirects) {
+    if (r.op === '<<<') out.push({ kind: 'script', source: r.target.text });
+    else if (r.heredocBody !== undefined) out.push({ kind: 'script', source: r.heredocBody });
+  }
+  return out;
+}
+
 const WRAPPER_VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   sudo: new Set(['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '-R', '-T']),
   doas: new Set(['-u', '-C']),
   pkexec: new Set(['--user']),
   run0: new Set(['-u', '--user', '-D', '--chdir']),
-  env: new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']),
+  env: new Set(['-u', '--unset', '-C', '--chdir']),
+  setsid: new Set(),
+  busybox: new Set(),
   nice: new Set(['-n', '--adjustment']),
   ionice: new Set(['-c', '-n', '-p', '-t']),
   timeout: new Set(['-s', '--signal', '-k', '--kill-after']),
@@ -443,15 +549,58 @@ const WRAPPER_VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   unbuffer: new Set(),
 };
 
+/** The argument after a `-c`-style option (`-c`, `-xc`, `--command`, `--command=...`), `--` skipped. */
+function commandOption(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined;
+    if (arg.startsWith('--command=')) return arg.slice('--command='.length);
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(arg) || arg === '--command') {
+      const next = args[i + 1] === '--' ? args[i + 2] : args[i + 1];
+      return next;
+    }
+  }
+  return undefined;
+}
+
 function wrappedCommands(command: CommandView): Wrapped[] {
   const { name, args } = command;
-  if (name === 'eval') return [{ kind: 'script', source: args.join(' ') }];
-  if (SHELLS.has(name) || name === 'su') {
-    const scriptIndex = args.findIndex((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a) || a === '--command');
-    if (scriptIndex !== -1 && args[scriptIndex + 1] !== undefined) {
-      return [{ kind: 'script', source: args[scriptIndex + 1]! }];
-    }
-    return [];
+  if (name === 'eval') {
+    const rest = args[0] === '--' ? args.slice(1) : args;
+    return [{ kind: 'script', source: rest.join(' ') }];
+  }
+  if (name === 'trap') {
+    // `trap [-lp] [--] ACTION SIGNAL...`: the action is a script run later.
+    const [action] = skipOptions(args, new Set());
+    return action !== undefined && action !== '-' ? [{ kind: 'script', source: action }] : [];
+  }
+  if (SHELLS.has(name) || name === 'su' || name === 'script') {
+    const source = commandOption(args);
+    return source !== undefined ? [{ kind: 'script', source }] : [];
+  }
+  if (name === 'runuser') {
+    const source = commandOption(args);
+    if (source !== undefined) return [{ kind: 'script', source }];
+    // `runuser -u USER [--] COMMAND...`; without -u the rest goes to a login shell.
+    if (!args.some((a) => a === '-u' || a.startsWith('--user'))) return [];
+    return [
+      { kind: 'argv', argv: skipOptions(args, new Set(['-u', '--user', '-g', '--group', '-G', '-s', '-w'])) },
+    ];
+  }
+  if (name === 'flock') {
+    const source = commandOption(args);
+    if (source !== undefined) return [{ kind: 'script', source }];
+    const rest = skipOptions(args, new Set(['-w', '--timeout', '-E', '--conflict-exit-code']));
+    return [{ kind: 'argv', argv: skipOptions(rest.slice(1), new Set()) }];
+  }
+  if (name === 'chroot') {
+    const rest = skipOptions(args, new Set(['--userspec', '--groups']));
+    return [{ kind: 'argv', argv: rest.slice(1) }];
+  }
+  if (name === 'parallel') return parallelCommands(args);
+  if (name === 'env') {
+    const split = envSplitString(args);
+    if (split !== undefined) return [{ kind: 'script', source: split }];
   }
   if (name === 'find') return findExecCommands(args);
   if (name === 'watch') {
@@ -465,6 +614,38 @@ function wrappedCommands(command: CommandView): Wrapped[] {
   if (name === 'env') rest = dropAssignments(rest);
   if (name === 'timeout') rest = rest.slice(1); // the duration
   return [{ kind: 'argv', argv: rest }];
+}
+
+/** `env -S 'a b'` / `--split-string=...` splits its value into a command line, plus the arguments after it. */
+function envSplitString(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--' || !arg.startsWith('-')) return undefined;
+    let value: string | undefined;
+    let next = i + 1;
+    if (arg === '-S' || arg === '--split-string') {
+      value = args[i + 1];
+      next = i + 2;
+    } else if (arg.startsWith('--split-string=')) value = arg.slice('--split-string='.length);
+    else if (/^-[iv0]*S./.test(arg)) value = arg.slice(arg.indexOf('S') + 1);
+    if (value !== undefined) return [value, ...args.slice(next)].join(' ');
+  }
+  return undefined;
+}
+
+/** `parallel CMD ::: args` runs CMD through a shell; `parallel ::: 'cmd1' 'cmd2'` runs each argument. */
+function parallelCommands(args: readonly string[]): Wrapped[] {
+  const rest = skipOptions(
+    args,
+    new Set(['-j', '--jobs', '-S', '-N', '-n', '-P', '-I', '-d', '-a', '--colsep']),
+  );
+  const separator = rest.findIndex((a) => a === ':::' || a === '::::' || a === ':::+');
+  const commandWords = separator === -1 ? rest : rest.slice(0, separator);
+  if (commandWords.length > 0) return [{ kind: 'script', source: commandWords.join(' ') }];
+  return rest
+    .slice(separator + 1)
+    .filter((a) => !a.startsWith(':::'))
+    .map((source) => ({ kind: 'script', source }));
 }
 
 function skipOptions(args: readonly string[], valueOptions: ReadonlySet<string>): string[] {

@@ -4,6 +4,9 @@
  * newlines, subshells `( )`, brace groups, `$( )` and backtick substitutions (also inside double
  * quotes), process substitution `<( )` `>( )`, redirections and here-documents, comments.
  *
+ * Substitutions hidden inside `${x:-$(...)}`, `$(( $(...) ))` and unquoted here-document bodies are
+ * found too, and `$'...'` strings are decoded (`$'\x72m'` is `rm`).
+ *
  * It does not expand variables, globs or aliases: `$X` stays the literal text `$X`. What it cannot
  * parse (an unterminated quote or parenthesis) is reported in `problems`, so the caller can refuse to
  * trust the result.
@@ -16,11 +19,15 @@ export interface Word {
   assignment: boolean;
   /** Command and process substitutions inside the word, parsed. */
   substitutions: Script[];
+  /** The word as written, quotes included, so callers can tell `rm` from `$'\x72m'` or `{rm,-rf,y}`. */
+  raw: string;
 }
 
 export interface Redirect {
   op: string;
   target: Word;
+  /** For `<<` and `<<-`: the body text, which becomes the command's stdin (`bash <<EOF` runs it). */
+  heredocBody?: string;
 }
 
 export interface SimpleCommand {
@@ -60,7 +67,8 @@ export function parseShell(source: string): Script {
 class ShellParser {
   pos = 0;
   private readonly problems: string[] = [];
-  private pendingHeredocs: { delimiter: string; stripTabs: boolean }[] = [];
+  private pendingHeredocs: { delimiter: string; stripTabs: boolean; expands: boolean; redirect: Redirect }[] =
+    [];
 
   constructor(
     private readonly src: string,
@@ -150,15 +158,23 @@ class ShellParser {
     this.pos += match[0].length;
     while (this.src[this.pos] === ' ' || this.src[this.pos] === '\t') this.pos++;
     const target = this.pos < this.src.length && !META.has(this.src[this.pos]!) ? this.word() : emptyWord();
+    const redirect: Redirect = { op, target };
     if (op === '<<' || op === '<<-') {
-      this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === '<<-' });
+      // A quoted delimiter (`<<'EOF'`, `<<\EOF`) makes the body literal; otherwise `$( )` in it runs.
+      const expands = !/['"\\]/.test(target.raw);
+      this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === '<<-', expands, redirect });
     }
-    into.redirects.push({ op, target });
+    into.redirects.push(redirect);
   }
 
-  /** Here-document bodies are data, not commands: skip them up to their delimiter line. */
+  /**
+   * Here-document bodies are data for the command, not commands of this script: read them up to their
+   * delimiter line and keep them on the redirect. In an unquoted body, substitutions still run, so they
+   * are parsed like those in a double-quoted string.
+   */
   private skipHeredocBodies(): void {
-    for (const { delimiter, stripTabs } of this.pendingHeredocs) {
+    for (const { delimiter, stripTabs, expands, redirect } of this.pendingHeredocs) {
+      const lines: string[] = [];
       for (;;) {
         if (this.pos >= this.src.length) {
           this.problems.push(`here-document '${delimiter}' is not terminated`);
@@ -170,9 +186,52 @@ class ShellParser {
         if (stripTabs) line = line.replace(/^\t+/, '');
         this.pos = Math.min(end + 1, this.src.length);
         if (line === delimiter) break;
+        lines.push(line);
       }
+      const body = lines.join('\n');
+      redirect.heredocBody = body;
+      if (expands) redirect.target.substitutions.push(...this.expansionsIn(body));
     }
     this.pendingHeredocs = [];
+  }
+
+  /** The substitutions in text that is expanded but not split into commands (a here-document body). */
+  private expansionsIn(text: string): Script[] {
+    const substitutions: Script[] = [];
+    if (this.depth >= MAX_DEPTH) {
+      this.problems.push('substitutions nested too deeply');
+      return substitutions;
+    }
+    const inner = new ShellParser(text, this.depth + 1);
+    while (inner.pos < text.length) {
+      const ch = text[inner.pos]!;
+      if (ch === '\\') inner.pos += 2;
+      else if (ch === '$' || ch === '`') inner.expansion(substitutions) ?? inner.pos++;
+      else inner.pos++;
+    }
+    this.problems.push(...inner.problems);
+    return substitutions;
+  }
+
+  /**
+   * At `$(`, `$((`, `${` or a backtick: consumes the expansion, records the commands it runs and
+   * returns the text to keep; undefined when the position starts none of them.
+   */
+  private expansion(substitutions: Script[]): string | undefined {
+    const src = this.src;
+    const ch = src[this.pos];
+    if (ch === '$' && src.startsWith('$((', this.pos)) return this.arithmetic(substitutions);
+    if (ch === '$' && src[this.pos + 1] === '(') {
+      this.pos += 2;
+      substitutions.push(this.nested(')'));
+      return '$(…)';
+    }
+    if (ch === '$' && src[this.pos + 1] === '{') return this.braced(substitutions);
+    if (ch === '`') {
+      substitutions.push(this.backtick());
+      return '`…`';
+    }
+    return undefined;
   }
 
   private nested(terminator: ')'): Script {
@@ -243,25 +302,18 @@ class ShellParser {
         }
       } else if (ch === '$' && src[this.pos + 1] === "'") {
         const end = findAnsiCEnd(src, this.pos + 2);
-        text += src.slice(this.pos + 2, end === -1 ? src.length : end);
+        text += decodeAnsiC(src.slice(this.pos + 2, end === -1 ? src.length : end));
         if (end === -1) this.problems.push('missing closing single quote');
         this.pos = end === -1 ? src.length : end + 1;
       } else if (ch === '"') {
         text += this.doubleQuoted(substitutions);
-      } else if (ch === '$' && src.startsWith('$((', this.pos)) {
-        text += this.arithmetic();
-      } else if (ch === '$' && src[this.pos + 1] === '(') {
-        this.pos += 2;
-        substitutions.push(this.nested(')'));
-        text += '$(…)';
-      } else if (ch === '$' && src[this.pos + 1] === '{') {
-        text += this.braced();
-      } else if (ch === '`') {
-        substitutions.push(this.backtick());
-        text += '`…`';
       } else {
-        text += ch;
-        this.pos++;
+        const expanded = ch === '$' || ch === '`' ? this.expansion(substitutions) : undefined;
+        if (expanded !== undefined) text += expanded;
+        else {
+          text += ch;
+          this.pos++;
+        }
       }
     }
     if (this.pos === start) {
@@ -269,7 +321,7 @@ class ShellParser {
       text += src[this.pos++] ?? '';
     }
     const raw = src.slice(start, this.pos);
-    return { text, assignment: /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(raw), substitutions };
+    return { text, assignment: /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(raw), substitutions, raw };
   }
 
   private doubleQuoted(substitutions: Script[]): string {
@@ -282,20 +334,13 @@ class ShellParser {
         const next = src[this.pos + 1]!;
         text += '"\\$`\n'.includes(next) ? (next === '\n' ? '' : next) : `\\${next}`;
         this.pos += 2;
-      } else if (ch === '$' && src.startsWith('$((', this.pos)) {
-        text += this.arithmetic();
-      } else if (ch === '$' && src[this.pos + 1] === '(') {
-        this.pos += 2;
-        substitutions.push(this.nested(')'));
-        text += '$(…)';
-      } else if (ch === '$' && src[this.pos + 1] === '{') {
-        text += this.braced();
-      } else if (ch === '`') {
-        substitutions.push(this.backtick());
-        text += '`…`';
       } else {
-        text += ch;
-        this.pos++;
+        const expanded = ch === '$' || ch === '`' ? this.expansion(substitutions) : undefined;
+        if (expanded !== undefined) text += expanded;
+        else {
+          text += ch;
+          this.pos++;
+        }
       }
     }
     if (this.pos >= src.length) this.problems.push('missing closing double quote');
@@ -303,28 +348,91 @@ class ShellParser {
     return text;
   }
 
-  /** `${...}` kept literally (balanced braces). */
-  private braced(): string {
-    return this.balanced('{', '}', 1);
-  }
-
-  /** `$(( ... ))` is arithmetic, not a command. */
-  private arithmetic(): string {
-    return this.balanced('(', ')', 1);
-  }
-
-  private balanced(open: string, close: string, prefixLength: number): string {
+  /**
+   * `${...}` is kept as its source text, but the commands in it run (`${x:-$(rm -rf y)}`), so quotes
+   * and substitutions inside are parsed.
+   */
+  private braced(substitutions: Script[]): string {
+    const src = this.src;
     const start = this.pos;
-    this.pos += prefixLength;
-    let depth = 0;
-    while (this.pos < this.src.length) {
-      const ch = this.src[this.pos++]!;
-      if (ch === open) depth++;
-      else if (ch === close && --depth === 0) return this.src.slice(start, this.pos);
+    this.pos += 2;
+    while (this.pos < src.length) {
+      const ch = src[this.pos]!;
+      if (ch === '}') {
+        this.pos++;
+        return src.slice(start, this.pos);
+      }
+      if (ch === '\\') this.pos += 2;
+      else if (ch === "'") {
+        const end = src.indexOf("'", this.pos + 1);
+        this.pos = end === -1 ? src.length : end + 1;
+      } else if (ch === '"') this.doubleQuoted(substitutions);
+      else if (this.expansion(substitutions) === undefined) this.pos++;
     }
-    this.problems.push(`missing '${close}'`);
-    return this.src.slice(start);
+    this.problems.push("missing '}'");
+    return src.slice(start);
   }
+
+  /** `$(( ... ))` is arithmetic, not a command, though `$( )` and backticks inside it still run. */
+  private arithmetic(substitutions: Script[]): string {
+    const src = this.src;
+    const start = this.pos;
+    this.pos += 3;
+    let depth = 0;
+    while (this.pos < src.length) {
+      const ch = src[this.pos]!;
+      if (ch === '(') {
+        depth++;
+        this.pos++;
+      } else if (ch === ')') {
+        this.pos++;
+        if (depth > 0) depth--;
+        else if (src[this.pos] === ')') {
+          this.pos++;
+          return src.slice(start, this.pos);
+        } else {
+          this.problems.push("missing '))'");
+          return src.slice(start, this.pos);
+        }
+      } else if (ch === '\\') this.pos += 2;
+      else if (this.expansion(substitutions) === undefined) this.pos++;
+    }
+    this.problems.push("missing '))'");
+    return src.slice(start);
+  }
+}
+
+/** Decodes the escapes bash understands in `$'...'`, so the text is what the command really sees. */
+function decodeAnsiC(body: string): string {
+  const simple: Record<string, string> = {
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    E: '\x1b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    v: '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '?': '?',
+  };
+  return body.replace(
+    /\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))/gs,
+    (whole, hex, u4, u8, octal, control, other) => {
+      const code = hex ?? u4 ?? u8;
+      if (code !== undefined) return safeCodePoint(Number.parseInt(code, 16));
+      if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8) & 0xff);
+      if (control !== undefined) return String.fromCharCode(control.charCodeAt(0) & 0x1f);
+      return simple[other as string] ?? whole;
+    },
+  );
+}
+
+function safeCodePoint(code: number): string {
+  return code <= 0x10ffff ? String.fromCodePoint(code) : '';
 }
 
 function parseAt(source: string, depth: number): Script {
@@ -344,5 +452,5 @@ function newCommand(): SimpleCommand {
 }
 
 function emptyWord(): Word {
-  return { text: '', assignment: false, substitutions: [] };
+  return { text: '', assignment: false, substitutions: [], raw: '' };
 }
