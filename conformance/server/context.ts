@@ -101,6 +101,7 @@ export class CheckContext {
     readonly init: InitInfo,
   ) {
     this.suiteSessions.push(shared);
+    shared.joinRunLog(this.runLog);
     this.trackProbe(shared.channel);
     this.validators = loadValidators(version);
   }

@@ -69,11 +69,18 @@ export class Session {
     readonly channel: Channel,
     readonly timeoutMs: number,
     /** A run-wide log shared by all sessions, for checks over everything the server said. */
-    private readonly runLog: LoggedMessage[] = [],
+    private runLog: LoggedMessage[] = [],
   ) {
     channel.onMessage((message) => this.receive(message));
     channel.onClose((reason) => this.closed(reason));
     channel.onUnanswered?.((id, reason) => this.unanswered(id, reason));
+  }
+
+  /** Joins a run-wide log later (the shared session exists before the run's context does). */
+  joinRunLog(runLog: LoggedMessage[]): void {
+    if (runLog === this.runLog) return;
+    runLog.push(...this.log);
+    this.runLog = runLog;
   }
 
   nextId(): number {

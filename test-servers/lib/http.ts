@@ -25,6 +25,30 @@ export interface HttpOptions {
   getStream: boolean;
   listChangedAfterMs?: number;
   ignoreSignals: boolean;
+  /** Transport defects of the spec-breaker server; absent for every other server. */
+  defects?: HttpDefects;
+}
+
+/** One switch per Streamable HTTP rule the spec-breaker server can break. */
+export interface HttpDefects {
+  /** Content-Type of JSON replies instead of application/json. */
+  jsonContentType?: string;
+  /** Raw text written into every SSE reply stream before its first message (e.g. a non-JSON event). */
+  sseExtra?: string;
+  /** Status for accepted notifications instead of 202. */
+  notificationStatus?: number;
+  /** Status for an unknown or deleted session instead of 404. */
+  unknownSessionStatus?: number;
+  /** DELETE answers 204 but the session lives on. */
+  keepDeletedSessions?: boolean;
+  /** Accept any MCP-Protocol-Version header. */
+  acceptAnyVersionHeader?: boolean;
+  /** No Origin validation. */
+  acceptAnyOrigin?: boolean;
+  /** GET answered with 200 and a JSON body instead of an event stream or 405. */
+  getAnswersJson?: boolean;
+  /** Session ids of this shape instead of a UUID. */
+  sessionId?: () => string;
 }
 
 interface HttpSession {
@@ -42,6 +66,7 @@ const ENDPOINT = '/mcp';
 
 export function runHttp(definition: ServerDefinition, record: Recorder, options: HttpOptions): void {
   const sessions = new Map<string, HttpSession>();
+  const defects = options.defects ?? {};
   const deleted = new Set<string>();
 
   if (options.ignoreSignals) {
@@ -77,11 +102,15 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       return;
     }
     // DNS rebinding protection: a browser page from elsewhere must not reach a local server.
-    if (origin !== undefined && !isLocalOrigin(origin)) {
+    if (origin !== undefined && !isLocalOrigin(origin) && !defects.acceptAnyOrigin) {
       sendError(res, 403, 'Forbidden: foreign Origin');
       return;
     }
-    if (protocolVersion !== undefined && !isProtocolVersion(protocolVersion)) {
+    if (
+      protocolVersion !== undefined &&
+      !isProtocolVersion(protocolVersion) &&
+      !defects.acceptAnyVersionHeader
+    ) {
       sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${protocolVersion}`);
       return;
     }
@@ -106,7 +135,12 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       return undefined;
     }
     const found = sessions.get(sessionId);
-    if (!found) sendError(res, 404, deleted.has(sessionId) ? 'Session deleted' : 'Session not found');
+    if (!found)
+      sendError(
+        res,
+        defects.unknownSessionStatus ?? 404,
+        deleted.has(sessionId) ? 'Session deleted' : 'Session not found',
+      );
     return found;
   }
 
@@ -149,13 +183,19 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     if (shape === 'no-reply') {
       // Notifications and responses: accepted at once; anything they cause goes to the GET stream.
       maybeScheduleListChanged(target, value);
-      res.writeHead(202).end();
+      res.writeHead(defects.notificationStatus ?? 202).end();
       await target.session.receive(value);
       return;
     }
 
     // An invalid body is answered with its error and status 400, never as a stream.
-    const reply = createReply(res, target, shape === 'invalid' ? 'json' : options.reply, isInitialize);
+    const reply = createReply(
+      res,
+      target,
+      shape === 'invalid' ? 'json' : options.reply,
+      isInitialize,
+      defects,
+    );
     await target.session.receive(value, reply.sink);
     if (isInitialize && target.session.version !== undefined) sessions.set(target.id, target);
     reply.finish(shape === 'invalid' ? 400 : 200);
@@ -169,6 +209,10 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     }
     const target = findSession(res, sessionId);
     if (!target) return;
+    if (defects.getAnswersJson) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     if (!(header(req, 'accept') ?? '').includes('text/event-stream')) {
       sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
       return;
@@ -188,6 +232,10 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
   function handleDelete(res: ServerResponse, sessionId: string | undefined): void {
     const target = findSession(res, sessionId);
     if (!target) return;
+    if (defects.keepDeletedSessions) {
+      res.writeHead(204).end();
+      return;
+    }
     sessions.delete(target.id);
     deleted.add(target.id);
     target.session.close();
@@ -197,7 +245,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
 
   function newSession(): HttpSession {
     const created: HttpSession = {
-      id: randomUUID(),
+      id: defects.sessionId?.() ?? randomUUID(),
       session: undefined as unknown as Session,
       queue: [],
       nextEventId: 1,
@@ -238,7 +286,13 @@ function classify(value: unknown): 'reply' | 'no-reply' | 'invalid' {
 }
 
 /** The answer to one POST: collected into a JSON body, or streamed as SSE events as they come. */
-function createReply(res: ServerResponse, target: HttpSession, mode: 'json' | 'sse', isInitialize: boolean) {
+function createReply(
+  res: ServerResponse,
+  target: HttpSession,
+  mode: 'json' | 'sse',
+  isInitialize: boolean,
+  defects: HttpDefects,
+) {
   const responses: string[] = [];
   let streaming = false;
   // The session id header goes only on a successful InitializeResult.
@@ -252,6 +306,7 @@ function createReply(res: ServerResponse, target: HttpSession, mode: 'json' | 's
     if (target.session.version === '2025-11-25') {
       res.write(`id: ${target.id}-${target.nextEventId++}\ndata: \n\n`);
     }
+    if (defects.sseExtra !== undefined) res.write(defects.sseExtra);
   };
   // Non-initialize streams start at once, so the priming event is sent immediately; initialize waits
   // for its result, which decides the session header.
@@ -277,7 +332,10 @@ function createReply(res: ServerResponse, target: HttpSession, mode: 'json' | 's
       } else if (responses.length === 0) {
         res.writeHead(202).end();
       } else {
-        res.writeHead(status, { 'content-type': 'application/json', ...sessionHeader() });
+        res.writeHead(status, {
+          'content-type': defects.jsonContentType ?? 'application/json',
+          ...sessionHeader(),
+        });
         res.end(responses.join('\n'));
       }
     },

@@ -37,6 +37,13 @@ export interface SessionHooks {
   encodeResponse?(request: JsonRpcRequest, response: Record<string, unknown>): string;
   /** Runs right after the response to `request` was written to its sink. */
   afterResponse?(request: JsonRpcRequest): void;
+  /**
+   * Sees every parsed message (or batch) first; returning true means the hook dealt with it and the
+   * session does nothing more (the spec-breaker server refuses batches or answers notifications here).
+   */
+  onIncoming?(value: unknown, sink: Sink): boolean;
+  /** Runs when a line or body is not JSON, before the -32700 error is written. */
+  onUnparsable?(text: string): void;
 }
 
 export interface ServerDefinition {
@@ -79,6 +86,7 @@ export class Session {
     try {
       value = JSON.parse(text);
     } catch {
+      this.definition.hooks?.onUnparsable?.(text);
       sink.write(
         encodeError(null, new RpcError(ErrorCode.ParseError, 'Parse error: invalid JSON')),
         'response',
@@ -90,6 +98,7 @@ export class Session {
 
   /** Handles a message or a batch; resolves once every reply it causes has been written (or dropped). */
   async receive(value: unknown, sink: Sink = this.defaultSink): Promise<void> {
+    if (this.definition.hooks?.onIncoming?.(value, sink)) return;
     if (Array.isArray(value)) return this.receiveBatch(value, sink);
     const answer = await this.handleMessage(value, sink, false);
     if (answer) {

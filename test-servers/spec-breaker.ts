@@ -1,0 +1,288 @@
+/**
+ * spec-breaker: the well-behaved server with exactly one requirement of the specification broken,
+ * chosen by --break. It exists so that every MUST check of `furfly conformance` has a server that
+ * fails it (see fixtures/conformance/spec-breaker.*.expected.json).
+ *
+ *   node dist/test-servers/spec-breaker.js --break <defect> [common flags, e.g. --http --reply sse]
+ *
+ * Each defect is a thin hook on the shared core (lib/session.ts hooks, lib/http.ts defects); the list
+ * with what each one does is DEFECTS below and test-servers/README.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import type { HttpDefects } from './lib/http.js';
+import { ErrorCode, isPlainObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
+import { encodeError, type SessionHooks } from './lib/session.js';
+import { STANDARD_TOOLS } from './lib/tools.js';
+
+type Response = Record<string, unknown>;
+
+/** Rewrites the result (or error) of responses to one method; everything else is left alone. */
+function rewrite(method: string, change: (response: Response, request: JsonRpcRequest) => Response) {
+  return (request: JsonRpcRequest, response: Response): string =>
+    JSON.stringify(request.method === method ? change(structuredClone(response), request) : response);
+}
+
+function withResult(response: Response, change: (result: Response) => void): Response {
+  if (isPlainObject(response.result)) change(response.result);
+  return response;
+}
+
+/** A promise that never settles unless the request is aborted (cancelled, session closed). */
+function never(signal: AbortSignal): Promise<void> {
+  return new Promise((_resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+const OLDER: Record<string, string> = {
+  '2025-11-25': '2025-06-18',
+  '2025-06-18': '2025-03-26',
+  '2025-03-26': '2025-06-18',
+};
+const KNOWN_TOOLS = new Set(STANDARD_TOOLS.map((tool) => tool.name));
+const CONCURRENT_LIMIT = 10;
+
+/** Shared state of the stdio defects that need it (one session per process on stdio). */
+let initializeSeen = false;
+let pingsInFlight = 0;
+
+const SESSION_DEFECTS = {
+  /** initialize result without serverInfo. */
+  'no-server-info': {
+    encodeResponse: rewrite('initialize', (r) =>
+      withResult(r, (result) => {
+        delete result.serverInfo;
+      }),
+    ),
+  },
+  /** A supported requested version is answered with another one (the next older, or 2025-06-18). */
+  'no-version-echo': {
+    beforeRequest(request) {
+      const params = request.params;
+      if (request.method === 'initialize' && params && typeof params.protocolVersion === 'string') {
+        params.protocolVersion = OLDER[params.protocolVersion] ?? params.protocolVersion;
+      }
+    },
+  },
+  /** Whatever version the client proposes is echoed, even one the server does not speak. */
+  'echo-any-version': {
+    encodeResponse: rewrite('initialize', (r, request) =>
+      withResult(r, (result) => {
+        result.protocolVersion = request.params?.protocolVersion;
+      }),
+    ),
+  },
+  /** Every notification gets an error response (stdio; over HTTP notifications get 202 before this). */
+  'answer-notifications': {
+    onIncoming(value, sink) {
+      if (isPlainObject(value) && typeof value.method === 'string' && !('id' in value)) {
+        sink.write(
+          encodeError(null, new RpcError(ErrorCode.InvalidRequest, 'this server answers notifications')),
+          'response',
+        );
+      }
+      return false;
+    },
+  },
+  /** ping is answered with a non-empty result. */
+  'ping-result': {
+    encodeResponse: rewrite('ping', (r) =>
+      withResult(r, (result) => {
+        result.pong = true;
+      }),
+    ),
+  },
+  /** ping before initialize gets -32600 (stdio: one session per process). */
+  'ping-needs-init': {
+    beforeRequest(request) {
+      if (request.method === 'initialize') initializeSeen = true;
+      if (request.method === 'ping' && !initializeSeen) {
+        throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized');
+      }
+    },
+  },
+  /** String ids made of digits are echoed as numbers ("7" → 7). */
+  'numeric-string-ids': {
+    encodeResponse(_request, response) {
+      const id = response.id;
+      return JSON.stringify(
+        typeof id === 'string' && /^\d+$/.test(id) ? { ...response, id: Number(id) } : response,
+      );
+    },
+  },
+  /** An unknown method gets -32600 instead of -32601. */
+  'wrong-not-found-code': {
+    encodeResponse(_request, response) {
+      const error = response.error;
+      if (isPlainObject(error) && error.code === ErrorCode.MethodNotFound) {
+        return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.InvalidRequest } });
+      }
+      return JSON.stringify(response);
+    },
+  },
+  /** The process exits on a line that is not JSON (stdio). */
+  'exit-on-parse-error': {
+    onUnparsable() {
+      process.exit(1);
+    },
+  },
+  /** With more than 10 pings in flight, the extra ones are never answered. */
+  'drop-concurrent': {
+    beforeRequest(request, signal) {
+      if (request.method !== 'ping') return;
+      if (pingsInFlight >= CONCURRENT_LIMIT) return never(signal);
+      pingsInFlight++;
+      return new Promise<void>((resolve) =>
+        setTimeout(() => {
+          pingsInFlight--;
+          resolve();
+        }, 30),
+      );
+    },
+  },
+  /** A batch (2025-03-26) is refused with one -32600 error. */
+  'no-batch': {
+    onIncoming(value, sink) {
+      if (!Array.isArray(value)) return false;
+      sink.write(
+        encodeError(null, new RpcError(ErrorCode.InvalidRequest, 'batches are not supported')),
+        'response',
+      );
+      return true;
+    },
+  },
+  /** Error objects lack their message. */
+  'error-without-message': {
+    encodeResponse(_request, response) {
+      if (!isPlainObject(response.error)) return JSON.stringify(response);
+      const { message: _message, ...error } = response.error;
+      return JSON.stringify({ ...response, error });
+    },
+  },
+  /** Responses are pretty-printed over several lines. */
+  'pretty-print': {
+    encodeResponse: (_request, response) => JSON.stringify(response, null, 2),
+  },
+  /** Tools are offered but the tools capability is not declared. */
+  'no-tools-capability': {
+    encodeResponse: rewrite('initialize', (r) =>
+      withResult(r, (result) => {
+        if (isPlainObject(result.capabilities)) delete result.capabilities.tools;
+      }),
+    ),
+  },
+  /** An outputSchema that is no valid JSON Schema (a property of type "no-such-type"). */
+  'invalid-output-schema': {
+    encodeResponse: rewrite('tools/list', (r) =>
+      withResult(r, (result) => {
+        for (const tool of Array.isArray(result.tools) ? result.tools : []) {
+          if (isPlainObject(tool) && tool.outputSchema !== undefined) {
+            tool.outputSchema = { type: 'object', properties: { text: { type: 'no-such-type' } } };
+          }
+        }
+      }),
+    ),
+  },
+  /** tools/call of an unknown tool is never answered. */
+  'ignore-unknown-tool': {
+    beforeRequest(request, signal) {
+      if (request.method === 'tools/call' && !KNOWN_TOOLS.has(String(request.params?.name)))
+        return never(signal);
+    },
+  },
+  /** structuredContent breaks the tool's outputSchema (length becomes a string). */
+  'invalid-structured-content': {
+    encodeResponse: rewrite('tools/call', (r) =>
+      withResult(r, (result) => {
+        if (isPlainObject(result.structuredContent)) result.structuredContent.length = 'not a number';
+      }),
+    ),
+  },
+  /** resources/list items lack their name. */
+  'invalid-resources-list': {
+    encodeResponse: rewrite('resources/list', (r) =>
+      withResult(r, (result) => {
+        for (const item of Array.isArray(result.resources) ? result.resources : [])
+          if (isPlainObject(item)) delete item.name;
+      }),
+    ),
+  },
+  /** resources/templates/list has no array. */
+  'invalid-templates-list': {
+    encodeResponse: rewrite('resources/templates/list', (r) =>
+      withResult(r, (result) => {
+        result.resourceTemplates = 'none';
+      }),
+    ),
+  },
+  /** resources/read has no contents array. */
+  'invalid-resource-read': {
+    encodeResponse: rewrite('resources/read', (r) =>
+      withResult(r, (result) => {
+        result.contents = 'none';
+      }),
+    ),
+  },
+  /** prompts/list items lack their name. */
+  'invalid-prompts-list': {
+    encodeResponse: rewrite('prompts/list', (r) =>
+      withResult(r, (result) => {
+        for (const item of Array.isArray(result.prompts) ? result.prompts : [])
+          if (isPlainObject(item)) delete item.name;
+      }),
+    ),
+  },
+  /** prompts/get has no messages array. */
+  'invalid-prompt-get': {
+    encodeResponse: rewrite('prompts/get', (r) =>
+      withResult(r, (result) => {
+        result.messages = 'none';
+      }),
+    ),
+  },
+} satisfies Record<string, SessionHooks>;
+
+const HTTP_DEFECTS = {
+  /** JSON replies are labelled application/json-rpc. */
+  'json-content-type': { jsonContentType: 'application/json-rpc' },
+  /** Every SSE reply starts with an event whose data is not JSON (use with --reply sse). */
+  'sse-non-json-event': { sseExtra: 'event: message\ndata: keep-alive\n\n' },
+  /** Notifications get 200 instead of 202. */
+  'notification-200': { notificationStatus: 200 },
+  /** Unknown and deleted sessions get 400 instead of 404. */
+  'unknown-session-400': { unknownSessionStatus: 400 },
+  /** DELETE answers 204 but the session stays usable. */
+  'delete-keeps-session': { keepDeletedSessions: true },
+  /** Any MCP-Protocol-Version header is accepted. */
+  'any-version-header': { acceptAnyVersionHeader: true },
+  /** No Origin validation: DNS rebinding is possible. */
+  'any-origin': { acceptAnyOrigin: true },
+  /** GET is answered with 200 and a JSON body. */
+  'get-json': { getAnswersJson: true },
+  /** Session ids contain spaces. */
+  'session-id-space': { sessionId: () => `furfly session ${randomUUID()}` },
+} satisfies Record<string, HttpDefects>;
+
+const DEFECTS = [...Object.keys(SESSION_DEFECTS), ...Object.keys(HTTP_DEFECTS)] as (
+  | keyof typeof SESSION_DEFECTS
+  | keyof typeof HTTP_DEFECTS
+)[];
+
+runServer({
+  name: 'spec-breaker',
+  usage: `  --break <defect>   the one requirement to break (required), one of:
+                     ${DEFECTS.join('\n                     ')}`,
+  options: { break: { type: 'string' } },
+  setup: (flags, common) => {
+    const defect = choiceFlag('break', flags.break, DEFECTS);
+    if (!defect) throw new UsageError('--break is required');
+    const definition = standardDefinition('spec-breaker', common);
+    if (defect in SESSION_DEFECTS) {
+      return {
+        definition: { ...definition, hooks: SESSION_DEFECTS[defect as keyof typeof SESSION_DEFECTS] },
+      };
+    }
+    return { definition, http: { defects: HTTP_DEFECTS[defect as keyof typeof HTTP_DEFECTS] } };
+  },
+});
