@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BASH_MAX_OUTPUT_CHARS, bashTool } from './bash.js';
+import { BASH_MAX_OUTPUT_CHARS, bashTool, createBashTool } from './bash.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
 
 let project: TempProject;
@@ -106,6 +106,29 @@ describe('bash', () => {
     const { isError, text } = await pending;
     expect(isError).toBe(true);
     expect(text).toMatch(/cancelled and killed/);
+  });
+
+  it('finishes when a child leaves the process group and keeps the output pipe open', async () => {
+    const pidFile = path.join(project.root, 'escaped.pid');
+    const pending = run(`setsid -f bash -c 'echo $$ > ${pidFile}; exec sleep 30'; echo started`, {
+      timeout_ms: 1500,
+    });
+    // Whatever happens to the call, the escaped process is ended by its pid.
+    const { isError, text } = await pending.finally(async () => {
+      if (await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '')) {
+        startedPids.push(Number(readFileSync(pidFile, 'utf8')));
+      }
+    });
+    expect(isError).toBe(false);
+    expect(text).toContain('started');
+    expect(text).toMatch(/Exit code: 0$/);
+  }, 15_000);
+
+  it('applies its own default timeout when the call gives none', async () => {
+    const tool = createBashTool({ defaultTimeoutMs: 300 });
+    const result = await tool.execute({ command: 'sleep 30' }, project.context({}));
+    expect(result.isError).toBe(true);
+    expect(textOf(result.content)).toMatch(/timed out after 300 ms/);
   });
 
   it('exposes its command for the permission check', () => {

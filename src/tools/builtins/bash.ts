@@ -7,11 +7,30 @@ export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** After SIGTERM on timeout, how long the process group gets before SIGKILL. */
 export const BASH_KILL_GRACE_MS = 1_000;
+/**
+ * After bash exits, how long we keep reading output. A process that left the group (`setsid`, a
+ * daemon) can hold our pipes open forever; past this we close them and answer with what we have.
+ */
+export const BASH_OUTPUT_DRAIN_MS = 200;
+
+export interface BashToolOptions {
+  /** Used when a call gives no `timeout_ms`; capped at BASH_MAX_TIMEOUT_MS. Default BASH_DEFAULT_TIMEOUT_MS. */
+  defaultTimeoutMs?: number;
+}
 
 export interface BashArgs {
   command: string;
   timeout_ms?: number;
   description?: string;
+}
+
+/** A bash tool; options change what the caller may not (the default timeout). */
+export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
+  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  return {
+    ...bashTool,
+    execute: (args, context) => runCommand(args, context.projectRoot, context.signal, defaultTimeoutMs),
+  };
 }
 
 export const bashTool: Tool<BashArgs> = {
@@ -47,11 +66,17 @@ export const bashTool: Tool<BashArgs> = {
     'Background processes started by the command are stopped when the command finishes.',
   ],
   commandOf: (args) => args.command,
-  execute: (args, context) => runCommand(args, context.projectRoot, context.signal),
+  // The tool's own default timeout applies whatever the registry does: a call never runs unbounded.
+  execute: (args, context) => runCommand(args, context.projectRoot, context.signal, BASH_DEFAULT_TIMEOUT_MS),
 };
 
-function runCommand(args: BashArgs, cwd: string, signal: AbortSignal): Promise<ToolResult> {
-  const timeoutMs = Math.min(args.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+function runCommand(
+  args: BashArgs,
+  cwd: string,
+  signal: AbortSignal,
+  defaultTimeoutMs: number,
+): Promise<ToolResult> {
+  const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, BASH_MAX_TIMEOUT_MS);
   return new Promise<ToolResult>((resolve) => {
     if (signal.aborted) {
       resolve(errorResult('bash: the call was cancelled before the command started'));
@@ -81,10 +106,17 @@ function runCommand(args: BashArgs, cwd: string, signal: AbortSignal): Promise<T
     signal.addEventListener('abort', onAbort, { once: true });
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
     child.on('exit', (code, exitSignal) => {
       exit = { code, signal: exitSignal };
       // Whatever the command left running in its group would hold our pipes open (and outlive us).
       killGroup(child.pid, 'SIGKILL');
+      // A process outside the group (setsid, nohup'd daemons) may still hold the pipes: read what
+      // arrives shortly, then close our ends so 'close' fires and the call finishes.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, BASH_OUTPUT_DRAIN_MS);
     });
     child.on('error', (error) => {
       finish(errorResult(`bash: could not start the command: ${error.message}`));
@@ -114,6 +146,7 @@ function runCommand(args: BashArgs, cwd: string, signal: AbortSignal): Promise<T
       finished = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
+      if (drainTimer) clearTimeout(drainTimer);
       signal.removeEventListener('abort', onAbort);
       resolve(result);
     }
