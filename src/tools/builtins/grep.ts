@@ -24,7 +24,7 @@ export const grepTool: Tool<GrepArgs> = {
     'Search file contents with a JavaScript regular expression and return matching lines as ' +
     '`path:line:text`, files in path order. `path` is a folder or a single file (default: the project root). ' +
     '`glob` filters file names: without a `/` it matches the file name at any depth (`*.ts`), with a `/` it ' +
-    'matches the path relative to `path`. Binary files, `.git` and `node_modules` are skipped.',
+    'matches the path relative to `path`. Binary files, `.git`, `node_modules` and symlinks to files outside `path` are skipped.',
   inputSchema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',

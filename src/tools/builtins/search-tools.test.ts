@@ -109,3 +109,42 @@ describe('grep', () => {
     });
   });
 });
+
+describe('symlinked files', () => {
+  let linked: TempProject;
+  let outside: TempProject;
+
+  beforeAll(() => {
+    linked = makeTempProject();
+    outside = makeTempProject();
+    outside.write('creds', 'SECRET-CANARY-42\n');
+    linked.write('README.md', 'readme SECRET-CANARY-42 mention\n');
+    linked.write('docs/real.md', 'real\n');
+    symlinkSync(path.join(outside.root, 'creds'), path.join(linked.root, 'docs/notes.md'));
+    symlinkSync('../README.md', path.join(linked.root, 'docs/inner.md'));
+  });
+  afterAll(() => {
+    linked.remove();
+    outside.remove();
+  });
+
+  it('are searched only when their target lies inside the search root', async () => {
+    const grepped = textOf((await grepTool.execute({ pattern: 'SECRET' }, linked.context())).content);
+    expect(grepped).toBe(
+      'README.md:1:readme SECRET-CANARY-42 mention\ndocs/inner.md:1:readme SECRET-CANARY-42 mention'
+        .split('\n')
+        .sort()
+        .join('\n'),
+    );
+    const globbed = textOf((await globTool.execute({ pattern: '**/*.md' }, linked.context())).content);
+    expect(globbed).toBe('README.md\ndocs/inner.md\ndocs/real.md');
+  });
+
+  it('are not followed out of a sub-folder search root', async () => {
+    const grepped = textOf(
+      (await grepTool.execute({ pattern: 'SECRET', path: 'docs' }, linked.context())).content,
+    );
+    expect(grepped).not.toContain('docs/notes.md');
+    expect(grepped).not.toContain('docs/inner.md');
+  });
+});

@@ -1,16 +1,21 @@
 /**
- * Recursive file listing for glob and grep. Yields files (and symlinks to files) as paths relative to
- * the start folder with `/` separators, skipping `.git` and `node_modules`. Symlinked folders are not
- * followed, which rules out cycles. Unreadable folders are skipped silently: a search should not fail
- * because one corner of the tree is private.
+ * Recursive file listing for glob and grep. Yields files as paths relative to the start folder with
+ * `/` separators, skipping `.git` and `node_modules`. Unreadable folders are skipped silently: a search
+ * should not fail because one corner of the tree is private.
+ *
+ * Symlinks: linked folders are never followed (no cycles). A link to a file is yielded only when its
+ * real path lies inside the real path of the start folder; otherwise a link such as
+ * `docs/notes.md -> ~/.aws/credentials` would let a search read outside the sandbox that the
+ * permission check approved for the start folder.
  */
 import type { Dirent } from 'node:fs';
-import { opendir, stat } from 'node:fs/promises';
+import { opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SKIPPED_DIRECTORIES } from './fs-helpers.js';
 
 export async function* walkFiles(root: string, signal: AbortSignal): AsyncGenerator<string> {
   const pending: string[] = [''];
+  let realRoot: string | undefined;
   while (pending.length > 0) {
     if (signal.aborted) return;
     const relativeDir = pending.pop()!;
@@ -29,8 +34,9 @@ export async function* walkFiles(root: string, signal: AbortSignal): AsyncGenera
         if (!SKIPPED_DIRECTORIES.has(entry.name)) subdirectories.push(relative);
       } else if (entry.isFile()) {
         yield relative;
-      } else if (entry.isSymbolicLink() && (await isFileTarget(path.join(root, relative)))) {
-        yield relative;
+      } else if (entry.isSymbolicLink()) {
+        realRoot ??= await realpath(root).catch(() => path.resolve(root));
+        if (await isFileInside(path.join(root, relative), realRoot)) yield relative;
       }
     }
     // Reverse so that popping visits folders in name order (output order is sorted by the callers anyway).
@@ -38,9 +44,12 @@ export async function* walkFiles(root: string, signal: AbortSignal): AsyncGenera
   }
 }
 
-async function isFileTarget(absolute: string): Promise<boolean> {
+async function isFileInside(link: string, realRoot: string): Promise<boolean> {
   try {
-    return (await stat(absolute)).isFile();
+    const target = await realpath(link);
+    const inside =
+      target === realRoot || target.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
+    return inside && (await stat(target)).isFile();
   } catch {
     return false;
   }
