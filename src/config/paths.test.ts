@@ -46,11 +46,33 @@ describe('config file locations', () => {
     expect(found.project).toEqual({ layer: 'project', path: path.join(tmp, 'p/x.yaml'), explicit: true });
   });
 
-  it('does not read the user file twice when working inside the home folder', () => {
+  it('does not take the home folder for a project because ~/.furflycode exists', () => {
     mkdirSync(path.join(tmp, '.furflycode'), { recursive: true });
     mkdirSync(path.join(tmp, 'notes'), { recursive: true });
     const found = locateConfigFiles({ cwd: path.join(tmp, 'notes'), env: {}, homeDir: tmp });
-    expect(found.projectRoot).toBe(tmp);
-    expect(found.project).toBeUndefined();
+    // No marker: the project root is the working directory, and no second copy of the user file is read.
+    expect(found.projectRoot).toBe(path.join(tmp, 'notes'));
+    expect(found.project?.path).not.toBe(path.join(tmp, '.furflycode/config.yaml'));
+  });
+
+  it('keeps searching past the user config folder for a real marker', () => {
+    mkdirSync(path.join(tmp, '.git'), { recursive: true });
+    mkdirSync(path.join(tmp, 'home/.furflycode'), { recursive: true });
+    mkdirSync(path.join(tmp, 'home/work'), { recursive: true });
+    const cwd = path.join(tmp, 'home/work');
+    expect(locateConfigFiles({ cwd, env: {}, homeDir: path.join(tmp, 'home') }).projectRoot).toBe(tmp);
+    // FURFLY_HOME names the folder itself; its parent is not a project either.
+    mkdirSync(path.join(tmp, 'fh/.furflycode'), { recursive: true });
+    const moved = { FURFLY_HOME: path.join(tmp, 'fh/.furflycode') };
+    expect(
+      locateConfigFiles({ cwd: path.join(tmp, 'fh'), env: moved, homeDir: '/nonexistent' }).projectRoot,
+    ).toBe(tmp);
+  });
+
+  it('uses the working directory as the project root when no marker exists', () => {
+    mkdirSync(path.join(tmp, 'plain'), { recursive: true });
+    const found = locateConfigFiles({ cwd: path.join(tmp, 'plain'), env: {}, homeDir: path.join(tmp, 'h') });
+    // tmpdir() has no marker above it on a normal machine; the working directory is the root then.
+    if (findProjectRoot(tmp) === undefined) expect(found.projectRoot).toBe(path.join(tmp, 'plain'));
   });
 });

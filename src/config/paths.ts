@@ -1,8 +1,10 @@
 /**
  * Where the config layers live. The user layer is `$FURFLY_HOME/config.yaml` (default
  * `~/.furflycode/config.yaml`); the project layer is `.furflycode/config.yaml` at the project root,
- * the nearest ancestor of the working directory holding `.furflycode/` or `.git`. An explicit
- * `--config FILE` takes the place of the project layer.
+ * the nearest ancestor of the working directory holding `.furflycode/` or `.git`. The user config
+ * folder itself is not a marker (otherwise the home folder would become the project of everything
+ * below it); with no marker, the project root is the working directory. An explicit `--config FILE`
+ * takes the place of the project layer.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -31,7 +33,7 @@ export interface ConfigLocations {
   readonly user: LayerLocation;
   /** Absent when no project root was found and no `--config` was given. */
   readonly project?: LayerLocation;
-  /** The project root, when one was found. */
+  /** The project root: the nearest marked ancestor, else the working directory. */
   readonly projectRoot?: string;
 }
 
@@ -41,11 +43,16 @@ export function userConfigDir(env: LocateOptions['env'], homeDir?: string): stri
   return path.join(homeDir ?? env.HOME ?? homedir(), CONFIG_DIR_NAME);
 }
 
-/** Nearest ancestor of `start` (itself included) that has `.furflycode/` or `.git` (a folder or a worktree file). */
-export function findProjectRoot(start: string): string | undefined {
+/**
+ * Nearest ancestor of `start` (itself included) that has `.furflycode/` or `.git` (a folder or a
+ * worktree file). A `.furflycode/` that is the user config folder (`ignoreConfigDir`) does not count.
+ */
+export function findProjectRoot(start: string, ignoreConfigDir?: string): string | undefined {
   let dir = path.resolve(start);
   for (;;) {
-    if (isDirectory(path.join(dir, CONFIG_DIR_NAME)) || existsSync(path.join(dir, '.git'))) return dir;
+    const configDir = path.join(dir, CONFIG_DIR_NAME);
+    const isUserFolder = ignoreConfigDir !== undefined && sameFile(configDir, ignoreConfigDir);
+    if ((isDirectory(configDir) && !isUserFolder) || existsSync(path.join(dir, '.git'))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -53,20 +60,20 @@ export function findProjectRoot(start: string): string | undefined {
 }
 
 export function locateConfigFiles(options: LocateOptions): ConfigLocations {
-  const userPath = path.join(userConfigDir(options.env, options.homeDir), CONFIG_FILE_NAME);
+  const userDir = userConfigDir(options.env, options.homeDir);
+  const userPath = path.join(userDir, CONFIG_FILE_NAME);
   const user: LayerLocation = { layer: 'user', path: userPath, explicit: false };
-  const projectRoot = findProjectRoot(options.cwd);
+  const projectRoot = findProjectRoot(options.cwd, userDir) ?? path.resolve(options.cwd);
   if (options.configFile !== undefined) {
     const project: LayerLocation = {
       layer: 'project',
       path: path.resolve(options.cwd, options.configFile),
       explicit: true,
     };
-    return projectRoot === undefined ? { user, project } : { user, project, projectRoot };
+    return { user, project, projectRoot };
   }
-  if (projectRoot === undefined) return { user };
   const projectPath = path.join(projectRoot, CONFIG_DIR_NAME, CONFIG_FILE_NAME);
-  // Working inside the home directory finds ~/.furflycode as a "project": that is the user file, not a second layer.
+  // Working in the home directory itself: its .furflycode is the user file, not a second layer.
   if (sameFile(projectPath, userPath)) return { user, projectRoot };
   return { user, project: { layer: 'project', path: projectPath, explicit: false }, projectRoot };
 }
