@@ -98,7 +98,9 @@ async function attemptFork(count: number): Promise<Outcome> {
 
 /** In a child, so a memory limit kills the child and this server can still report it. */
 function attemptMemory(mib: number): Promise<Outcome> {
-  const script = `const kept = []; for (let i = 0; i < ${mib}; i += 16) kept.push(Buffer.allocUnsafe(16 * 1024 * 1024).fill(1)); process.stdout.write('done');`;
+  // The child volunteers as the OOM killer's victim (raising one's own score needs no privilege), so
+  // the limit kills it and not this server; the same keeps the outside run from hurting anything else.
+  const script = `try { require('node:fs').writeFileSync('/proc/self/oom_score_adj', '1000'); } catch {} const kept = []; for (let i = 0; i < ${mib}; i += 16) kept.push(Buffer.allocUnsafe(16 * 1024 * 1024).fill(1)); process.stdout.write('done');`;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -92,7 +92,7 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('hostile server, outside and insi
 
   async function attempt(client: McpClient, args: Record<string, unknown>): Promise<Outcome> {
     const result = await client.callTool('attempt', args, { timeoutMs: 60_000 });
-    expect(result.isError, JSON.stringify(result.content)).toBe(false);
+    expect(result.isError, `${JSON.stringify(args)}: ${JSON.stringify(result.content)}`).toBe(false);
     const first = result.content[0] as unknown as { text: string };
     return JSON.parse(first.text) as Outcome;
   }
