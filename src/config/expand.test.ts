@@ -68,6 +68,20 @@ describe('expandConfig', () => {
     });
   });
 
+  it('collects every value that a ${VAR} reference filled in, as secrets to redact', () => {
+    const env = {
+      KEY: 'k-1',
+      BIN: 'b-1',
+      ARG: 'a-1',
+      TOKEN: 't-1',
+      URL: 'http://u',
+      NOT_EXPANDED: 'n-1',
+      NOPE: 'x',
+    };
+    const result = expandConfig(locatedMap(config, 'f'), env);
+    expect([...result.secretValues].sort()).toEqual(['a-1', 'b-1', 'http://u', 'k-1', 't-1']);
+  });
+
   it('reports every undefined variable at once, by key path, without values', () => {
     const result = expandConfig(locatedMap(config, 'f'), { CWD: 'secret-cwd-value' });
     expect(result.errors.map(formatConfigError)).toEqual([

@@ -18,6 +18,11 @@ export interface ExpandResult {
   readonly errors: readonly ConfigError[];
   /** Display paths of the values left unexpanded because of an error. */
   readonly failedPaths: ReadonlySet<string>;
+  /**
+   * Every value a `${VAR}` reference took from the environment, wherever it was used (a token in a URL,
+   * an argument, a header). Whoever prints a message about a server redacts them.
+   */
+  readonly secretValues: ReadonlySet<string>;
 }
 
 const SERVER_FIELDS = new Set(['command', 'args', 'env', 'headers', 'url']);
@@ -34,6 +39,7 @@ export function isExpandedPath(path: readonly PathSegment[]): boolean {
 export function expandConfig(root: MapNode, env: Env): ExpandResult {
   const errors: ConfigError[] = [];
   const failedPaths = new Set<string>();
+  const secretValues = new Set<string>();
   const visit = (node: ConfigNode, path: readonly PathSegment[]): ConfigNode => {
     if (node.kind === 'map') {
       if (path.length === 2 && path[0] === 'mcp_servers' && isDisabled(node)) return node;
@@ -45,7 +51,8 @@ export function expandConfig(root: MapNode, env: Env): ExpandResult {
     if (node.kind === 'list')
       return { ...node, items: node.items.map((item, i) => visit(item, [...path, i])) };
     if (typeof node.value !== 'string' || !isExpandedPath(path)) return node;
-    const result = expandString(node.value, env);
+    const used: string[] = [];
+    const result = expandString(node.value, env, (value) => used.push(value));
     if (result.malformed || result.undefinedVariables.length > 0) failedPaths.add(displayPath(path));
     if (result.malformed) {
       errors.push({
@@ -61,11 +68,13 @@ export function expandConfig(root: MapNode, env: Env): ExpandResult {
       });
     }
     if (result.undefinedVariables.length > 0) return node;
+    for (const value of used) if (value !== '') secretValues.add(value);
     return result.fromEnv
       ? { ...node, value: result.value, fromEnv: true }
       : { ...node, value: result.value };
   };
-  return { root: visit(root, []) as MapNode, errors, failedPaths };
+  const expanded = visit(root, []) as MapNode;
+  return { root: expanded, errors, failedPaths, secretValues };
 }
 
 function isDisabled(server: MapNode): boolean {
@@ -85,7 +94,8 @@ export interface ExpandedString {
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
-export function expandString(text: string, env: Env): ExpandedString {
+/** `onEnvValue` hears every value taken from the environment (not defaults). */
+export function expandString(text: string, env: Env, onEnvValue?: (value: string) => void): ExpandedString {
   let value = '';
   let fromEnv = false;
   const undefinedVariables: string[] = [];
@@ -118,12 +128,14 @@ export function expandString(text: string, env: Env): ExpandedString {
       if (fromEnvironment !== undefined && fromEnvironment !== '') {
         value += fromEnvironment;
         fromEnv = true;
+        onEnvValue?.(fromEnvironment);
       } else {
         value += fallback;
       }
     } else if (fromEnvironment !== undefined) {
       value += fromEnvironment;
       fromEnv = true;
+      onEnvValue?.(fromEnvironment);
     } else if (!undefinedVariables.includes(name)) {
       undefinedVariables.push(name);
     }

@@ -52,6 +52,11 @@ export type LoadResult =
       /** The located tree behind `config`, for display with origins and masking. */
       readonly tree: MapNode;
       readonly files: ConfigFiles;
+      /**
+       * Every value that `${VAR}` expansion took from the environment (in URLs, args, headers...).
+       * Secret wherever it appears: messages about servers redact them (see mcp/transport-factory.ts).
+       */
+      readonly secretValues: readonly string[];
     }
   | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: ConfigFiles };
 
@@ -82,7 +87,14 @@ export function loadConfig(options: LoadOptions): LoadResult {
   if (errors.length > 0) return { ok: false, errors: sortErrors(errors, files.inEffect), files };
 
   const tree = applyDefaults(expanded.root);
-  return { ok: true, config: toPlain(tree) as ResolvedConfig, origins: originsOf(tree), tree, files };
+  return {
+    ok: true,
+    config: toPlain(tree) as ResolvedConfig,
+    origins: originsOf(tree),
+    tree,
+    files,
+    secretValues: [...expanded.secretValues],
+  };
 }
 
 interface LayerRead {

@@ -221,6 +221,41 @@ describe('loadMcpServers with real servers', () => {
     expect(client.diagnostics()).not.toContain(secret);
   });
 
+  it('keeps values filled from the environment (secretValues) and URL path, query and credentials out of every event', async () => {
+    const fromEnv = 'sk-ARGSECRET-5e6f7a';
+    const events: ServerEvent[] = [];
+    const handle = loadMcpServers(
+      {
+        args: {
+          ...stdio('well-behaved'),
+          args: ['-e', 'console.error(process.argv[1]); process.exit(2)', fromEnv],
+        } as ResolvedServer,
+        pathkey: {
+          type: 'http',
+          url: 'http://127.0.0.1:1/v1/sk-PATHSECRET-999/mcp?key=sk-QUERYSECRET-1',
+          enabled: true,
+          timeout: 5,
+          category: 'execute',
+        },
+        creds: {
+          type: 'http',
+          url: 'http://user:sk-PASSWORD-777@127.0.0.1:1/mcp',
+          enabled: true,
+          timeout: 5,
+          category: 'execute',
+        },
+      },
+      new ToolRegistry(),
+      { cwd: os.tmpdir(), onEvent: (event) => events.push(event), secretValues: [fromEnv] },
+    );
+    handles.push(handle);
+    const final = byServer(await handle.ready);
+    expect(final.args?.status).toBe('error');
+    expect(final.args?.error).toContain('***');
+    expect(final.pathkey?.error).toContain('http://127.0.0.1:1');
+    expect(JSON.stringify(events)).not.toMatch(/SECRET|PASSWORD/);
+  });
+
   it('lets no hung server delay another: tools arrive while it is still connecting', async () => {
     const registry = new ToolRegistry();
     const handle = loadMcpServers(

@@ -41,7 +41,11 @@ export type LoaderClient = Pick<
   'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
 >;
 
-export type ClientFactory = (name: string, server: ResolvedServer, options: { cwd: string }) => LoaderClient;
+export type ClientFactory = (
+  name: string,
+  server: ResolvedServer,
+  options: { cwd: string; secretValues?: readonly string[] },
+) => LoaderClient;
 
 export interface LoadMcpServersOptions {
   /** The project root: relative stdio `cwd` entries resolve against it. */
@@ -53,6 +57,11 @@ export interface LoadMcpServersOptions {
   callTimeoutMs?: number;
   /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
   maxOutputChars?: number;
+  /**
+   * Values that `${VAR}` expansion filled in (the config loader's `secretValues`): redacted, like env and
+   * header values, from every message about any server.
+   */
+  secretValues?: readonly string[];
   /** Builds the client for one server; a real McpClient over createTransport by default. */
   clientFactory?: ClientFactory;
 }
@@ -72,7 +81,7 @@ export interface McpServersHandle {
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
 
 export const defaultClientFactory: ClientFactory = (name, server, options) => {
-  const secrets = secretsOf(server);
+  const secrets = secretsOf(server, options.secretValues);
   return new McpClient(createTransport(name, server, options), {
     name,
     redact: (text) => redactSecrets(text, secrets),
@@ -170,7 +179,7 @@ class Loader {
     let client: LoaderClient;
     try {
       const factory = this.options.clientFactory ?? defaultClientFactory;
-      client = factory(name, server, { cwd: this.options.cwd });
+      client = factory(name, server, { cwd: this.options.cwd, secretValues: this.options.secretValues });
     } catch (error) {
       this.emit(state, {
         status: 'error',
@@ -356,7 +365,7 @@ class Loader {
   }
 
   private redact(state: ServerState, text: string): string {
-    return redactSecrets(text, secretsOf(state.server));
+    return redactSecrets(text, secretsOf(state.server, this.options.secretValues));
   }
 
   close(): Promise<void> {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these tests.
 import { describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
 import { ContainerTransport } from '../sandbox/container-transport.js';
@@ -57,6 +58,19 @@ describe('secrets', () => {
       enabled: true,
     };
     expect(secretsOf(http)).toEqual(['Bearer xyz123']);
+  });
+
+  it('takes URL credentials and query values, and every value a ${VAR} reference filled in', () => {
+    const http: ResolvedServer = {
+      type: 'http',
+      url: 'https://user:pw-secret-1@example.com/mcp?key=query-secret-2&x=1',
+      category: 'execute',
+      timeout: 10,
+      enabled: true,
+    };
+    expect(secretsOf(http)).toEqual(expect.arrayContaining(['pw-secret-1', 'query-secret-2']));
+    expect(secretsOf(http)).not.toContain('1');
+    expect(secretsOf(stdioEntry(), ['sk-from-env-3', 'ab'])).toEqual(['sk-from-env-3']);
   });
 
   it('redacts every occurrence, longest secret first', () => {

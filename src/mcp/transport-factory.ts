@@ -52,13 +52,38 @@ export function createTransport(
 }
 
 /**
- * Values that must never appear in a message about this server: env and header values. Values shorter
- * than 4 characters (`1`, `on`) are not secrets, and redacting them would garble every number.
+ * Values that must never appear in a message about this server: env and header values, the URL's
+ * credentials and query values, and `fromEnvironment` (every value a `${VAR}` reference filled in, from
+ * the config loader's `secretValues`). Values shorter than 4 characters (`1`, `on`) are not secrets,
+ * and redacting them would garble every number.
  */
-export function secretsOf(server: ResolvedServer): string[] {
+export function secretsOf(server: ResolvedServer, fromEnvironment: readonly string[] = []): string[] {
   const values =
-    server.type === 'http' ? Object.values(server.headers ?? {}) : Object.values(server.env ?? {});
-  return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+    server.type === 'http'
+      ? [...Object.values(server.headers ?? {}), ...urlSecrets(server.url)]
+      : Object.values(server.env ?? {});
+  return [...new Set([...values, ...fromEnvironment])].filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+function urlSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const values = [...parsed.searchParams.values()];
+  // Both spellings: messages may show the raw (percent-encoded) form or the decoded one.
+  for (const raw of [parsed.username, parsed.password]) {
+    if (raw === '') continue;
+    values.push(raw);
+    try {
+      values.push(decodeURIComponent(raw));
+    } catch {
+      // A malformed escape: the raw form is enough.
+    }
+  }
+  return values;
 }
 
 const MIN_SECRET_LENGTH = 4;

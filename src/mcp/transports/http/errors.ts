@@ -91,19 +91,25 @@ export function truncateBody(text: string, max = MAX_ERROR_BODY_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
-/** The URL as it may appear in messages: scheme, host, port and path; no credentials, query or fragment. */
+/**
+ * The URL as it may appear in messages: scheme, host and port only. Credentials and the query can hold
+ * tokens, and so can the path (some servers take their key as a path segment).
+ */
 export function describeUrl(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
+  return `${url.protocol}//${url.host}`;
 }
 
-/** A short, secret-free reason for a failed fetch (undici hides the useful part in `cause`). */
+/**
+ * A short, secret-free reason for a failed fetch, built from the error code (`ECONNREFUSED`,
+ * `UND_ERR_SOCKET`...). undici's own messages are never used: they can quote the whole URL.
+ */
 export function describeNetworkFailure(error: unknown): string {
-  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-  if (typeof cause === 'object' && cause !== null) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const message = (cause as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) return code;
+    const name = (e as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return name;
+    e = (e as { cause?: unknown }).cause;
   }
-  return String(cause);
+  return 'network error without an error code';
 }

@@ -368,6 +368,29 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     expectNoSecret((error as Error).message);
   });
 
+  it('names an HTTP server by scheme, host and port only: no path, query or credentials in any message', async () => {
+    const h = await harness(echoResult);
+    await h.server.close();
+    servers.splice(servers.indexOf(h.server), 1);
+    const base = new URL(h.server.url);
+    const urls = [
+      `http://${base.host}/v1/sk-PATHSECRET-9/mcp?key=sk-QUERYSECRET-8`,
+      `http://user:sk-PASSWORD-7@${base.host}/mcp`,
+    ];
+    for (const url of urls) {
+      const transport = new StreamableHttpTransport({ url, openGetStream: false });
+      transports.push(transport);
+      const error = (await transport
+        .start()
+        .then(() => transport.send(request(0, 'initialize')))
+        .catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(HttpTransportError);
+      const text = `${error.message} ${transport.diagnostics()}`;
+      expect(text).toContain(`http://${base.host}`);
+      expect(text).not.toMatch(/SECRET|PASSWORD|user:/);
+    }
+  });
+
   it('refuses an unusable header configuration without showing the value', () => {
     expect(
       () =>

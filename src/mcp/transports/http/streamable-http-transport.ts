@@ -91,6 +91,13 @@ export class StreamableHttpTransport implements Transport {
         `unsupported URL scheme "${this.url.protocol}" (use http or https)`,
       );
     }
+    if (this.url.username !== '' || this.url.password !== '') {
+      // fetch refuses such URLs anyway, with a message that quotes them.
+      throw new HttpTransportError(
+        'protocol',
+        `the URL of the MCP server at ${this.where} contains credentials (a name or password before "@"), which cannot be sent that way; put them in an Authorization header instead`,
+      );
+    }
     this.state = 'open';
   }
 
