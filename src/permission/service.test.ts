@@ -21,7 +21,7 @@ interface MatrixRow {
 
 const matrix = JSON.parse(
   readFileSync(new URL('../../fixtures/permissions/matrix.json', import.meta.url), 'utf8'),
-) as { allow_paths: string[]; rows: MatrixRow[] };
+) as { allow_paths: string[]; protected_paths: string[]; rows: MatrixRow[] };
 
 let base: string;
 let projectRoot: string;
@@ -67,7 +67,13 @@ describe('permission matrix fixture', () => {
     ]),
   )('%s', (_title, row) => {
     const service = new PermissionService(
-      { mode: row.mode, rules: row.rules, projectRoot, allowPaths: matrix.allow_paths },
+      {
+        mode: row.mode,
+        rules: row.rules,
+        projectRoot,
+        allowPaths: matrix.allow_paths,
+        protectedPaths: matrix.protected_paths,
+      },
       factsFor(row),
     );
     const decision = service.decide({ toolName: row.tool, args: {} });

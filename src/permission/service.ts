@@ -11,13 +11,17 @@
  *  3. mode bypass            → allow  (also for paths outside the sandbox: bypass means "I accept the risk")
  *  4. a path outside the project root and allow_paths → ask (an allow rule does not lift this: rules
  *     are about which tool, allow_paths is about where)
- *  5. an allow rule          → allow  (in any mode)
- *  6. the mode: strict asks; accept-edits runs read and edit; auto also runs commands that are not
+ *  5. an edit tool on a protected path → ask (an allow rule does not lift this either): furfly's own
+ *     config (`.furflycode/` in the project, the user config folder) holds the permissions, and `.git/`
+ *     holds hooks and config that run code; letting a model rewrite them unasked would undo every rule.
+ *  6. an allow rule          → allow  (in any mode)
+ *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands that are not
  *     destructive; an execute tool without a command (e.g. a remote tool) asks in auto.
  */
+import path from 'node:path';
 import { findDestructive } from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
-import { PathSandbox } from './paths.js';
+import { isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule } from './rules.js';
 
 /** What the service needs to know about a tool; the registry answers these. */
@@ -37,7 +41,15 @@ export interface PermissionSettings {
   projectRoot: string;
   /** Extra folders file tools may use without asking (absolute or relative to the project root). */
   allowPaths?: readonly string[];
+  /**
+   * Folders edit tools may never change without asking (besides any `.furflycode` or `.git` segment,
+   * always protected): the caller passes the user config folder (FURFLY_HOME or ~/.furflycode).
+   */
+  protectedPaths?: readonly string[];
 }
+
+/** Path segments that are protected wherever they appear. */
+const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
 
 export interface PermissionRequest {
   toolName: string;
@@ -61,6 +73,8 @@ export class PermissionService {
   private mode: PermissionMode;
   private readonly rules: CompiledRules;
   private readonly sandbox: PathSandbox;
+  private readonly projectRoot: string;
+  private readonly protectedRoots: string[];
 
   constructor(
     settings: PermissionSettings,
@@ -69,6 +83,26 @@ export class PermissionService {
     this.mode = settings.mode;
     this.rules = compileRules(settings.rules ?? []);
     this.sandbox = new PathSandbox(settings.projectRoot, settings.allowPaths ?? []);
+    this.projectRoot = settings.projectRoot;
+    this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
+      const resolved = resolveRealPath(settings.projectRoot, p);
+      return resolved.ok ? resolved.path : path.resolve(settings.projectRoot, p);
+    });
+  }
+
+  /** Why `raw` is protected, or undefined. Checks the path as written and as resolved (symlinks). */
+  private protectedReason(raw: string, resolved: string): string | undefined {
+    const written = path.resolve(this.projectRoot, raw);
+    for (const candidate of [written, resolved]) {
+      const relative = path.relative(this.projectRoot, candidate);
+      const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
+      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(s));
+      if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
+      if (this.protectedRoots.some((root) => isInside(candidate, root))) {
+        return `${raw} is inside the user config folder, which edit tools may not change without asking`;
+      }
+    }
+    return undefined;
   }
 
   currentMode(): PermissionMode {
@@ -93,9 +127,18 @@ export class PermissionService {
       return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
     }
 
-    for (const raw of this.facts.pathsOf(toolName, args)) {
+    const paths = this.facts.pathsOf(toolName, args);
+    const resolved: string[] = [];
+    for (const raw of paths) {
       const verdict = this.sandbox.check(raw);
       if (!verdict.inside) return { action: 'ask', source: 'sandbox', reason: verdict.reason };
+      resolved.push(verdict.resolved);
+    }
+    if (normalizeCategory(this.facts.categoryOf(toolName)) === 'edit') {
+      for (const [i, raw] of paths.entries()) {
+        const why = this.protectedReason(raw, resolved[i]!);
+        if (why) return { action: 'ask', source: 'sandbox', reason: `${toolName}: ${why}` };
+      }
     }
 
     if (rule?.action === 'allow') {
