@@ -90,7 +90,9 @@ export async function runSuite(
       results.push(result);
       options.onProgress?.({ index, total: selected.length, check, result });
     }
-    results.sort((a, b) => selected.findIndex((c) => c.id === a.id) - selected.findIndex((c) => c.id === b.id));
+    results.sort(
+      (a, b) => selected.findIndex((c) => c.id === a.id) - selected.findIndex((c) => c.id === b.id),
+    );
     await collectMetrics(ctx);
   } finally {
     await ctx.endSuite();
