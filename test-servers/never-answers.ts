@@ -11,7 +11,9 @@ import { createServer, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 
 // `--http` is accepted for symmetry with the other HTTP test servers (and their start helper).
-const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, http: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '0' }, http: { type: 'boolean' } },
+});
 
 const sockets = new Set<Socket>();
 const server = createServer((socket) => {
