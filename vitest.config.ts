@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'conformance/**/*.test.ts', 'test-servers/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: [
+      'src/**/*.test.ts',
+      'conformance/**/*.test.ts',
+      'test-servers/**/*.test.ts',
+      'scripts/**/*.test.ts',
+    ],
     // Tests spawn real child processes and servers; two cores on CI.
     pool: 'forks',
     maxWorkers: 2,
