@@ -76,6 +76,23 @@ describe('no orphaned servers', () => {
     expect(await waitUntilDead(pid)).toBe(true);
   });
 
+  it('kills a server behind a forking wrapper (sh -c "node ...; true") when the host exits', async () => {
+    // The host prints the pid of the real server (the wrapper's child), which says it on stderr.
+    const script = `
+      import { StdioTransport } from ${JSON.stringify(transportModule)};
+      const server = ${JSON.stringify(`${STUBBORN} process.stderr.write('pid=' + process.pid + '\\n');`)};
+      const t = new StdioTransport({ command: 'sh', args: ['-c', '"$0" -e "$1"; true', process.execPath, server] });
+      await t.start();
+      const timer = setInterval(() => {
+        const m = /pid=(\\d+)/.exec(t.stderrText());
+        if (m) { clearInterval(timer); console.log(m[1]); setTimeout(() => process.exit(5), 50); }
+      }, 10);
+    `;
+    const { pid, exit } = await runHost(script);
+    expect(await exit).toEqual({ code: 5, signal: null });
+    expect(await waitUntilDead(pid)).toBe(true);
+  });
+
   it('kills servers on SIGINT and still lets the host die of SIGINT (Ctrl-C is not swallowed)', async () => {
     const { host, pid, exit } = await runHost(hostScript('setInterval(() => {}, 1000);'));
     host.kill('SIGINT');

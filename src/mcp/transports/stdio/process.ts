@@ -55,6 +55,28 @@ export function serverEnvironment(
   return Object.assign(env, configured);
 }
 
+// ------------------------------------------------------------------ process groups
+
+/**
+ * Servers are spawned as leaders of their own process group (`detached` on POSIX), because the
+ * command is often a wrapper (`sh -c`, `npx`, `uvx`) that forks the real server: a signal to the
+ * direct child would leave the real server orphaned. Every signal therefore goes to the whole group.
+ * A side effect we want: Ctrl-C in the terminal reaches furfly only, which decides what it means.
+ */
+export const OWN_PROCESS_GROUP = process.platform !== 'win32';
+
+/** Signals the child's whole process group (just the child on Windows). Never throws. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  try {
+    if (OWN_PROCESS_GROUP) process.kill(-pid, signal);
+    else child.kill(signal);
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
 // ------------------------------------------------------------------ no orphans
 
 const live = new Set<ChildProcess>();
@@ -63,7 +85,12 @@ let hooksInstalled = false;
 /** Track a child until it exits; installs the process-exit hooks on first use. */
 export function trackChild(child: ChildProcess): void {
   live.add(child);
-  child.once('exit', () => live.delete(child));
+  child.once('exit', () => {
+    live.delete(child);
+    // The leader is gone; whatever it started and left behind goes with it (right away, while the
+    // group id cannot have been reused yet).
+    signalGroup(child, 'SIGKILL');
+  });
   installHooks();
 }
 
@@ -73,13 +100,7 @@ export function liveChildCount(): number {
 }
 
 function killAllNow(): void {
-  for (const child of live) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const child of live) signalGroup(child, 'SIGKILL');
   live.clear();
 }
 
@@ -139,13 +160,18 @@ async function exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
 
 /**
  * Ask politely, then firmly, then force: close stdin (the MCP way to say "we are done"),
- * SIGTERM, SIGKILL. Resolves once the child has exited.
+ * SIGTERM, SIGKILL, each signal to the whole process group. Resolves once the child has exited; by
+ * then the rest of its group has been sent SIGKILL too (see trackChild), so a wrapper that exits on
+ * SIGTERM cannot leave the real server behind.
  */
 export async function shutdownChild(child: ChildProcess, options: ShutdownOptions): Promise<void> {
   child.stdin?.end();
-  if (await exitsWithin(child, options.stdinGraceMs)) return;
-  child.kill('SIGTERM');
-  if (await exitsWithin(child, options.termGraceMs)) return;
-  child.kill('SIGKILL');
-  await exited(child);
+  if (!(await exitsWithin(child, options.stdinGraceMs))) {
+    signalGroup(child, 'SIGTERM');
+    if (!(await exitsWithin(child, options.termGraceMs))) {
+      signalGroup(child, 'SIGKILL');
+      await exited(child);
+    }
+  }
+  signalGroup(child, 'SIGKILL');
 }

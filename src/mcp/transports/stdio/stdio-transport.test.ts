@@ -179,6 +179,35 @@ describe('StdioTransport', () => {
   });
 });
 
+describe('StdioTransport process groups', () => {
+  // Ignores SIGTERM and stdin EOF, and says its pid on stderr (it is the wrapper's child, not ours).
+  const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); process.stderr.write('pid=' + process.pid + '\\n'); setInterval(() => {}, 1000);`;
+  const grandchildren: number[] = [];
+  afterEach(() => {
+    for (const pid of grandchildren.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  it.each([
+    ['an exec wrapper', 'exec "$0" -e "$1"'],
+    ['a wrapper that forks the server and waits', '"$0" -e "$1"; true'],
+    ['a wrapper that forks the server and exits on SIGTERM', '"$0" -e "$1" & wait'],
+  ])('close() ends every process of the server, behind %s too', async (_name, shell) => {
+    const { transport } = node('', {
+      command: 'sh',
+      args: ['-c', shell, process.execPath, STUBBORN],
+      stdinGraceMs: 100,
+      termGraceMs: 100,
+    });
+    await transport.start();
+    await until(() => /pid=\d+/.test(transport.stderrText()), 'the server to say its pid');
+    const pid = Number(/pid=(\d+)/.exec(transport.stderrText())![1]);
+    grandchildren.push(pid);
+    expect(isAlive(pid)).toBe(true);
+    await transport.close();
+    await until(() => !isAlive(pid), 'the wrapped server to be gone', 3000);
+  });
+});
+
 describe('StdioTransport close() racing start()', () => {
   it('resolves when called before the spawn event', async () => {
     const { transport, closed } = node(ECHO_SERVER, { stdinGraceMs: 2000 });

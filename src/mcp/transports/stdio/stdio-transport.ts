@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder, type LineSink } from './framing.js';
-import { serverEnvironment, shutdownChild, trackChild } from './process.js';
+import { OWN_PROCESS_GROUP, serverEnvironment, shutdownChild, trackChild } from './process.js';
 import { TailBuffer } from './tail-buffer.js';
 
 export interface StdioTransportOptions {
@@ -90,6 +90,8 @@ export class StdioTransport implements Transport {
       cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      // Its own process group, so shutdown can reach a server behind a wrapper (see process.ts).
+      detached: OWN_PROCESS_GROUP,
     });
     this.child = child;
     // Wired at once, not on 'spawn': a close() racing with start() must still see the exit.
