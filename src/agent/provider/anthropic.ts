@@ -57,42 +57,84 @@ export function buildParams(request: ModelRequest, model: string, maxTokens = DE
   return { model, max_tokens: maxTokens, stream: true, system, messages, ...(tools.length ? { tools } : {}) };
 }
 
+/**
+ * One bad block in the history would make every later request of the session fail with 400, so the
+ * mapping repairs what the API rejects instead of passing it on: whitespace-only text is dropped (and
+ * a message left empty gets a placeholder), a tool call's input is always an object, and tool results
+ * carry no empty text and only image types the API takes.
+ */
 function toMessageParam(message: ChatMessage): Anthropic.MessageParam {
   if (message.role === 'assistant') {
-    return {
-      role: 'assistant',
-      content: message.content.map((block) =>
-        block.type === 'text'
-          ? { type: 'text', text: block.text }
-          : { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} },
-      ),
-    };
+    const content: Anthropic.ContentBlockParam[] = [];
+    for (const block of message.content) {
+      if (block.type === 'text') {
+        if (hasText(block.text)) content.push({ type: 'text', text: block.text });
+      } else {
+        // Arguments cut at max_tokens stay a string in the history (the registry answered with why);
+        // the API requires an object, so it sees `{}` next to that error result.
+        content.push({ type: 'tool_use', id: block.id, name: block.name, input: asObject(block.input) });
+      }
+    }
+    return { role: 'assistant', content: orPlaceholder(content) };
   }
-  return {
-    role: 'user',
-    content: message.content.map((block) =>
-      block.type === 'text'
-        ? { type: 'text', text: block.text }
-        : {
-            type: 'tool_result',
-            tool_use_id: block.tool_use_id,
-            is_error: block.is_error,
-            content: block.content.map(toResultPart),
-          },
-    ),
-  };
+  const content: Anthropic.ContentBlockParam[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      if (hasText(block.text)) content.push({ type: 'text', text: block.text });
+    } else {
+      content.push({
+        type: 'tool_result',
+        tool_use_id: block.tool_use_id,
+        is_error: block.is_error,
+        content: toResultContent(block.content),
+      });
+    }
+  }
+  return { role: 'user', content: orPlaceholder(content) };
 }
 
-function toResultPart(part: ContentPart): Anthropic.TextBlockParam | Anthropic.ImageBlockParam {
-  if (part.type === 'text') return { type: 'text', text: part.text };
-  return {
-    type: 'image',
-    source: {
-      type: 'base64',
-      media_type: part.mimeType as Anthropic.Base64ImageSource['media_type'],
-      data: part.data,
-    },
-  };
+function hasText(text: string): boolean {
+  return text.trim() !== '';
+}
+
+function asObject(input: unknown): Record<string, unknown> {
+  return input !== null && typeof input === 'object' && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : {};
+}
+
+function orPlaceholder(content: Anthropic.ContentBlockParam[]): Anthropic.ContentBlockParam[] {
+  return content.length > 0 ? content : [{ type: 'text', text: '(empty)' }];
+}
+
+/** The image types the Messages API accepts; anything else is described instead of sent. */
+const API_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+function toResultContent(
+  parts: readonly ContentPart[],
+): (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[] {
+  const content: (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[] = [];
+  for (const part of parts) {
+    if (part.type === 'text') {
+      if (hasText(part.text)) content.push({ type: 'text', text: part.text });
+    } else if (API_IMAGE_TYPES.has(part.mimeType)) {
+      content.push({
+        type: 'image',
+        source: {
+          type: 'base64',
+          media_type: part.mimeType as Anthropic.Base64ImageSource['media_type'],
+          data: part.data,
+        },
+      });
+    } else {
+      const kind = part.mimeType.replace(/[\r\n]+/g, ' ').slice(0, 100) || 'unknown type';
+      content.push({
+        type: 'text',
+        text: `[an image of type ${kind} was left out: the model accepts only JPEG, PNG, GIF and WebP]`,
+      });
+    }
+  }
+  return content.length > 0 ? content : [{ type: 'text', text: '(no output)' }];
 }
 
 function markLastBlock(messages: Anthropic.MessageParam[]): void {

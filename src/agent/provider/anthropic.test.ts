@@ -1,0 +1,131 @@
+/**
+ * The request builder keeps a conversation the API accepts whatever ended up in the history: one bad
+ * block would otherwise make every later request of the session fail with 400.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../messages.js';
+import { buildParams } from './anthropic.js';
+
+function params(messages: ChatMessage[]) {
+  return buildParams({ system: 's', context: '', tools: [], messages }, 'm');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: request bodies are read as plain JSON.
+type Json = any;
+
+function resultContent(messages: ChatMessage[]): Json[] {
+  const body = params(messages) as Json;
+  return body.messages.at(-1).content[0].content;
+}
+
+const call = (input: unknown): ChatMessage[] => [
+  { role: 'user', content: [{ type: 'text', text: 'go' }] },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 't1', is_error: false, content: [{ type: 'text', text: 'ok' }] },
+    ],
+  },
+];
+
+describe('buildParams keeps the history valid for the API', () => {
+  it('drops whitespace-only text blocks, and never sends an empty message', () => {
+    const body = params([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: '\n\n' },
+          { type: 'tool_use', id: 't1', name: 'read', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', is_error: false, content: [{ type: 'text', text: 'x' }] },
+          { type: 'text', text: '   ' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: ' ' }] },
+      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+    ]) as Json;
+    const texts = body.messages.flatMap((m: Json) =>
+      m.content.filter((b: Json) => b.type === 'text').map((b: Json) => b.text),
+    );
+    for (const text of texts) expect(text.trim()).not.toBe('');
+    for (const message of body.messages) expect(message.content.length).toBeGreaterThan(0);
+    expect(body.messages[1].content.map((b: Json) => b.type)).toEqual(['tool_use']);
+  });
+
+  it('sends a tool call whose arguments did not parse (or are not an object) with input {}', () => {
+    for (const input of ['{"command": "ls -', [1, 2], 42, null, undefined]) {
+      const body = params(call(input)) as Json;
+      expect(body.messages[1].content[0].input).toEqual({});
+    }
+    const fine = params(call({ command: 'ls' })) as Json;
+    expect(fine.messages[1].content[0].input).toEqual({ command: 'ls' });
+  });
+
+  it('replaces images of a type the API does not take with a one-line note, keeps the supported ones', () => {
+    const content = resultContent([
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            is_error: false,
+            content: [
+              { type: 'image', data: 'AAAA', mimeType: 'image/svg+xml' },
+              { type: 'image', data: 'BBBB', mimeType: 'image/png' },
+            ],
+          },
+        ],
+      },
+    ]);
+    expect(content[0].type).toBe('text');
+    expect(content[0].text).toMatch(/image\/svg\+xml/);
+    expect(content[0].text).not.toContain('\n');
+    expect(content[1]).toMatchObject({ type: 'image', source: { media_type: 'image/png', data: 'BBBB' } });
+  });
+
+  it('never sends an empty text part in a tool result', () => {
+    const content = resultContent([
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            is_error: false,
+            content: [
+              { type: 'text', text: '' },
+              { type: 'text', text: 'data' },
+              { type: 'text', text: ' \n' },
+            ],
+          },
+        ],
+      },
+    ]);
+    expect(content.length).toBeGreaterThan(0);
+    for (const part of content) expect(part.type !== 'text' || part.text.trim() !== '').toBe(true);
+    expect(content.some((p: Json) => p.text === 'data')).toBe(true);
+    const onlyEmpty = resultContent([
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', is_error: false, content: [{ type: 'text', text: '' }] },
+        ],
+      },
+    ]);
+    expect(onlyEmpty).toHaveLength(1);
+    expect(onlyEmpty[0].text.trim()).not.toBe('');
+  });
+});
