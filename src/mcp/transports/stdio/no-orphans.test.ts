@@ -100,6 +100,39 @@ describe('no orphaned servers', () => {
     expect(await waitUntilDead(pid)).toBe(true);
   });
 
+  it('leaves servers alone when the host handles SIGINT itself (Ctrl-C cancels a turn): calls still work', async () => {
+    const clientModule = fileURLToPath(new URL('../../../../dist/src/mcp/client.js', import.meta.url));
+    const wellBehaved = fileURLToPath(
+      new URL('../../../../dist/test-servers/well-behaved.js', import.meta.url),
+    );
+    const script = `
+      import { StdioTransport } from ${JSON.stringify(transportModule)};
+      import { McpClient } from ${JSON.stringify(clientModule)};
+      const t = new StdioTransport({ command: process.execPath, args: [${JSON.stringify(wellBehaved)}] });
+      const c = new McpClient(t, { name: 'wb' });
+      await c.connect({ timeoutMs: 20000 });
+      console.log(t.pid);
+      let handled = 0;
+      process.on('SIGINT', () => { handled++; });
+      process.kill(process.pid, 'SIGINT');
+      while (handled === 0) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 200));
+      const r = await c.callTool('echo', { message: 'still there' });
+      console.log(JSON.stringify(r));
+      await c.close();
+    `;
+    const { host, pid, exit } = await runHost(script);
+    let out = '';
+    host.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    expect(await exit).toEqual({ code: 0, signal: null });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.isError).toBe(false);
+    expect(JSON.stringify(result.content)).toContain('still there');
+    expect(await waitUntilDead(pid)).toBe(true);
+  });
+
   it('kills servers on SIGTERM but leaves the decision to a host that handles SIGTERM itself', async () => {
     const handler = `process.on('SIGTERM', () => { console.log('host handled'); setTimeout(() => process.exit(7), 20); });`;
     const { host, pid, exit } = await runHost(hostScript('setInterval(() => {}, 1000);', handler));

@@ -107,11 +107,13 @@ function killAllNow(): void {
 /**
  * On exit there is no time to wait, so remaining servers get SIGKILL synchronously.
  *
- * For SIGINT/SIGTERM, adding a listener replaces Node's default "terminate" behaviour, which would
- * swallow Ctrl-C for the host program. So the listener kills the servers, removes itself and, if
- * nobody else listens for that signal, re-raises it: the process then dies of the signal as it
- * would have without us (exit status 128+n). If the host program has its own listener, the host
- * decides what the signal means and we only make sure no server survives.
+ * For SIGINT/SIGTERM/SIGHUP, adding a listener replaces Node's default "terminate" behaviour, which
+ * would swallow Ctrl-C for the host program. So when nobody else listens, the listener kills the
+ * servers, removes itself and re-raises the signal: the process then dies of it as it would have
+ * without us (exit status 128+n). When the host program has its own listener, the host decides what
+ * the signal means (the agent takes Ctrl-C as "cancel the turn"), so the servers are left alone; if
+ * the host then exits, the `exit` hook ends them. Servers run in their own process group, so a
+ * terminal's Ctrl-C does not reach them directly either.
  */
 function installHooks(): void {
   if (hooksInstalled) return;
@@ -123,13 +125,14 @@ function installHooks(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
   killAllNow();
   process.removeListener('SIGINT', onSignal);
   process.removeListener('SIGTERM', onSignal);
   process.removeListener('SIGHUP', onSignal);
   hooksInstalled = false;
   process.removeListener('exit', killAllNow);
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  process.kill(process.pid, signal);
 }
 
 // ------------------------------------------------------------------ shutdown
