@@ -28,6 +28,21 @@ describe('parseConfigText', () => {
     expect(text).not.toContain('sk-secret-value');
   });
 
+  it('never puts a value into a YAML error: fixed wording by error code, with a position', () => {
+    const cases = [
+      'env: {DB_PASSWORD: !s3cr3t!Pass}\n',
+      'env:\n  TOKEN: |s3cr3t!Pass\n    x\n',
+      'env:\n  TOKEN: "s3cr3t\\qPass"\n',
+    ];
+    for (const text of cases) {
+      const result = parseConfigText('f', text);
+      expect(result.ok, text).toBe(false);
+      const messages = result.ok ? '' : result.errors.map(formatConfigError).join('\n');
+      expect(messages).toMatch(/^f:\d+:\d+: YAML /);
+      expect(messages, text).not.toMatch(/s3cr3t|Pass/);
+    }
+  });
+
   it('rejects a top level that is not a map', () => {
     const result = parseConfigText('f', '- a\n');
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([

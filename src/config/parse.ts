@@ -3,7 +3,17 @@
  * syntax errors into config errors with file:line:col (never with the source text around them,
  * which may hold a secret).
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Document,
+  type ErrorCode,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+} from 'yaml';
 import type { ConfigError } from './errors.js';
 import type { FileOrigin } from './origin.js';
 import type { ConfigNode, MapEntry, MapNode, Scalar } from './tree.js';
@@ -28,7 +38,7 @@ export function parseConfigText(file: string, text: string): ParseResult {
       const origin = at(e.pos[0]);
       const place = `${origin.line}:${origin.col}`;
       if (!byPlace.has(place))
-        byPlace.set(place, { origin, message: `YAML syntax error: ${firstLine(e.message)}` });
+        byPlace.set(place, { origin, message: `YAML syntax error: ${describeYamlError(e.code)}` });
     }
     return { ok: false, errors: [...byPlace.values()] };
   }
@@ -51,8 +61,42 @@ export function parseConfigText(file: string, text: string): ParseResult {
   return { ok: true, root };
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+/**
+ * Fixed wording per yaml error code. The library's own messages quote the source ("Could not resolve
+ * tag: !s3cr3t", "Block scalar header includes extra characters: |token"), and that text may be a
+ * secret, so they are never shown; the position points at the place instead.
+ */
+const YAML_ERROR_WORDING: Record<ErrorCode, string> = {
+  ALIAS_PROPS: 'an alias cannot have a tag or anchor',
+  BAD_ALIAS: 'an alias refers to an anchor that is not defined before it',
+  BAD_DIRECTIVE: 'a % directive is not valid',
+  BAD_DQ_ESCAPE:
+    'a double-quoted string has an invalid escape sequence (use single quotes for a literal backslash)',
+  BAD_INDENT: 'the indentation is wrong',
+  BAD_PROP_ORDER: 'an anchor or tag is in the wrong place',
+  BAD_SCALAR_START: 'a plain value cannot start with this character; put the value in quotes',
+  BLOCK_AS_IMPLICIT_KEY: 'a key is followed by a nested block on the same line, or the indentation is wrong',
+  BLOCK_IN_FLOW: 'a block value cannot appear inside [ ] or { }',
+  DUPLICATE_KEY: 'a key appears twice in the same map',
+  IMPOSSIBLE: 'the YAML could not be read',
+  KEY_OVER_1024_CHARS: 'a key is longer than 1024 characters',
+  MISSING_CHAR: 'a closing quote, bracket or brace is missing',
+  MULTILINE_IMPLICIT_KEY: 'a key must be on a single line (check the indentation)',
+  MULTIPLE_ANCHORS: 'a value has more than one anchor',
+  MULTIPLE_DOCS: 'the file holds more than one YAML document',
+  MULTIPLE_TAGS: 'a value has more than one tag',
+  NON_STRING_KEY: 'keys must be plain names',
+  RESOURCE_EXHAUSTION: 'the YAML expands too much',
+  TAB_AS_INDENT: 'tabs cannot be used for indentation',
+  TAG_RESOLVE_FAILED:
+    'a value starts with ! and was read as a YAML tag; put the value in quotes (a secret starting with ! must be quoted)',
+  UNEXPECTED_TOKEN:
+    'unexpected characters here (after a | or > block marker only indentation or chomping is allowed; quote values with special characters)',
+  BAD_COLLECTION_TYPE: 'a tag does not fit the kind of value it is on',
+};
+
+function describeYamlError(code: ErrorCode): string {
+  return YAML_ERROR_WORDING[code] ?? 'the YAML could not be read';
 }
 
 class TreeBuilder {

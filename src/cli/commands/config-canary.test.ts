@@ -193,6 +193,22 @@ describe('secret canary (real CLI process)', () => {
     expect(r.stderr).toContain('mcp_servers.local.token: unknown key');
   });
 
+  it('YAML errors next to secrets: a value starting with ! (read as a tag) and a bad block header', async () => {
+    const layers = [
+      `mcp_servers:\n  db:\n    type: stdio\n    command: psql\n    env: {DB_PASSWORD: !${IN_ENV_FIELD}!x}\n`,
+      `mcp_servers:\n  db:\n    type: stdio\n    command: psql\n    env:\n      TOKEN: |${IN_HEADER}\n        x\n`,
+    ];
+    for (const project of layers) {
+      const l = layOutLayers('max_iterations: 3\n', project);
+      laidOut.push(l);
+      const runs = await inPairs(COMMANDS.map((args) => () => runCli(args, l.project, l.home)));
+      runs.forEach((r, i) => {
+        expectNoSecret(r.out, `config ${COMMANDS[i]!.join(' ')} (YAML error)`);
+      });
+      expect(runs[COMMANDS.findIndex((c) => c[0] === 'validate')]!.code).toBe(1);
+    }
+  });
+
   it('every broken fixture: validate and show fail, with the secrets in the environment, printing none', {
     timeout: 180_000,
   }, async () => {
