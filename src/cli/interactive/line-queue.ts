@@ -1,7 +1,8 @@
 /**
  * Lines typed by the person, consumed one at a time by whoever waits: the prompt loop, or a
  * permission question in the middle of a turn. Piped input arrives all at once, so lines are queued
- * rather than dropped.
+ * rather than dropped. On a terminal, a permission question first calls `discard()`: a line typed or
+ * pasted before the question was on the screen must never answer it (see session.ts).
  */
 export class LineQueue {
   private readonly lines: string[] = [];
@@ -12,6 +13,11 @@ export class LineQueue {
     const waiter = this.waiters.shift();
     if (waiter) waiter(line);
     else this.lines.push(line);
+  }
+
+  /** Drops the lines nobody has read yet; returns how many there were. */
+  discard(): number {
+    return this.lines.splice(0).length;
   }
 
   end(): void {

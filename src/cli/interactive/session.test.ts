@@ -45,7 +45,7 @@ interface Session {
   ended: boolean;
 }
 
-function open(options: ProjectOptions): Session {
+function open(options: ProjectOptions, { terminal = false }: { terminal?: boolean } = {}): Session {
   project = tempProject(options);
   api = fakeAnthropic();
   const stdin = new PassThrough();
@@ -75,7 +75,7 @@ function open(options: ProjectOptions): Session {
     runtime: { cwd: project.dir, env: project.env, maxRetries: 0 },
     stdin,
     stdout,
-    terminal: false,
+    terminal,
     onInterrupt: (handler) => {
       interruptHandler = handler;
       return () => {
@@ -227,5 +227,29 @@ describe('interactive session (piped stdin)', () => {
     expect(s.output().match(/mcp: broken failed/g)).toHaveLength(1);
     s.stdin.end();
     expect(await s.exit).toBe(0);
+  });
+
+  it('on a terminal, lines typed ahead of a question do not answer it; /exit at a question denies and quits', async () => {
+    const s = open({ servers: { well: 'execute' }, mode: 'strict' }, { terminal: true });
+    await s.see('mcp: well ready (');
+    api!.script(
+      callTools({ name: 'mcp__well__echo', input: { message: 'one' } }),
+      say('Done one.'),
+      callTools({ name: 'mcp__well__echo', input: { message: 'two' } }),
+    );
+    // A paste: the task and a stray "s" arrive together, before any question exists.
+    s.stdin.write('please look at this log:\ns\n');
+    let at = await s.see('Allow mcp__well__echo {"message":"one"}?');
+    s.type('d');
+    at = await s.see('Done one.', at);
+    expect(s.output()).toContain('[tool] mcp__well__echo {"message":"one"} -> denied');
+    expect(project!.received('well').filter((m) => m.method === 'tools/call')).toEqual([]);
+    s.type('echo two');
+    at = await s.see('Allow mcp__well__echo {"message":"two"}?', at);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+    expect(s.output().slice(at)).toContain('shutting down MCP servers');
+    expect(s.output().slice(at)).not.toContain('Please answer');
+    expect(project!.received('well').filter((m) => m.method === 'tools/call')).toEqual([]);
   });
 });

@@ -59,8 +59,24 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     if (options.terminal && !busy && queue.waiting) rl.prompt(true);
   };
 
+  /** Set when /exit is typed at a permission question: the call is denied and the session ends after the turn. */
+  let quitRequested = false;
+  /**
+   * Which lines may answer a question. On a terminal only what the person types after seeing it:
+   * lines typed or pasted ahead (a task typed during the turn, the tail of a paste) are discarded,
+   * with a note, so they can never approve a call unseen. Piped stdin is a script written in advance,
+   * so its queued lines do answer, in order. `/exit` at a question denies the call and quits.
+   */
   const asker: PermissionAsker = {
     async ask(question, signal): Promise<PermissionAnswer> {
+      if (options.terminal) {
+        const dropped = queue.discard();
+        if (dropped > 0) {
+          stdout.write(
+            `(${dropped} line${dropped === 1 ? '' : 's'} typed ahead discarded: a question takes only what you type after it)\n`,
+          );
+        }
+      }
       for (;;) {
         stdout.write(`${describePermissionQuestion(question)}\n? `);
         const answer = (await queue.next(signal))?.trim().toLowerCase();
@@ -71,7 +87,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         if (answer === 'a' || answer === 'y' || answer === 'once') return 'once';
         if (answer === 's' || answer === 'session') return 'session';
         if (answer === 'd' || answer === 'n' || answer === 'deny') return 'deny';
-        stdout.write('Please answer a, s or d.\n');
+        if (answer === '/exit') {
+          // No further model request either: the turn stops here and the session ends.
+          quitRequested = true;
+          turn?.abort();
+          return 'deny';
+        }
+        stdout.write('Please answer a, s or d (or /exit to deny and quit).\n');
       }
     },
   };
@@ -160,6 +182,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         busy = false;
         turn = undefined;
       }
+      if (quitRequested) break;
     }
   } finally {
     unsubscribe?.();
