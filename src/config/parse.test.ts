@@ -43,6 +43,14 @@ describe('parseConfigText', () => {
     }
   });
 
+  it('treats YAML warnings as errors: an unquoted value starting with ! would silently be lost', () => {
+    const result = parseConfigText('f', 'env:\n  OTHER: !hunter2\n');
+    expect(result.ok).toBe(false);
+    const messages = result.ok ? '' : result.errors.map(formatConfigError).join('\n');
+    expect(messages).toMatch(/^f:2:10: .*quote/);
+    expect(messages).not.toContain('hunter2');
+  });
+
   it('rejects a top level that is not a map', () => {
     const result = parseConfigText('f', '- a\n');
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([

@@ -31,7 +31,7 @@ export function parseConfigText(file: string, text: string): ParseResult {
     return { file, line, col };
   };
 
-  if (doc.errors.length > 0) {
+  if (doc.errors.length > 0 || doc.warnings.length > 0) {
     // The parser often reports one mistake several times at the same place; the first says it best.
     const byPlace = new Map<string, ConfigError>();
     for (const e of doc.errors) {
@@ -40,7 +40,19 @@ export function parseConfigText(file: string, text: string): ParseResult {
       if (!byPlace.has(place))
         byPlace.set(place, { origin, message: `YAML syntax error: ${describeYamlError(e.code)}` });
     }
-    return { ok: false, errors: [...byPlace.values()] };
+    // Warnings are errors here: an unresolved tag (`OTHER: !hunter2`) loads as an empty value, so a
+    // secret would be silently lost and an empty token sent instead.
+    for (const w of doc.warnings) {
+      const origin = at(w.pos[0]);
+      const place = `${origin.line}:${origin.col}`;
+      if (!byPlace.has(place))
+        byPlace.set(place, { origin, message: `YAML problem: ${describeYamlError(w.code)}` });
+    }
+    const position = (e: ConfigError): number => {
+      const o = e.origin as FileOrigin;
+      return o.line * 1e6 + o.col;
+    };
+    return { ok: false, errors: [...byPlace.values()].sort((a, b) => position(a) - position(b)) };
   }
 
   // An empty file (or one holding only comments) is a layer with nothing in it.
@@ -69,7 +81,7 @@ export function parseConfigText(file: string, text: string): ParseResult {
 const YAML_ERROR_WORDING: Record<ErrorCode, string> = {
   ALIAS_PROPS: 'an alias cannot have a tag or anchor',
   BAD_ALIAS: 'an alias refers to an anchor that is not defined before it',
-  BAD_DIRECTIVE: 'a % directive is not valid',
+  BAD_DIRECTIVE: 'a % directive is not valid (a value starting with % must be quoted)',
   BAD_DQ_ESCAPE:
     'a double-quoted string has an invalid escape sequence (use single quotes for a literal backslash)',
   BAD_INDENT: 'the indentation is wrong',
