@@ -184,7 +184,8 @@ export class McpClient {
         { timeoutMs: remaining(deadline), validateResult: false },
       );
       this.acceptInitializeResult(result);
-      await this.peer.notify('notifications/initialized');
+      // Under the same budget: over HTTP an unacknowledged notification could wait minutes for headers.
+      await withTimeout(this.peer.notify('notifications/initialized'), remaining(deadline), 'initialized');
       phase = 'tools/list';
       this.tools = this.capabilities.tools ? await this.fetchTools(deadline) : [];
       if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');

@@ -36,9 +36,17 @@ export interface StreamableHttpTransportOptions {
   openGetStream?: boolean;
   /** How long `close()` waits for the server to acknowledge DELETE. Default 2000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * How long the server has to acknowledge a notification or response POST (202). Default 30 s.
+   * Requests have their own timeouts in the peer; these have nobody else to bound them.
+   */
+  postTimeoutMs?: number;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_POST_TIMEOUT_MS = 30_000;
+/** Node turns larger timer delays into 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** An error status may come with a body that never finishes; its start is all we wait for. */
 const ERROR_BODY_WAIT_MS = 1000;
 const DIAGNOSTIC_LINES = 20;
@@ -58,6 +66,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly maxMessageBytes: number;
   private readonly wantGetStream: boolean;
   private readonly closeTimeoutMs: number;
+  private readonly postTimeoutMs: number;
 
   private state: State = 'new';
   private sessionId: string | undefined;
@@ -76,6 +85,7 @@ export class StreamableHttpTransport implements Transport {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wantGetStream = options.openGetStream ?? true;
     this.closeTimeoutMs = options.closeTimeoutMs ?? 2000;
+    this.postTimeoutMs = Math.min(options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS, MAX_TIMER_MS);
   }
 
   /** The session id the server assigned at initialization, if any. */
@@ -116,16 +126,22 @@ export class StreamableHttpTransport implements Transport {
     const requestIds = requestIdsOf(message);
     const isInitialize = hasMethod(message, 'initialize');
 
+    // A POST without requests waits only for its acknowledgement, and only so long.
+    const acknowledgeTimeout = requestIds.length === 0 ? AbortSignal.timeout(this.postTimeoutMs) : undefined;
+    const signal = acknowledgeTimeout
+      ? AbortSignal.any([this.lifetime.signal, acknowledgeTimeout])
+      : this.lifetime.signal;
     let response: Response;
     try {
       response = await this.fetchImpl(this.url, {
         method: 'POST',
         headers: this.headersFor('application/json, text/event-stream', true),
         body: JSON.stringify(message),
-        signal: this.lifetime.signal,
+        signal,
       });
     } catch (error) {
       this.assertUsable();
+      if (acknowledgeTimeout?.aborted) throw this.note(this.unacknowledged());
       throw this.note(
         new HttpTransportError(
           'network',
@@ -145,6 +161,7 @@ export class StreamableHttpTransport implements Transport {
       // Notifications and responses: the server acknowledges with 202 and no body. Any other 2xx is
       // accepted too, and a body, if any, is read and dropped so the connection can be reused.
       await drainBody(response);
+      if (acknowledgeTimeout?.aborted) throw this.note(this.unacknowledged());
       if (hasMethod(message, 'notifications/initialized')) this.openGetStream();
       return;
     }
@@ -430,6 +447,13 @@ export class StreamableHttpTransport implements Transport {
     this.note(error);
     for (const id of pending) this.onmessage?.(error.toJsonRpcError(id));
     pending.clear();
+  }
+
+  private unacknowledged(): HttpTransportError {
+    return new HttpTransportError(
+      'network',
+      `MCP server at ${this.where} did not acknowledge a message within ${this.postTimeoutMs} ms (timed out)`,
+    );
   }
 
   private streamCut(response: Response, problem: string): HttpTransportError {
