@@ -10,7 +10,7 @@ import * as validate from '../../src/protocol/validate.js';
 import { featuresOf, isProtocolVersion, type ProtocolVersion } from '../../src/protocol/versions.js';
 import { NotApplicable, type TransportKind } from './check.js';
 import { type Channel, HttpChannel, openChannel, StdioChannel, type Target } from './probe/channel.js';
-import type { StdioProbe } from './probe/stdio.js';
+import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
 
 export interface SuiteSettings {
@@ -85,7 +85,7 @@ export function describe(error: unknown): string {
 export class CheckContext {
   readonly runLog: LoggedMessage[] = [];
   /** Every stdio process this run started, for checks over stdout hygiene. */
-  readonly probes: StdioProbe[] = [];
+  readonly probes: RawProcess[] = [];
   /** Every HTTP channel this run opened, for checks over how each exchange was answered. */
   readonly httpChannels: HttpChannel[] = [];
   readonly metrics: Record<string, number | string | null> = {};
@@ -130,7 +130,7 @@ export class CheckContext {
   }
 
   /** The shared session's process, on stdio. */
-  sharedProbe(): StdioProbe | null {
+  sharedProbe(): RawProcess | null {
     return this.shared.channel instanceof StdioChannel ? this.shared.channel.probe : null;
   }
 

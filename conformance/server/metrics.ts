@@ -3,6 +3,7 @@
  */
 import type { CheckContext } from './context.js';
 import { percentile } from './helpers.js';
+import { ContainerProbe } from './probe/container.js';
 import { toolListing } from './tools.js';
 
 const PING_SAMPLES = 20;
@@ -34,7 +35,10 @@ export async function collectMetrics(ctx: CheckContext): Promise<void> {
   }
   if (ctx.transport === 'stdio') {
     metrics.noiseLines = ctx.probes.reduce((sum, probe) => sum + probe.noise.length, 0);
-    metrics.peakRssKb = ctx.sharedProbe()?.peakRssKb() ?? null;
+    const probe = ctx.sharedProbe();
+    metrics.peakRssKb = probe?.peakRssKb() ?? null;
+    // In a sandbox no process RSS is visible; the container's own peak stands in (null when unknown).
+    if (probe instanceof ContainerProbe) metrics.containerPeakMemoryKb = await probe.peakMemoryKb();
     if (!('exitAfterStdinCloseMs' in metrics)) metrics.exitAfterStdinCloseMs = null;
   }
 }

@@ -13,13 +13,14 @@ import {
   LATEST_PROTOCOL_VERSION,
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
+import { ensureImage } from '../../src/sandbox/image.js';
 import { type Check, type CheckOutcome, NotApplicable, SECTIONS } from './check.js';
 import { ALL_CHECKS } from './checks.js';
 import { CheckContext, describe, type InitInfo, initialize, type SuiteSettings } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel } from './probe/channel.js';
 import { SpawnError } from './probe/stdio.js';
-import type { CheckResult, Report } from './report/model.js';
+import type { CheckResult, Report, SandboxReport } from './report/model.js';
 import { Session } from './session.js';
 
 export interface SuiteOptions extends SuiteSettings {
@@ -50,6 +51,7 @@ export async function runSuite(
   const started = performance.now();
   const selected = orderChecks(checks).filter((check) => isSelected(check.id, options.only, options.skip));
 
+  const sandbox = await prepareSandbox(options);
   let shared: Session;
   try {
     shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
@@ -110,6 +112,7 @@ export async function runSuite(
             command: [options.target.command.command, ...options.target.command.args].join(' '),
           }
         : { transport: 'http', url: redactUrl(options.target.url) },
+    sandbox,
     server: init.result
       ? {
           name: typeof serverInfo?.name === 'string' ? serverInfo.name : '',
@@ -123,6 +126,18 @@ export async function runSuite(
     summary,
     metrics: ctx.metrics,
   };
+}
+
+/** Builds (or finds) the sandbox image up front, so a missing Docker engine stops the run at once. */
+async function prepareSandbox(options: SuiteOptions): Promise<SandboxReport | null> {
+  const sandbox = options.target.transport === 'stdio' ? options.target.sandbox : undefined;
+  if (!sandbox) return null;
+  try {
+    const image = await ensureImage();
+    return { kind: sandbox.kind, image: image.tag, policy: sandbox.policy };
+  } catch (error) {
+    throw new SuiteError(`cannot prepare the sandbox: ${describe(error)}`);
+  }
 }
 
 async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {

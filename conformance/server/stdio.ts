@@ -2,7 +2,7 @@
 import { ALL_VERSIONS, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { StdioChannel } from './probe/channel.js';
-import type { StdioProbe } from './probe/stdio.js';
+import type { RawProcess } from './probe/stdio.js';
 
 const TRANSPORTS = 'MCP 2025-11-25 basic/transports (stdio)';
 const SHUTDOWN = 'MCP 2025-11-25 basic/lifecycle (Shutdown, stdio)';
@@ -14,7 +14,7 @@ export const EXIT_GRACE_MS = 3000;
 const base = { section: 'stdio', versions: ALL_VERSIONS, transports: ['stdio'] } as const;
 
 /** A fresh initialized server process, for the checks that end it. */
-async function initializedProcess(ctx: CheckContext): Promise<StdioProbe> {
+async function initializedProcess(ctx: CheckContext): Promise<RawProcess> {
   const { session } = await ctx.openInitialized();
   if (!(session.channel instanceof StdioChannel)) throw new NotApplicable('not a stdio server');
   return session.channel.probe;

@@ -9,12 +9,10 @@ import type Dockerode from 'dockerode';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from '../mcp/transports/stdio/framing.js';
 import { TailBuffer } from '../mcp/transports/stdio/tail-buffer.js';
-import { containerCommand, type SandboxedCommand } from './container-spec.js';
-import { dockerClient } from './docker-engine.js';
+import type { SandboxedCommand } from './container-spec.js';
+import { removeContainer, startSandboxContainer } from './container-start.js';
 import { DockerStreamDemuxer } from './docker-stream.js';
-import { ensureImage } from './image.js';
-import { hostConfigFor, SANDBOX_LABEL, type SandboxPolicy, sandboxPolicy } from './policy.js';
-import { loadTestcontainers } from './testcontainers.js';
+import { type SandboxPolicy, sandboxPolicy } from './policy.js';
 
 export interface ContainerTransportOptions extends SandboxedCommand {
   /** Name used in messages (never the command line: it may hold tokens). */
@@ -96,49 +94,13 @@ export class ContainerTransport implements Transport {
 
   private async startContainer(): Promise<void> {
     const began = performance.now();
-    const [{ GenericContainer }, { dockerode }, image] = await Promise.all([
-      loadTestcontainers(),
-      dockerClient(),
-      ensureImage(),
-    ]);
-    this.dockerode = dockerode;
-    const command = containerCommand(this.options);
-    const attach = (id: string) => this.attach(id);
-
-    // testcontainers has no stdin option; its hooks and protected options are the supported way in.
-    class StdioContainer extends GenericContainer {
-      configure(policy: SandboxPolicy): this {
-        Object.assign(this.createOpts, {
-          Env: command.env,
-          OpenStdin: true,
-          // Docker closes the server's stdin when our attach ends it: that is how close() says "stop".
-          StdinOnce: true,
-          AttachStdin: true,
-          AttachStdout: true,
-          AttachStderr: true,
-          Tty: false,
-        });
-        Object.assign(this.hostConfig, hostConfigFor(policy), { AutoRemove: false });
-        return this;
-      }
-      protected override async containerCreated(containerId: string): Promise<void> {
-        await attach(containerId);
-      }
-    }
-
     if (this.closing) throw new Error(`server "${this.name}" was closed before it started`);
     try {
-      await new StdioContainer(image.tag)
-        .withCommand(command.cmd)
-        .withWorkingDir(command.workingDir)
-        .withUser(this.policy.user)
-        .withNetworkMode('none')
-        .withBindMounts([{ source: command.mount, target: command.mount, mode: 'ro' }])
-        .withLabels({ [SANDBOX_LABEL]: '1' })
-        .configure(this.policy)
-        .start();
+      const started = await startSandboxContainer(this.options, this.policy, {
+        attached: (stream, id) => this.attached(stream, id),
+      });
+      this.dockerode = started.dockerode;
     } catch (error) {
-      await this.removeContainer();
       this.closeReported = true;
       throw new Error(`could not start the sandboxed server "${this.name}": ${(error as Error).message}`);
     }
@@ -146,17 +108,9 @@ export class ContainerTransport implements Transport {
     this.exited = this.watchExit();
   }
 
-  /** Runs between create and start: attach first, so the server's first bytes are not lost. */
-  private async attach(containerId: string): Promise<void> {
+  /** Runs between create and start: the listeners are in place before the server's first byte. */
+  private attached(stream: Duplex, containerId: string): void {
     this.containerId = containerId;
-    const container = this.dockerode!.getContainer(containerId);
-    const stream = (await container.attach({
-      stream: true,
-      stdin: true,
-      stdout: true,
-      stderr: true,
-      hijack: true,
-    })) as Duplex;
     this.stream = stream;
     this.streamEnded = new Promise<void>((resolve) => {
       stream.once('end', resolve);
@@ -164,8 +118,6 @@ export class ContainerTransport implements Transport {
     });
     stream.on('data', (chunk: Buffer) => this.demuxer.push(chunk));
     stream.on('end', () => this.decoder.end());
-    // A broken attach shows up as the container's exit; the socket error itself adds nothing.
-    stream.on('error', () => {});
   }
 
   private async watchExit(): Promise<void> {
@@ -231,12 +183,10 @@ export class ContainerTransport implements Transport {
   private async removeContainer(): Promise<void> {
     if (!this.containerId || !this.dockerode) return;
     try {
-      await this.dockerode.getContainer(this.containerId).remove({ force: true, v: true });
+      await removeContainer(this.dockerode, this.containerId);
     } catch (error) {
-      // Already gone is fine; anything else is worth a word (the label sweep catches it later).
-      if (!/no such container|is already in progress/i.test((error as Error).message)) {
-        this.report(new Error(`could not remove container ${this.containerId}: ${(error as Error).message}`));
-      }
+      // Worth a word; the label sweep (`furfly sandbox clean`) catches it later.
+      this.report(new Error(`could not remove container ${this.containerId}: ${(error as Error).message}`));
     }
   }
 

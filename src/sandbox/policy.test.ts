@@ -15,6 +15,7 @@ describe('sandbox policy', () => {
       MemorySwap: 512 * 1024 * 1024,
       NanoCpus: 1e9,
       PidsLimit: 128,
+      Init: true,
     });
     expect(host.Tmpfs['/tmp']).toContain('size=64m');
     expect(sandboxPolicy().user).toBe('65534:65534');

@@ -94,5 +94,9 @@ export function hostConfigFor(policy: SandboxPolicy) {
     MemorySwap: policy.memoryMiB * MIB,
     NanoCpus: Math.round(policy.cpus * 1e9),
     PidsLimit: policy.pids,
+    // A tiny init (Docker's docker-init) is PID 1: the kernel drops signals to a PID 1 that has no
+    // handler, so without it a server that relies on SIGTERM's default action would never stop, and
+    // nothing would reap the zombies a forking server leaves.
+    Init: true,
   };
 }

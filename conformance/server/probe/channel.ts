@@ -5,10 +5,16 @@
  * HTTP posts each message and reads its JSON or SSE reply. Neither hides anything from the checks.
  */
 import type { TransportKind } from '../check.js';
+import { ContainerProbe, type SandboxSettings } from './container.js';
 import { type HttpExchange, type HttpTarget, httpRequest } from './http.js';
-import { type StdioCommand, StdioProbe } from './stdio.js';
+import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
 
-export type Target = { transport: 'stdio'; command: StdioCommand } | ({ transport: 'http' } & HttpTarget);
+export type { SandboxSettings } from './container.js';
+
+/** A stdio target runs as a local child process, or, with `sandbox`, in a fresh sandbox container. */
+export type Target =
+  | { transport: 'stdio'; command: StdioCommand; sandbox?: SandboxSettings }
+  | ({ transport: 'http' } & HttpTarget);
 
 export interface Channel {
   readonly kind: TransportKind;
@@ -29,10 +35,11 @@ export interface Channel {
 
 export class StdioChannel implements Channel {
   readonly kind = 'stdio' as const;
-  private constructor(readonly probe: StdioProbe) {}
+  private constructor(readonly probe: RawProcess) {}
 
-  static async open(command: StdioCommand): Promise<StdioChannel> {
-    return new StdioChannel(await StdioProbe.spawn(command));
+  static async open(command: StdioCommand, sandbox?: SandboxSettings): Promise<StdioChannel> {
+    const probe = sandbox ? await ContainerProbe.start(command, sandbox) : await StdioProbe.spawn(command);
+    return new StdioChannel(probe);
   }
 
   send(text: string): Promise<void> {
@@ -158,7 +165,7 @@ export class HttpChannel implements Channel {
 }
 
 export async function openChannel(target: Target, timeoutMs: number): Promise<Channel> {
-  if (target.transport === 'stdio') return StdioChannel.open(target.command);
+  if (target.transport === 'stdio') return StdioChannel.open(target.command, target.sandbox);
   return new HttpChannel({ url: target.url, headers: target.headers }, timeoutMs);
 }
 

@@ -7,6 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { type MultilineMessage, StdoutLines } from './stdout-lines.js';
+
+export type { MultilineMessage } from './stdout-lines.js';
 
 export interface StdioCommand {
   command: string;
@@ -22,35 +25,48 @@ export interface ExitInfo {
   at: number;
 }
 
-/** A message that arrived split over several stdout lines (pretty-printed JSON). */
-export interface MultilineMessage {
-  lines: number;
-  message: unknown;
+/**
+ * What the checks can do to a stdio server process, wherever it runs: a local child (StdioProbe) or a
+ * sandbox container (ContainerProbe).
+ */
+export interface RawProcess {
+  readonly noise: readonly string[];
+  readonly multiline: readonly MultilineMessage[];
+  readonly exit: ExitInfo | null;
+  readonly stderr: string;
+  readonly writeError: Error | null;
+  /** Milliseconds since the process started. */
+  elapsed(): number;
+  onMessage(listener: (message: unknown) => void): () => void;
+  /** Writes the text exactly as given. Resolves once handed over; never rejects on a dead server. */
+  write(text: string): Promise<void>;
+  closeStdin(): void;
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves with the exit, or null if the process is still running after `ms`. */
+  waitForExit(ms: number): Promise<ExitInfo | null>;
+  /** Peak resident set size in kilobytes, or null when it cannot be read. */
+  peakRssKb(): number | null;
+  /** Ends the process (and whatever holds it) for good. */
+  kill(): Promise<void>;
 }
 
-const STDERR_LIMIT = 64 * 1024;
-/** Pretty-printed messages longer than this many lines are treated as noise, not re-assembled. */
-const MAX_REASSEMBLY_LINES = 500;
+export const STDERR_LIMIT = 64 * 1024;
 
 export class SpawnError extends Error {
   override readonly name = 'SpawnError';
 }
 
-export class StdioProbe {
-  readonly noise: string[] = [];
-  readonly multiline: MultilineMessage[] = [];
+export class StdioProbe implements RawProcess {
   exit: ExitInfo | null = null;
   private stderrText = '';
-  private partial = '';
-  private pending: string[] = [];
+  private readonly lines = new StdoutLines();
   private readonly startedAt = performance.now();
-  private readonly listeners = new Set<(message: unknown) => void>();
   private readonly exitWaiters = new Set<() => void>();
   private stdinError: Error | null = null;
 
   private constructor(private readonly child: ChildProcess) {
     child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => this.onStdout(chunk));
+    child.stdout?.on('data', (chunk: string) => this.lines.push(chunk));
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       // Keep the tail only: a chatty server must not grow our memory.
@@ -61,9 +77,7 @@ export class StdioProbe {
       this.stdinError = error;
     });
     child.on('exit', (code, signal) => {
-      this.flushPending();
-      if (this.partial.trim() !== '') this.classify(this.partial);
-      this.partial = '';
+      this.lines.end();
       this.exit = { code, signal, at: this.elapsed() };
       for (const wake of this.exitWaiters) wake();
       this.exitWaiters.clear();
@@ -91,6 +105,14 @@ export class StdioProbe {
     return this.child.pid;
   }
 
+  get noise(): readonly string[] {
+    return this.lines.noise;
+  }
+
+  get multiline(): readonly MultilineMessage[] {
+    return this.lines.multiline;
+  }
+
   get stderr(): string {
     return this.stderrText;
   }
@@ -100,8 +122,7 @@ export class StdioProbe {
   }
 
   onMessage(listener: (message: unknown) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.lines.onMessage(listener);
   }
 
   /** Writes the text exactly as given. Resolves once handed to the OS; never rejects on a dead server. */
@@ -172,77 +193,5 @@ export class StdioProbe {
     }
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
-  }
-
-  private onStdout(chunk: string): void {
-    const text = this.partial + chunk;
-    const lines = text.split('\n');
-    this.partial = lines.pop() ?? '';
-    for (const line of lines) this.classify(line);
-  }
-
-  /**
-   * One stdout line. A line that does not parse may be the start of a pretty-printed message:
-   * we hold such lines and try to re-assemble them, so "embedded newlines" and "noise" stay
-   * two distinct findings.
-   */
-  private classify(rawLine: string): void {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    if (this.pending.length > 0) {
-      const alone = parseMessage(line);
-      if (alone.ok && line.trimStart().startsWith('{"')) {
-        // A complete message on its own line ends the attempt: what we held was noise.
-        this.flushPending();
-        this.deliver(alone.value);
-        return;
-      }
-      this.pending.push(line);
-      const joined = parseMessage(this.pending.join('\n'));
-      if (joined.ok) {
-        this.multiline.push({ lines: this.pending.length, message: joined.value });
-        this.pending = [];
-        this.deliver(joined.value);
-        return;
-      }
-      if (this.pending.length < MAX_REASSEMBLY_LINES) return;
-      this.flushPending();
-      return;
-    }
-    if (line.trim() === '') return;
-    const parsed = parseMessage(line);
-    if (parsed.ok) {
-      this.deliver(parsed.value);
-      return;
-    }
-    const start = line.trimStart();
-    if (start.startsWith('{') || start.startsWith('[')) {
-      this.pending.push(line);
-      return;
-    }
-    this.noise.push(line);
-  }
-
-  private flushPending(): void {
-    for (const line of this.pending) if (line.trim() !== '') this.noise.push(line);
-    this.pending = [];
-  }
-
-  private deliver(value: unknown): void {
-    // A batch (2025-03-26) is delivered message by message.
-    const messages = Array.isArray(value) ? value : [value];
-    for (const message of messages) for (const listener of this.listeners) listener(message);
-  }
-}
-
-/** A line counts as a message when it is a JSON object (or an array of objects, a batch). */
-function parseMessage(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    const value: unknown = JSON.parse(text);
-    const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-    if (isObject(value)) return { ok: true, value };
-    if (Array.isArray(value) && value.length > 0 && value.every(isObject)) return { ok: true, value };
-    return { ok: false };
-  } catch {
-    return { ok: false };
   }
 }

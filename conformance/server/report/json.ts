@@ -6,6 +6,7 @@ export function toJsonReport(report: Report): object {
     tool: report.tool,
     target: report.target,
     server: report.server,
+    sandbox: report.sandbox ?? null,
     startedAt: report.startedAt,
     durationMs: report.durationMs,
     checks: report.checks.map((check) => {

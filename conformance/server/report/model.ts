@@ -2,7 +2,15 @@
  * The report of one run. Its JSON form is a public contract (documented in docs/conformance.md):
  * add fields if needed, never rename or remove one.
  */
+import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status, TransportKind } from '../check.js';
+
+/** The sandbox a stdio server ran in (`--sandbox docker`): the image and every setting applied. */
+export interface SandboxReport {
+  kind: 'docker';
+  image: string;
+  policy: SandboxPolicy;
+}
 
 export interface CheckResult {
   id: string;
@@ -23,6 +31,8 @@ export interface Report {
   tool: { name: string; version: string };
   target: { transport: TransportKind; command?: string; url?: string };
   server: { name: string; version: string; protocolVersion: string } | null;
+  /** Null (or absent) when the server ran without a sandbox. */
+  sandbox?: SandboxReport | null;
   startedAt: string;
   durationMs: number;
   checks: CheckResult[];

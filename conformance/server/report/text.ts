@@ -2,6 +2,7 @@
  * The text report, h2spec style: grouped by section, one line per check, and for each failure the
  * requirement sentence with expected versus actual. Colour only when asked (a TTY without NO_COLOR).
  */
+import { describePolicy } from '../../../src/sandbox/policy.js';
 import { SECTIONS, type Status } from '../check.js';
 import type { CheckResult, Report } from './model.js';
 
@@ -30,6 +31,9 @@ export function renderText(report: Report, options: TextOptions): string {
     );
   } else {
     lines.push('server: did not initialize');
+  }
+  if (report.sandbox) {
+    lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
   }
   for (const section of SECTIONS) {
     const checks = report.checks.filter((check) => check.section === section);

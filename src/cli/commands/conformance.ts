@@ -7,6 +7,7 @@
  * no SHOULD failure either), 1 some, 2 the suite could not run.
  */
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { CAC } from 'cac';
 import type { Target } from '../../../conformance/server/probe/channel.js';
 import { renderJson } from '../../../conformance/server/report/json.js';
@@ -15,6 +16,7 @@ import { exitCodeOf } from '../../../conformance/server/report/model.js';
 import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/server/report/text.js';
 import { runSuite, SuiteError } from '../../../conformance/server/runner.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { sandboxPolicy } from '../../sandbox/policy.js';
 
 export interface ConformanceOptions {
   url?: string;
@@ -28,6 +30,8 @@ export interface ConformanceOptions {
   strict?: boolean;
   callTools?: boolean;
   fuzz?: string | number;
+  sandbox?: string;
+  mount?: string;
 }
 
 export interface ConformanceIo {
@@ -73,6 +77,9 @@ function parseHeaders(values: string[]): Record<string, string> {
 function targetOf(options: ConformanceOptions, command: string[]): Target {
   if (options.url !== undefined && command.length > 0)
     throw new UsageError('give either --url or a command after --, not both');
+  if (options.url !== undefined && (options.sandbox !== undefined || options.mount !== undefined)) {
+    throw new UsageError('--sandbox and --mount apply to stdio servers only');
+  }
   if (options.url !== undefined) {
     try {
       const url = new URL(String(options.url));
@@ -85,7 +92,19 @@ function targetOf(options: ConformanceOptions, command: string[]): Target {
   const [executable, ...args] = command;
   if (executable === undefined) throw new UsageError('give a server command after -- or a --url');
   if (list(options.header).length > 0) throw new UsageError('--header applies to --url only');
-  return { transport: 'stdio', command: { command: executable, args } };
+  if (options.sandbox === undefined) {
+    if (options.mount !== undefined) throw new UsageError('--mount applies to --sandbox docker only');
+    return { transport: 'stdio', command: { command: executable, args } };
+  }
+  if (options.sandbox !== 'docker') throw new UsageError('--sandbox must be docker');
+  const cwd = process.cwd();
+  // The server sees the working directory (or --mount) read-only, and nothing else of the host.
+  const mount = path.resolve(cwd, options.mount === undefined ? '.' : String(options.mount));
+  return {
+    transport: 'stdio',
+    command: { command: executable, args, cwd, env: {} },
+    sandbox: { kind: 'docker', policy: sandboxPolicy(), mount },
+  };
 }
 
 export async function runConformanceCommand(
@@ -159,6 +178,8 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--strict', 'SHOULD failures fail the run too')
     .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
+    .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
+    .option('--mount <path>', 'With --sandbox: host folder the server sees, read-only (default: .)')
     .action(async (positional: string[], options: ConformanceOptions & { '--'?: string[] }) => {
       const command = [...positional, ...(options['--'] ?? [])];
       const interactive = process.stdout.isTTY === true && !process.env.NO_COLOR;
