@@ -9,7 +9,7 @@
  * - A tool allowed for the session skips later questions, except sandbox questions (a path outside
  *   the project): those are about where, not which tool, so each one is asked again.
  */
-import type { PermissionDecision, PermissionService } from '../permission/index.js';
+import type { PermissionDecision, PermissionMode, PermissionService } from '../permission/index.js';
 
 export type PermissionAnswer = 'once' | 'session' | 'deny';
 
@@ -23,6 +23,12 @@ export interface PermissionAsker {
   ask(question: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer>;
 }
 
+/** What the gate may learn about a tool to word a refusal (the registry provides it). */
+export interface GateToolFacts {
+  categoryOf(toolName: string): string;
+  commandOf(toolName: string, args: unknown): string | undefined;
+}
+
 export type GateOutcome = { run: true } | { run: false; status: 'denied' | 'refused'; message: string };
 
 export class PermissionGate {
@@ -31,6 +37,7 @@ export class PermissionGate {
   constructor(
     readonly service: PermissionService,
     private readonly asker?: PermissionAsker,
+    private readonly facts?: GateToolFacts,
   ) {}
 
   sessionAllowances(): string[] {
@@ -48,7 +55,18 @@ export class PermissionGate {
       };
     }
     if (decision.source !== 'sandbox' && this.allowedForSession.has(toolName)) return { run: true };
-    if (!this.asker) return { run: false, status: 'refused', message: refusalForOneShot(toolName, decision) };
+    if (!this.asker) {
+      const category = this.facts?.categoryOf(toolName);
+      return {
+        run: false,
+        status: 'refused',
+        message: refusalForOneShot(toolName, decision, {
+          category: category === 'read' || category === 'edit' ? category : 'execute',
+          runsCommand: this.facts?.commandOf(toolName, input) !== undefined,
+          mode: this.service.currentMode(),
+        }),
+      };
+    }
 
     const answer = await this.asker.ask({ toolName, input, reason: decision.reason }, signal);
     if (answer === 'session') this.allowedForSession.add(toolName);
@@ -63,10 +81,46 @@ export class PermissionGate {
   }
 }
 
-function refusalForOneShot(toolName: string, decision: PermissionDecision): string {
+export interface RefusalFacts {
+  category: 'read' | 'edit' | 'execute';
+  /** The tool runs a shell command that auto mode can check (bash); MCP tools do not. */
+  runsCommand: boolean;
+  mode: PermissionMode;
+}
+
+/**
+ * Why a call was refused in one-shot mode and the one change that would let it run, worded from
+ * what decided (see PermissionService.decide): advice that cannot work (an allow rule against an ask
+ * rule, accept-edits for a command) would send the user round in circles.
+ */
+export function refusalForOneShot(
+  toolName: string,
+  decision: PermissionDecision,
+  facts: RefusalFacts,
+): string {
+  const allowRule = `an allow rule for it in the config (permissions.rules: - tool_glob: "${toolName}", action: allow)`;
+  let advice: string;
+  if (decision.source === 'rule') {
+    advice =
+      'An ask rule in the config requires approval for this tool; allow rules and permission modes do not override an ask rule (not even bypass), so only removing or changing that rule lets it run in -p mode.';
+  } else if (decision.source === 'sandbox' && /may not change without asking/.test(decision.reason)) {
+    advice =
+      'The path is in a protected folder (.git, .furflycode or the user config folder): edit tools change it without asking only with --permission-mode bypass.';
+  } else if (decision.source === 'sandbox') {
+    advice =
+      'The path is outside the project: the user can add its folder to permissions.allow_paths in the config, or run furfly with --permission-mode bypass (an allow rule does not lift this).';
+  } else if (decision.source === 'destructive') {
+    advice = `The command is destructive, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
+  } else if (facts.category !== 'execute') {
+    advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode accept-edits (auto and bypass also run ${facts.category} tools).`;
+  } else if (facts.runsCommand) {
+    advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode auto (runs commands that are not destructive) or bypass.`;
+  } else {
+    advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode bypass (accept-edits and auto still ask before this tool).`;
+  }
   return [
     `Not run: this call needs the user's approval (${decision.reason}), and furfly runs in one-shot mode (-p), where nobody can answer.`,
-    `The user can allow it with a rule in the config (permissions.rules: - tool_glob: "${toolName}", action: allow)`,
-    'or by running furfly with a looser --permission-mode (accept-edits, auto or bypass). Continue without this call if you can.',
+    advice,
+    'Continue without this call if you can.',
   ].join(' ');
 }

@@ -97,7 +97,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     },
     registry,
   );
-  const gate = new PermissionGate(permissions, options.asker);
+  const gate = new PermissionGate(permissions, options.asker, registry);
   const session = new SessionState();
   const agent = new Agent({
     provider,
