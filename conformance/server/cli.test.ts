@@ -57,12 +57,14 @@ describe('furfly conformance', () => {
       'tool',
       'target',
       'server',
+      'sandbox',
       'startedAt',
       'durationMs',
       'checks',
       'summary',
       'metrics',
     ]);
+    expect(report.sandbox).toBeNull();
     expect(report.checks.map((c) => c.id)).toContain('jsonrpc.ids-echoed');
     for (const check of report.checks) {
       expect(Object.keys(check)).toEqual(

@@ -1,0 +1,63 @@
+/**
+ * `--sandbox docker`: the well-behaved server passes the whole default suite inside the sandbox, the
+ * report states the sandbox it ran under, and no container outlives the run.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { labelledContainers, removeLabelledContainers } from '../../src/sandbox/cleanup.js';
+import { dockerSuite, skipWithoutDocker } from '../../src/sandbox/docker-gate.test-helpers.js';
+import { sandboxPolicy } from '../../src/sandbox/policy.js';
+import { renderJson } from './report/json.js';
+import { renderText } from './report/text.js';
+import { runSuite } from './runner.js';
+import { idsWith, testServer } from './suite.test-helpers.js';
+
+const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
+const APPLICABILITY =
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with)/;
+
+describe.skipIf(skipWithoutDocker)(dockerSuite('conformance suite inside the sandbox'), () => {
+  afterAll(async () => {
+    // Every probe removes its container by id; the sweep is the safety net, and must find nothing.
+    const left = await labelledContainers();
+    await removeLabelledContainers();
+    expect(left).toEqual([]);
+  }, 60_000);
+
+  it('the well-behaved server passes every default check, and the report names the sandbox', async () => {
+    const policy = sandboxPolicy();
+    const report = await runSuite({
+      target: {
+        transport: 'stdio',
+        command: { command: 'node', args: [testServer('well-behaved')], cwd: distDir, env: {} },
+        sandbox: { kind: 'docker', policy, mount: distDir },
+      },
+      // Every fresh session is a fresh container (a few seconds each, the first may build the image).
+      timeoutMs: 30_000,
+      callTools: false,
+      fuzz: 0,
+    });
+    expect(idsWith(report, 'fail')).toEqual([]);
+    expect(idsWith(report, 'warn')).toEqual([]);
+    for (const check of report.checks.filter((c) => c.status === 'skip')) {
+      expect(check.message, check.id).toMatch(APPLICABILITY);
+    }
+    // The checks that end a process ran against a container and passed.
+    for (const id of ['stdio.exit-on-stdin-close', 'stdio.exit-on-sigterm', 'stdio.only-messages']) {
+      expect(report.checks.find((c) => c.id === id)?.status, id).toBe('pass');
+    }
+    expect(report.summary.pass).toBeGreaterThan(35);
+    expect(report.metrics.toolCount).toBeGreaterThan(0);
+    expect(report.metrics.peakRssKb).toBeNull();
+    expect('containerPeakMemoryKb' in report.metrics).toBe(true);
+
+    expect(report.sandbox).toMatchObject({ kind: 'docker', policy });
+    expect(report.sandbox?.image).toMatch(/^furfly-sandbox-node:/);
+    const json = JSON.parse(renderJson(report)) as { sandbox: unknown };
+    expect(json.sandbox).toEqual({ kind: 'docker', image: report.sandbox?.image, policy });
+    expect(renderText(report, { color: false })).toMatch(
+      /^sandbox: docker, network none, read-only root, .*memory 512 MiB .*; image furfly-sandbox-node:/m,
+    );
+    expect(await labelledContainers()).toEqual([]);
+  }, 240_000);
+});
