@@ -123,3 +123,29 @@ describe('McpClient over HTTP: budgets', () => {
     expect((outcome as Error).message).toMatch(/TimeoutError|timed out/);
   });
 });
+
+describe('McpClient over HTTP: reply streams are released', () => {
+  it.each([
+    ['a call that timed out', 'hang-call' as const],
+    ['a call whose stream stays open after the response', 'answer-keep-open' as const],
+  ])('releases the stream of %s', async (_name, mode) => {
+    const { server, openStreams } = await misbehaving(mode);
+    const c = client(server);
+    await c.connect({ timeoutMs: 5000 });
+    for (let i = 0; i < 3; i++) await c.callTool('x', {}, { timeoutMs: 200 });
+    await expect.poll(openStreams, { timeout: 5000 }).toBe(0);
+    expect(c.isConnected).toBe(true);
+  });
+
+  it('releases the stream of a cancelled call', async () => {
+    const { server, openStreams } = await misbehaving('hang-call');
+    const c = client(server);
+    await c.connect({ timeoutMs: 5000 });
+    const controller = new AbortController();
+    const call = c.callTool('x', {}, { signal: controller.signal, timeoutMs: 60_000 });
+    await expect.poll(openStreams, { timeout: 5000 }).toBe(1);
+    controller.abort();
+    expect((await call).isError).toBe(true);
+    await expect.poll(openStreams, { timeout: 5000 }).toBe(0);
+  });
+});

@@ -76,6 +76,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly lifetime = new AbortController();
   private closing: Promise<void> | undefined;
   private readonly problems: string[] = [];
+  /** The reply of the POST that carried each request still waiting for its response. */
+  private readonly replies = new Map<RequestId, Reply>();
 
   constructor(options: StreamableHttpTransportOptions) {
     this.url = new URL(options.url);
@@ -128,9 +130,15 @@ export class StreamableHttpTransport implements Transport {
 
     // A POST without requests waits only for its acknowledgement, and only so long.
     const acknowledgeTimeout = requestIds.length === 0 ? AbortSignal.timeout(this.postTimeoutMs) : undefined;
-    const signal = acknowledgeTimeout
-      ? AbortSignal.any([this.lifetime.signal, acknowledgeTimeout])
-      : this.lifetime.signal;
+    const reply = requestIds.length === 0 ? undefined : this.openReply(requestIds);
+    const signal = AbortSignal.any([
+      this.lifetime.signal,
+      ...(acknowledgeTimeout ? [acknowledgeTimeout] : []),
+      ...(reply ? [reply.controller.signal] : []),
+    ]);
+    // The peer gave up on a request (timeout or abort): its reply stream is no longer wanted.
+    const cancelled = cancelledRequestOf(message);
+    if (cancelled !== undefined) this.release(cancelled);
     let response: Response;
     try {
       response = await this.fetchImpl(this.url, {
@@ -141,6 +149,11 @@ export class StreamableHttpTransport implements Transport {
       });
     } catch (error) {
       this.assertUsable();
+      if (reply) {
+        // Every request it carried was already given up on; nobody waits for this POST any more.
+        if (reply.controller.signal.aborted) return;
+        this.releaseAll(reply);
+      }
       if (acknowledgeTimeout?.aborted) throw this.note(this.unacknowledged());
       throw this.note(
         new HttpTransportError(
@@ -155,9 +168,14 @@ export class StreamableHttpTransport implements Transport {
       const assigned = response.headers.get('mcp-session-id');
       if (assigned !== null && assigned !== '') this.sessionId = assigned;
     }
-    if (!response.ok) throw await this.statusError(response, 'POST');
+    if (!response.ok) {
+      // The error body is read first: releasing the reply aborts it.
+      const error = await this.statusError(response, 'POST');
+      if (reply) this.releaseAll(reply);
+      throw error;
+    }
 
-    if (requestIds.length === 0) {
+    if (reply === undefined) {
       // Notifications and responses: the server acknowledges with 202 and no body. Any other 2xx is
       // accepted too, and a body, if any, is read and dropped so the connection can be reused.
       await drainBody(response);
@@ -168,11 +186,12 @@ export class StreamableHttpTransport implements Transport {
 
     const type = mediaType(response);
     if (type === 'text/event-stream') {
-      void this.readSseReply(response, requestIds);
+      void this.readSseReply(response, reply);
     } else if (type === 'application/json') {
-      void this.readJsonReply(response, requestIds);
+      void this.readJsonReply(response, reply);
     } else {
       const body = await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS);
+      this.releaseAll(reply);
       throw this.note(
         new HttpTransportError(
           'protocol',
@@ -264,20 +283,16 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private async readJsonReply(response: Response, requestIds: RequestId[]): Promise<void> {
-    const pending = new Set(requestIds);
+  private async readJsonReply(response: Response, reply: Reply): Promise<void> {
     let text: string;
     try {
       text = await readBodyText(response, this.maxMessageBytes);
     } catch (error) {
-      if (this.state !== 'open') return;
+      if (this.state !== 'open' || reply.controller.signal.aborted) return;
       if (error instanceof BodyTooLargeError) {
-        this.fail(
-          pending,
-          new HttpTransportError('protocol', `MCP server at ${this.where}: ${error.message}`),
-        );
+        this.fail(reply, new HttpTransportError('protocol', `MCP server at ${this.where}: ${error.message}`));
       } else {
-        this.fail(pending, this.streamCut(response, describeNetworkFailure(error)));
+        this.fail(reply, this.streamCut(response, describeNetworkFailure(error)));
       }
       return;
     }
@@ -286,7 +301,7 @@ export class StreamableHttpTransport implements Transport {
       value = JSON.parse(text);
     } catch {
       this.fail(
-        pending,
+        reply,
         new HttpTransportError(
           'protocol',
           `MCP server at ${this.where} sent a JSON reply that is not valid JSON`,
@@ -298,9 +313,9 @@ export class StreamableHttpTransport implements Transport {
       );
       return;
     }
-    for (const message of Array.isArray(value) ? value : [value]) this.deliver(message, pending);
+    for (const message of Array.isArray(value) ? value : [value]) this.deliver(message, reply);
     this.fail(
-      pending,
+      reply,
       new HttpTransportError(
         'protocol',
         `MCP server at ${this.where} sent a JSON reply without the response to the request`,
@@ -309,23 +324,24 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private async readSseReply(response: Response, requestIds: RequestId[]): Promise<void> {
-    const pending = new Set(requestIds);
-    const outcome = await this.readSse(response, (message) => this.deliver(message, pending), 'request');
+  private async readSseReply(response: Response, reply: Reply): Promise<void> {
+    const outcome = await this.readSse(
+      response,
+      (message) => this.deliver(message, reply),
+      'request',
+      reply.controller.signal,
+    );
     if (outcome.kind === 'aborted') return;
     if (outcome.kind === 'malformed' || outcome.kind === 'overflow') {
-      this.fail(
-        pending,
-        new HttpTransportError('protocol', `MCP server at ${this.where}: ${outcome.problem}`),
-      );
+      this.fail(reply, new HttpTransportError('protocol', `MCP server at ${this.where}: ${outcome.problem}`));
       return;
     }
     if (outcome.kind === 'cut') {
-      this.fail(pending, this.streamCut(response, outcome.problem));
+      this.fail(reply, this.streamCut(response, outcome.problem));
       return;
     }
     this.fail(
-      pending,
+      reply,
       new HttpTransportError(
         'stream-ended',
         outcome.unfinishedEvent
@@ -344,6 +360,7 @@ export class StreamableHttpTransport implements Transport {
     response: Response,
     onMessage: (message: unknown) => void,
     stream: 'request' | 'listen',
+    released?: AbortSignal,
   ): Promise<SseOutcome> {
     let stop: SseOutcome | undefined;
     const decoder = createSseMessageDecoder(
@@ -374,9 +391,13 @@ export class StreamableHttpTransport implements Transport {
           await reader.cancel().catch(() => {});
           return stop;
         }
+        if (released?.aborted) {
+          await reader.cancel().catch(() => {});
+          return { kind: 'aborted' };
+        }
       }
     } catch (error) {
-      if (this.state !== 'open') return { kind: 'aborted' };
+      if (this.state !== 'open' || released?.aborted) return { kind: 'aborted' };
       return { kind: 'cut', problem: describeNetworkFailure(error) };
     }
   }
@@ -428,25 +449,52 @@ export class StreamableHttpTransport implements Transport {
       );
       return;
     }
-    const outcome = await this.readSse(response, (message) => this.deliver(message, new Set()), 'listen');
+    const outcome = await this.readSse(response, (message) => this.deliver(message, undefined), 'listen');
     if (outcome.kind !== 'aborted')
       this.remember(`the GET stream from ${this.where} ended (${outcome.kind})`);
   }
 
-  /** Hands a message up, and notes when it answers one of the stream's requests. */
-  private deliver(message: unknown, pending: Set<RequestId>): void {
+  /** Hands a message up; a response settles its request and may release the stream it came on. */
+  private deliver(message: unknown, reply: Reply | undefined): void {
     if (this.state !== 'open') return;
     const answered = responseIdOf(message);
-    if (answered !== undefined) pending.delete(answered);
+    const settles = answered !== undefined && reply?.pending.has(answered) === true;
     this.onmessage?.(message);
+    if (settles) this.release(answered, reply);
   }
 
   /** Fails every request still waiting on a reply that will not come. */
-  private fail(pending: Set<RequestId>, error: HttpTransportError): void {
-    if (pending.size === 0 || this.state !== 'open') return;
+  private fail(reply: Reply, error: HttpTransportError): void {
+    if (reply.pending.size === 0 || this.state !== 'open') return;
     this.note(error);
-    for (const id of pending) this.onmessage?.(error.toJsonRpcError(id));
-    pending.clear();
+    const ids = [...reply.pending];
+    this.releaseAll(reply);
+    for (const id of ids) this.onmessage?.(error.toJsonRpcError(id));
+  }
+
+  /**
+   * One AbortController per POST that carries requests. The reply (a JSON body or an SSE stream)
+   * holds a socket until it is read to the end or aborted, so it is aborted as soon as nobody waits on
+   * it any more: every request it carries has been answered, failed, or given up on (timeout or
+   * cancellation, seen as our outgoing `notifications/cancelled`). A server that leaves a stream open
+   * after its response therefore costs nothing.
+   */
+  private openReply(requestIds: RequestId[]): Reply {
+    const reply: Reply = { pending: new Set(requestIds), controller: new AbortController() };
+    for (const id of requestIds) this.replies.set(id, reply);
+    return reply;
+  }
+
+  /** Request `id` needs nothing more from its reply; the last one to go aborts the POST. */
+  private release(id: RequestId, reply = this.replies.get(id)): void {
+    if (reply === undefined) return;
+    reply.pending.delete(id);
+    if (this.replies.get(id) === reply) this.replies.delete(id);
+    if (reply.pending.size === 0) reply.controller.abort();
+  }
+
+  private releaseAll(reply: Reply): void {
+    for (const id of [...reply.pending]) this.release(id, reply);
   }
 
   private unacknowledged(): HttpTransportError {
@@ -475,6 +523,12 @@ export class StreamableHttpTransport implements Transport {
     if (this.problems.length > DIAGNOSTIC_LINES)
       this.problems.splice(0, this.problems.length - DIAGNOSTIC_LINES);
   }
+}
+
+/** The reply to one POST: the requests still waiting on it, and the means to drop it. */
+interface Reply {
+  readonly pending: Set<RequestId>;
+  readonly controller: AbortController;
 }
 
 type SseOutcome =
@@ -508,6 +562,13 @@ function requestIdsOf(message: object): RequestId[] {
 function hasMethod(message: object, method: string): boolean {
   const items: unknown[] = Array.isArray(message) ? message : [message];
   return items.some((item) => isRecord(item) && item.method === method);
+}
+
+/** The request a `notifications/cancelled` gives up on, if the message is one. */
+function cancelledRequestOf(message: object): RequestId | undefined {
+  if (!isRecord(message) || message.method !== 'notifications/cancelled') return undefined;
+  const params = message.params;
+  return isRecord(params) && isRequestId(params.requestId) ? params.requestId : undefined;
 }
 
 /** The id a response answers, or undefined when the message is not a response. */
