@@ -107,4 +107,28 @@ describe('furfly as a process', () => {
     expect(await run.exit).toBe(1);
     expect(run.err()).toContain('export ANTHROPIC_API_KEY=');
   });
+
+  it('takes -p, --cwd and --config values as typed, even when they look like numbers', async () => {
+    project = tempProject({});
+    const api = await startApi(['first', 'second']);
+    const env = { ...project.env, ANTHROPIC_BASE_URL: api.url };
+    const numeric = runFurfly(['-p', '42'], env);
+    numeric.child.stdin!.end();
+    expect(await numeric.exit).toBe(0);
+    expect(api.bodies[0].messages[0].content[0].text).toBe('42');
+    const hex = runFurfly(['--prompt=0x10', '--output-format', 'json'], env);
+    expect(await hex.exit).toBe(0);
+    expect(api.bodies[1].messages[0].content[0].text).toBe('0x10');
+    // A folder and a config file named by numbers: a clear error about the path, never a TypeError.
+    for (const args of [
+      ['-p', 'hi', '--cwd', '2024'],
+      ['-p', 'hi', '--config', '7'],
+    ]) {
+      const run = runFurfly(args, env);
+      const code = await run.exit;
+      expect(run.err()).not.toMatch(/TypeError|\n\s+at /);
+      expect(code).toBe(1);
+      expect(run.err()).toContain(args[3]!);
+    }
+  });
 });

@@ -7,6 +7,7 @@
  * turn (max_iterations, unknown tools, cancelled), 2 on a usage error. The logic takes its streams as
  * arguments (`runAgentCommand`) so tests run it in-process; `registerAgentCommand` only binds it to cac.
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { CAC } from 'cac';
@@ -70,6 +71,10 @@ export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo)
     return 2;
   }
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
+  if (!isFolder(cwd)) {
+    write(io.stderr, `furfly: --cwd ${options.cwd}: no such folder (${cwd})\n`);
+    return 1;
+  }
   const permissionMode = options.permissionMode as PermissionMode | undefined;
   if (typeof options.prompt !== 'string') {
     return runInteractiveSession({
@@ -96,6 +101,14 @@ export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo)
     options.config,
     permissionMode,
   );
+}
+
+function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function checkUsage(options: AgentCommandOptions): string | undefined {
@@ -209,7 +222,8 @@ export function registerAgentCommand(cli: CAC): void {
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
     .example('furfly')
     .example('furfly -p "list the TODO comments in src/" --output-format json')
-    .action(async (options: AgentCommandOptions) => {
+    .action(async (parsed: AgentCommandOptions) => {
+      const options = withRawStrings(parsed, process.argv.slice(2));
       const controller = new AbortController();
       const oneShot = typeof options.prompt === 'string';
       const onSigint = () => {
@@ -240,4 +254,36 @@ export function registerAgentCommand(cli: CAC): void {
         if (oneShot) process.off('SIGINT', onSigint);
       }
     });
+}
+
+/**
+ * cac turns option values that look like numbers into numbers (`-p 42`, `--cwd 2024`, `-p 0x10`),
+ * which would start the interactive session or crash on a path. A prompt and paths are text, so
+ * their values are read again, as typed, from the arguments.
+ */
+export function withRawStrings(options: AgentCommandOptions, argv: readonly string[]): AgentCommandOptions {
+  const result = { ...options };
+  const prompt = rawOptionValue(argv, ['-p', '--prompt']);
+  const cwd = rawOptionValue(argv, ['--cwd']);
+  const config = rawOptionValue(argv, ['--config']);
+  if (prompt !== undefined) result.prompt = prompt;
+  if (cwd !== undefined) result.cwd = cwd;
+  if (config !== undefined) result.config = config;
+  return result;
+}
+
+/** The last value given to one of `names` (`--name value`, `--name=value`, `-p value`), as typed. */
+export function rawOptionValue(argv: readonly string[], names: readonly string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq !== -1 && names.includes(arg.slice(0, eq))) {
+      value = arg.slice(eq + 1);
+    } else if (names.includes(arg) && i + 1 < argv.length) {
+      value = argv[++i];
+    }
+  }
+  return value;
 }
