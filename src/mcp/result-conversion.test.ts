@@ -21,6 +21,28 @@ describe('convertToolCallResult', () => {
     });
   });
 
+  it('passes only the image types the model accepts, up to 5 MiB; others become a placeholder', () => {
+    const big = Buffer.alloc(5 * 1024 * 1024 + 1, 1).toString('base64');
+    const result = convertToolCallResult({
+      isError: false,
+      content: [
+        { type: 'image', data: PNG, mimeType: 'image/svg+xml' },
+        { type: 'image', data: PNG, mimeType: 'IMAGE/JPEG' },
+        { type: 'image', data: PNG, mimeType: 'image/webp; charset=binary' },
+        { type: 'image', data: big, mimeType: 'image/png' },
+      ],
+    });
+    expect(result.content).toEqual([
+      { type: 'text', text: '[image: image/svg+xml, 8 bytes; this image type cannot be shown to the model]' },
+      { type: 'image', data: PNG, mimeType: 'image/jpeg' },
+      { type: 'image', data: PNG, mimeType: 'image/webp' },
+      {
+        type: 'text',
+        text: '[image: image/png, 5242881 bytes; larger than the 5242880-byte limit for images]',
+      },
+    ]);
+  });
+
   it('describes audio and binary resources by type, MIME type and size instead of pasting them', () => {
     const data = Buffer.alloc(1000, 7).toString('base64');
     const result = convertToolCallResult({

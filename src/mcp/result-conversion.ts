@@ -32,7 +32,7 @@ export function convertContentBlock(block: McpContent): ContentPart {
       return { type: 'text', text: typeof block.text === 'string' ? block.text : String(block.text) };
     case 'image':
       if (typeof block.data === 'string' && typeof block.mimeType === 'string') {
-        return { type: 'image', data: block.data, mimeType: block.mimeType };
+        return convertImage(block.data, block.mimeType);
       }
       return text('[image without data or MIME type]');
     case 'audio':
@@ -44,6 +44,28 @@ export function convertContentBlock(block: McpContent): ContentPart {
     default:
       return text(`[unsupported content of type ${JSON.stringify(String(block.type))}]`);
   }
+}
+
+/** The image types the Anthropic API accepts; any other would fail the whole request. */
+const MODEL_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/**
+ * Images skip the text output cap, so they get their own (decoded size). The API refuses images much
+ * larger than this anyway, and one would cost the whole context.
+ */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+function convertImage(data: string, mimeType: string): ContentPart {
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  const bytes = base64Size(data);
+  if (!MODEL_IMAGE_TYPES.has(type)) {
+    return text(`[image: ${mimeType}, ${sizeOf(data)}; this image type cannot be shown to the model]`);
+  }
+  if (bytes > MAX_IMAGE_BYTES) {
+    return text(
+      `[image: ${type}, ${sizeOf(data)}; larger than the ${MAX_IMAGE_BYTES}-byte limit for images]`,
+    );
+  }
+  return { type: 'image', data, mimeType: type };
 }
 
 function convertEmbeddedResource(resource: unknown): ContentPart {
