@@ -19,8 +19,8 @@ const APPLICABILITY =
 describe.skipIf(skipWithoutDocker)(dockerSuite('conformance suite inside the sandbox'), () => {
   afterAll(async () => {
     // Every probe removes its container by id; the sweep is the safety net, and must find nothing.
-    const left = await labelledContainers();
-    await removeLabelledContainers();
+    const left = await labelledContainers(process.pid);
+    await removeLabelledContainers(process.pid);
     expect(left).toEqual([]);
   }, 60_000);
 
@@ -37,7 +37,8 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('conformance suite inside the san
       callTools: false,
       fuzz: 0,
     });
-    expect(idsWith(report, 'fail')).toEqual([]);
+    const failed = report.checks.filter((c) => c.status === 'fail');
+    expect(failed.map((c) => `${c.id}: ${c.message} (${c.actual})`)).toEqual([]);
     expect(idsWith(report, 'warn')).toEqual([]);
     for (const check of report.checks.filter((c) => c.status === 'skip')) {
       expect(check.message, check.id).toMatch(APPLICABILITY);
@@ -58,6 +59,6 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('conformance suite inside the san
     expect(renderText(report, { color: false })).toMatch(
       /^sandbox: docker, network none, read-only root, .*memory 512 MiB .*; image furfly-sandbox-node:/m,
     );
-    expect(await labelledContainers()).toEqual([]);
+    expect(await labelledContainers(process.pid)).toEqual([]);
   }, 240_000);
 });

@@ -39,8 +39,8 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('agent with a sandboxed server fr
   }, 60_000);
 
   afterAll(async () => {
-    const left = await labelledContainers();
-    await removeLabelledContainers();
+    const left = await labelledContainers(process.pid);
+    await removeLabelledContainers(process.pid);
     expect(left).toEqual([]);
   }, 60_000);
 

@@ -8,7 +8,7 @@ import type Dockerode from 'dockerode';
 import { containerCommand, type SandboxedCommand } from './container-spec.js';
 import { dockerClient } from './docker-engine.js';
 import { ensureImage } from './image.js';
-import { hostConfigFor, SANDBOX_LABEL, type SandboxPolicy } from './policy.js';
+import { hostConfigFor, SANDBOX_LABEL, SANDBOX_OWNER_LABEL, type SandboxPolicy } from './policy.js';
 import { loadTestcontainers } from './testcontainers.js';
 
 export interface StartedContainer {
@@ -84,7 +84,7 @@ export async function startSandboxContainer(
       .withUser(policy.user)
       .withNetworkMode('none')
       .withBindMounts([{ source: command.mount, target: command.mount, mode: 'ro' }])
-      .withLabels({ [SANDBOX_LABEL]: '1' })
+      .withLabels({ [SANDBOX_LABEL]: '1', [SANDBOX_OWNER_LABEL]: String(process.pid) })
       .configure()
       .start();
   } catch (error) {

@@ -63,7 +63,7 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('hostile server, outside and insi
     for (const listener of listeners) listener.close();
     rmSync(hostDir, { recursive: true, force: true });
     rmSync(writeProbe, { force: true });
-    await removeLabelledContainers();
+    await removeLabelledContainers(process.pid);
   }, 60_000);
 
   function attempts(): { name: string; args: Record<string, unknown> }[] {
@@ -119,6 +119,10 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('hostile server, outside and insi
       expect(outcome.ok, `${name}: ${JSON.stringify(outcome)}`).toBe(false);
       expect(outcome.error, name).toBeTruthy();
     }
+    // The limit killed the allocating child (which volunteers as the OOM victim), not the server: the
+    // server reports the kill, and the calls below prove it is still alive.
+    const memory = await attempt(client, { what: 'memory', mib: 600 });
+    expect(memory, 'memory').toMatchObject({ ok: false, error: 'killed by SIGKILL' });
     // Writing outside the mount is refused too: the root filesystem is read-only.
     expect(await attempt(client, { what: 'write', path: '/hostile-write-probe' })).toMatchObject({
       ok: false,

@@ -6,6 +6,11 @@
 
 /** Every furfly container carries it, so `furfly sandbox clean` finds anything left behind. */
 export const SANDBOX_LABEL = 'dev.furfly.sandbox';
+/**
+ * The pid of the furfly process that started the container. A sweep scoped to it removes only that
+ * process's containers, so test files running in parallel never remove each other's.
+ */
+export const SANDBOX_OWNER_LABEL = 'dev.furfly.sandbox.owner';
 
 export interface SandboxLimits {
   /** Memory limit in MiB; swap is not allowed on top of it. */

@@ -31,8 +31,8 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('sandboxed servers'), () => {
           .catch(() => {}),
       ),
     );
-    await removeLabelledContainers();
-    expect(await labelledContainers()).toEqual([]);
+    await removeLabelledContainers(process.pid);
+    expect(await labelledContainers(process.pid)).toEqual([]);
   }, 60_000);
 
   it('loadMcpServers starts a sandbox: docker entry from config and its tools work', async () => {

@@ -23,7 +23,7 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('furfly sandbox with Docker'), ()
     expect(prepared.out.join('')).toMatch(/furfly-sandbox-node:\S+/);
     expect(prepared.out.join('')).toContain('network none');
     const cleaned = capture();
-    expect(await runSandboxCommand('clean', cleaned.io)).toBe(0);
+    expect(await runSandboxCommand('clean', cleaned.io, { ownerPid: process.pid })).toBe(0);
     expect(cleaned.out.join('')).toMatch(/^removed \d+ containers? labelled dev\.furfly\.sandbox/);
   }, 120_000);
 });

@@ -16,7 +16,12 @@ export interface SandboxIo {
 
 export const SANDBOX_ACTIONS = ['prepare', 'clean'] as const;
 
-export async function runSandboxCommand(action: string | undefined, io: SandboxIo): Promise<number> {
+/** `ownerPid` scopes `clean` to one process's containers (tests, so parallel files keep theirs). */
+export async function runSandboxCommand(
+  action: string | undefined,
+  io: SandboxIo,
+  options: { ownerPid?: number } = {},
+): Promise<number> {
   try {
     if (action === 'prepare') {
       const started = performance.now();
@@ -29,7 +34,7 @@ export async function runSandboxCommand(action: string | undefined, io: SandboxI
       return 0;
     }
     if (action === 'clean') {
-      const removed = await removeLabelledContainers();
+      const removed = await removeLabelledContainers(options.ownerPid);
       io.stdout(
         `removed ${removed.length} container${removed.length === 1 ? '' : 's'} labelled ${SANDBOX_LABEL}\n`,
       );
