@@ -104,6 +104,26 @@ export class Agent {
     this.messages.length = 0;
   }
 
+  /**
+   * After a turn broke off unexpectedly: gives every tool call of the last assistant message that has
+   * no result an error result, since the API rejects a history with an unanswered tool_use.
+   */
+  answerOpenToolCalls(text: string): void {
+    const last = this.messages.at(-1);
+    if (last?.role !== 'assistant') return;
+    const open = last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    if (open.length === 0) return;
+    appendUserContent(
+      this.messages,
+      open.map((call) => ({
+        type: 'tool_result' as const,
+        tool_use_id: call.id,
+        is_error: true,
+        content: [{ type: 'text' as const, text }],
+      })),
+    );
+  }
+
   async runTurn(
     prompt: string,
     { signal, events = {} }: { signal: AbortSignal; events?: AgentEvents },

@@ -110,3 +110,30 @@ describe('ResponseAssembler', () => {
     expect(() => assembler.finish()).toThrow(/ended before the message was complete/);
   });
 });
+
+describe('Agent.answerOpenToolCalls', () => {
+  it('answers every tool call of the last assistant message, once', async () => {
+    const { Agent } = await import('./loop.js');
+    const agent = new Agent({} as never);
+    agent.messages.push(
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a', name: 'x', input: {} },
+          { type: 'tool_use', id: 'b', name: 'y', input: {} },
+        ],
+      },
+    );
+    agent.answerOpenToolCalls('stopped');
+    agent.answerOpenToolCalls('stopped');
+    expect(agent.messages).toHaveLength(3);
+    const last = agent.messages[2]!;
+    expect(
+      last.content.map((b) => (b.type === 'tool_result' ? [b.tool_use_id, b.is_error] : b.type)),
+    ).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
+  });
+});

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelProvider } from '../../agent/provider/types.js';
 import {
   callTools,
   type FakeAnthropic,
@@ -45,7 +46,10 @@ interface Session {
   ended: boolean;
 }
 
-function open(options: ProjectOptions, { terminal = false }: { terminal?: boolean } = {}): Session {
+function open(
+  options: ProjectOptions,
+  { terminal = false, providerFactory }: { terminal?: boolean; providerFactory?: () => ModelProvider } = {},
+): Session {
   project = tempProject(options);
   api = fakeAnthropic();
   const stdin = new PassThrough();
@@ -72,7 +76,7 @@ function open(options: ProjectOptions, { terminal = false }: { terminal?: boolea
     exit: Promise.resolve(0),
   };
   s.exit = runInteractiveSession({
-    runtime: { cwd: project.dir, env: project.env, maxRetries: 0 },
+    runtime: { cwd: project.dir, env: project.env, maxRetries: 0, providerFactory },
     stdin,
     stdout,
     terminal,
@@ -251,5 +255,35 @@ describe('interactive session (piped stdin)', () => {
     expect(s.output().slice(at)).toContain('shutting down MCP servers');
     expect(s.output().slice(at)).not.toContain('Please answer');
     expect(project!.received('well').filter((m) => m.method === 'tools/call')).toEqual([]);
+  });
+
+  it('names of Object.prototype members are unknown commands, and an unexpected error keeps the session', async () => {
+    let calls = 0;
+    const broken: ModelProvider = {
+      name: 'broken',
+      model: 'm',
+      async complete() {
+        calls++;
+        // A response without content: the loop trips over it outside the provider's error handling.
+        return {
+          stopReason: 'end_turn',
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        } as never;
+      },
+    };
+    const s = open({}, { providerFactory: () => broken });
+    await s.see('Type a task');
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      s.type(`/${name}`);
+      await s.see(`Unknown command /${name}`);
+    }
+    s.type('do something');
+    let at = await s.see('furfly: internal error');
+    s.type('again');
+    at = await s.see('furfly: internal error', at);
+    expect(calls).toBe(2);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+    expect(s.output()).not.toMatch(/\n\s+at /);
   });
 });

@@ -154,7 +154,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       const text = line.trim();
       if (text === '') continue;
       if (text.startsWith('/')) {
-        if (runSlashCommand(text, { runtime, print }) === 'quit') break;
+        let outcome: 'quit' | undefined;
+        try {
+          outcome = runSlashCommand(text, { runtime, print });
+        } catch (error) {
+          print(`furfly: internal error in ${text.split(/\s/)[0]}: ${oneLine(error)}`);
+        }
+        if (outcome === 'quit') break;
         continue;
       }
       busy = true;
@@ -178,6 +184,11 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
           },
         });
         runtime.ledger.record({ prompt: text, requests: result.iterations, usage: result.usage });
+      } catch (error) {
+        // A bug must not end the session: one line, and the history stays valid for the next turn.
+        if (lineOpen) stdout.write('\n');
+        stdout.write(`furfly: internal error, the turn was stopped: ${oneLine(error)}\n`);
+        runtime.agent.answerOpenToolCalls('Not run: furfly stopped the turn after an internal error.');
       } finally {
         busy = false;
         turn = undefined;
@@ -191,4 +202,9 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     await runtime.close();
   }
   return 0;
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0]!.slice(0, 300);
 }

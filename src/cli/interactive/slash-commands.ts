@@ -117,7 +117,8 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
 
 export function runSlashCommand(line: string, context: SlashContext): 'quit' | undefined {
   const [word = '', ...rest] = line.slice(1).trim().split(/\s+/);
-  const command = SLASH_COMMANDS[word];
+  // Own properties only: `/constructor` or `/toString` must not find Object.prototype's members.
+  const command = Object.hasOwn(SLASH_COMMANDS, word) ? SLASH_COMMANDS[word] : undefined;
   if (!command) {
     context.print(`Unknown command /${word}; /help lists the commands.`);
     return undefined;
