@@ -5,7 +5,8 @@
  */
 import type { Provider } from '../config/types.js';
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+/** Current in @anthropic-ai/sdk's model list and not on its deprecation list (units.test.ts checks). */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
 export interface ProviderSettings {

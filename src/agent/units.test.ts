@@ -1,12 +1,13 @@
 /** Small pure parts of the agent: call grouping, session context, provider choice, stream assembly. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { buildSessionContext, foldersFromGitRoot } from './context.js';
 import { ResponseAssembler } from './provider/anthropic.js';
-import { chooseProvider, DEFAULT_BASE_URL } from './providers.js';
+import { chooseProvider, DEFAULT_BASE_URL, DEFAULT_MODEL } from './providers.js';
 import { groupCalls } from './schedule.js';
 import { streamEvents } from './testing/fake-anthropic.test-helpers.js';
 
@@ -135,5 +136,17 @@ describe('Agent.answerOpenToolCalls', () => {
       ['a', true],
       ['b', true],
     ]);
+  });
+});
+
+describe('DEFAULT_MODEL', () => {
+  it('is not on the SDK deprecation list (the SDK would warn on stderr at every request)', () => {
+    // Not exported by the SDK, so read from the installed package's file.
+    const file = fileURLToPath(
+      new URL('../../node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.js', import.meta.url),
+    );
+    const listed = [...readFileSync(file, 'utf8').matchAll(/'([^']+)':/g)].map((m) => m[1]);
+    expect(listed).toContain('claude-sonnet-4-5');
+    expect(listed).not.toContain(DEFAULT_MODEL);
   });
 });
