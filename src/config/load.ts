@@ -13,6 +13,7 @@ import { type ConfigLocations, type LayerLocation, locateConfigFiles } from './p
 import { emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
 import type { ResolvedConfig } from './types.js';
 import { validateTree } from './validate.js';
+import { referencedVariables } from './variables.js';
 
 export interface LoadOptions {
   /** Where furfly runs; the project root is searched from here. */
@@ -57,6 +58,11 @@ export type LoadResult =
        * Secret wherever it appears: messages about servers redact them (see mcp/transport-factory.ts).
        */
       readonly secretValues: readonly string[];
+      /**
+       * The names of the environment variables the config references through `${VAR}` (see variables.ts).
+       * The agent removes them from the bash tool's environment.
+       */
+      readonly referencedVariables: readonly string[];
     }
   | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: ConfigFiles };
 
@@ -94,6 +100,7 @@ export function loadConfig(options: LoadOptions): LoadResult {
     tree,
     files,
     secretValues: [...expanded.secretValues],
+    referencedVariables: referencedVariables(merged.root),
   };
 }
 

@@ -1,5 +1,5 @@
 /** Public surface of the tools layer: the Tool contract, the registry and the built-ins. */
-export { builtinTools } from './builtins/index.js';
+export { type BashToolOptions, type BuiltinToolsOptions, builtinTools } from './builtins/index.js';
 export { globToRegExp } from './glob-pattern.js';
 export {
   DuplicateToolError,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BASH_MAX_OUTPUT_CHARS, bashTool, createBashTool } from './bash.js';
+import { builtinTools } from './index.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
 
 let project: TempProject;
@@ -129,6 +130,55 @@ describe('bash', () => {
     const result = await tool.execute({ command: 'sleep 30' }, project.context({}));
     expect(result.isError).toBe(true);
     expect(textOf(result.content)).toMatch(/timed out after 300 ms/);
+  });
+
+  it('keeps secret variables out of the command environment by default', async () => {
+    const saved = { ...process.env };
+    process.env.ANTHROPIC_API_KEY = 'sk-canary-anthropic';
+    process.env.ANTHROPIC_AUTH_TOKEN = 'canary-auth-token';
+    process.env.SOME_SERVICE_SECRET = 'canary-service-secret';
+    process.env.FURFLY_TEST_PLAIN = 'plain-value';
+    try {
+      const { text } = await run('env');
+      expect(text).not.toContain('canary');
+      expect(text).toContain('FURFLY_TEST_PLAIN=plain-value');
+      expect(text).toMatch(/^PATH=/m);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+    }
+  });
+
+  it('drops the variables its creator names, from the environment its creator gives', async () => {
+    const tool = createBashTool({
+      environment: {
+        PATH: process.env.PATH,
+        DB_URL: 'postgres://canary',
+        KEEP_ME: 'kept',
+        X_TOKEN: 'canary',
+      },
+      dropVariables: ['DB_URL'],
+    });
+    const result = await tool.execute({ command: 'env' }, project.context({}));
+    const text = textOf(result.content);
+    expect(text).not.toContain('canary');
+    expect(text).toContain('KEEP_ME=kept');
+  });
+
+  it('is built with those options by builtinTools', async () => {
+    process.env.FURFLY_TEST_DB_URL = 'postgres://canary';
+    try {
+      const bash = builtinTools({ bash: { dropVariables: ['FURFLY_TEST_DB_URL'] } }).find(
+        (t) => t.name === 'bash',
+      )!;
+      const result = await bash.execute({ command: 'env' }, project.context({}));
+      expect(textOf(result.content)).not.toContain('canary');
+    } finally {
+      delete process.env.FURFLY_TEST_DB_URL;
+    }
+  });
+
+  it('states the environment rule in its hard constraints', () => {
+    expect(bashTool.hardConstraints?.join(' ')).toMatch(/API_KEY.*TOKEN.*SECRET/);
   });
 
   it('exposes its command for the permission check', () => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { errorResult, type Tool, type ToolResult } from '../tool.js';
+import { BASH_ENV_RULE, childEnvironment, type Environment } from './bash-env.js';
 import { HeadTailBuffer } from './output-cap.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -16,6 +17,21 @@ export const BASH_OUTPUT_DRAIN_MS = 200;
 export interface BashToolOptions {
   /** Used when a call gives no `timeout_ms`; capped at BASH_MAX_TIMEOUT_MS. Default BASH_DEFAULT_TIMEOUT_MS. */
   defaultTimeoutMs?: number;
+  /**
+   * The environment commands start from; read at every call. Default `process.env`. Secret-looking
+   * variables are removed from it whatever is passed (see bash-env.ts).
+   */
+  environment?: Environment;
+  /**
+   * Further variable names to remove (exact names), e.g. every variable the config references through
+   * `${VAR}`: they were meant for one server, not for every command.
+   */
+  dropVariables?: readonly string[];
+}
+
+interface RunSettings {
+  defaultTimeoutMs: number;
+  environment: () => Record<string, string>;
 }
 
 export interface BashArgs {
@@ -24,14 +40,22 @@ export interface BashArgs {
   description?: string;
 }
 
-/** A bash tool; options change what the caller may not (the default timeout). */
+/** A bash tool; options change what the model may not (the default timeout, the environment). */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
-  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  const settings: RunSettings = {
+    defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS),
+    environment: () => childEnvironment(options.environment ?? process.env, options.dropVariables),
+  };
   return {
     ...bashTool,
-    execute: (args, context) => runCommand(args, context.projectRoot, context.signal, defaultTimeoutMs),
+    execute: (args, context) => runCommand(args, context.projectRoot, context.signal, settings),
   };
 }
+
+const DEFAULT_SETTINGS: RunSettings = {
+  defaultTimeoutMs: BASH_DEFAULT_TIMEOUT_MS,
+  environment: () => childEnvironment(process.env),
+};
 
 export const bashTool: Tool<BashArgs> = {
   name: 'bash',
@@ -64,19 +88,20 @@ export const bashTool: Tool<BashArgs> = {
     `Output is capped at ${BASH_MAX_OUTPUT_CHARS} characters (start and end kept).`,
     `The command and everything it started are killed after the timeout (default ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, max ${BASH_MAX_TIMEOUT_MS / 1000} s).`,
     'Background processes started by the command are stopped when the command finishes.',
+    BASH_ENV_RULE,
   ],
   commandOf: (args) => args.command,
   // The tool's own default timeout applies whatever the registry does: a call never runs unbounded.
-  execute: (args, context) => runCommand(args, context.projectRoot, context.signal, BASH_DEFAULT_TIMEOUT_MS),
+  execute: (args, context) => runCommand(args, context.projectRoot, context.signal, DEFAULT_SETTINGS),
 };
 
 function runCommand(
   args: BashArgs,
   cwd: string,
   signal: AbortSignal,
-  defaultTimeoutMs: number,
+  settings: RunSettings,
 ): Promise<ToolResult> {
-  const timeoutMs = Math.min(args.timeout_ms ?? defaultTimeoutMs, BASH_MAX_TIMEOUT_MS);
+  const timeoutMs = Math.min(args.timeout_ms ?? settings.defaultTimeoutMs, BASH_MAX_TIMEOUT_MS);
   return new Promise<ToolResult>((resolve) => {
     if (signal.aborted) {
       resolve(errorResult('bash: the call was cancelled before the command started'));
@@ -88,7 +113,7 @@ function runCommand(
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
+      env: settings.environment(),
     });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.append(chunk));
