@@ -21,6 +21,18 @@ function setup(options: ConstructorParameters<typeof JsonRpcPeer>[1] = {}) {
 const acceptAll: PeerValidator = { message: () => [], result: () => [], params: () => [] };
 
 describe('JsonRpcPeer requests', () => {
+  it('treats timeouts beyond the largest timer delay as long, not as 1 ms', async () => {
+    const { transport, peer } = setup();
+    let settled = false;
+    const pending = peer.request('a', {}, { timeoutMs: 2 ** 31, maxTotalTimeoutMs: 2 ** 40 }).finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    transport.deliver({ jsonrpc: '2.0', id: 1, result: { ok: true } });
+    await expect(pending).resolves.toEqual({ ok: true });
+  });
+
   it('sends increasing integer ids and resolves with the matching result', async () => {
     const { transport, peer } = setup();
     const first = peer.request('a', { x: 1 });

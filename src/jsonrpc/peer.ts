@@ -18,6 +18,7 @@ import {
   RpcRemoteError,
   RpcTimeoutError,
 } from './errors.js';
+import { timerDelay } from './timer-delay.js';
 import type { Transport, TransportClosed } from './transport.js';
 
 /** One problem found by a validator; `pointer` is relative to the value that was checked. */
@@ -232,7 +233,7 @@ export class JsonRpcPeer {
         return;
       }
       this.pending.set(id, entry);
-      entry.timer = setTimeout(this.onTimer, timeoutMs, entry);
+      entry.timer = setTimeout(this.onTimer, timerDelay(timeoutMs), entry);
       if (signal) {
         entry.abortListener = () =>
           this.cancel(entry, new RpcCancelledError(method, abortReasonText(signal)));
@@ -510,7 +511,7 @@ export class JsonRpcPeer {
     if (entry.resetOnProgress) {
       clearTimeout(entry.timer);
       const remaining = entry.maxTotalMs - (Date.now() - entry.startedAt);
-      entry.timer = setTimeout(this.onTimer, Math.max(0, Math.min(entry.timeoutMs, remaining)), entry);
+      entry.timer = setTimeout(this.onTimer, timerDelay(Math.min(entry.timeoutMs, remaining)), entry);
     }
     if (entry.onprogress) {
       try {

@@ -18,6 +18,7 @@ import {
   type PeerValidator,
   type ProgressInfo,
 } from '../jsonrpc/peer.js';
+import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
 import { validatorsFor } from '../protocol/validate.js';
 import {
@@ -377,7 +378,7 @@ class ConnectTimeout extends Error {}
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectTimeout(`${what} timed out`)), ms);
+    timer = setTimeout(() => reject(new ConnectTimeout(`${what} timed out`)), timerDelay(ms));
   });
   try {
     return await Promise.race([promise, timeout]);

@@ -256,6 +256,19 @@ describe('loadMcpServers with real servers', () => {
     expect(JSON.stringify(events)).not.toMatch(/SECRET|PASSWORD/);
   });
 
+  it('takes a timeout beyond the largest timer delay as long, not as "time is up"', async () => {
+    const handle = loadMcpServers(
+      { wb: stdio('well-behaved', [], { timeout: 3_000_000 }) },
+      new ToolRegistry(),
+      {
+        cwd: os.tmpdir(),
+      },
+    );
+    handles.push(handle);
+    const [status] = await handle.ready;
+    expect(status).toMatchObject({ status: 'ok', tools: WELL_BEHAVED_TOOLS.length });
+  });
+
   it('lets no hung server delay another: tools arrive while it is still connecting', async () => {
     const registry = new ToolRegistry();
     const handle = loadMcpServers(

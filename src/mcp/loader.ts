@@ -14,6 +14,7 @@
  */
 import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
+import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
@@ -194,7 +195,7 @@ class Loader {
     const timeoutMs = this.options.connectTimeoutMs ?? server.timeout * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      timer = setTimeout(() => resolve('timeout'), timerDelay(timeoutMs));
     });
     const connecting = client.connect({ timeoutMs: timeoutMs + CLIENT_TIMEOUT_GRACE_MS }).then(
       () => 'ok' as const,

@@ -46,7 +46,7 @@ export type SandboxKind = 'none' | 'docker';
  */
 export type ToolCategory = 'read' | 'edit' | 'execute';
 /**
- * Seconds allowed for connecting and for each request.
+ * Seconds allowed for connecting and for each request (at most one day).
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "TimeoutSeconds".

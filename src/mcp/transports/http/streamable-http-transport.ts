@@ -9,6 +9,7 @@
  * promptly, never only at its timeout.
  */
 
+import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
 import {
@@ -45,8 +46,6 @@ export interface StreamableHttpTransportOptions {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_POST_TIMEOUT_MS = 30_000;
-/** Node turns larger timer delays into 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** An error status may come with a body that never finishes; its start is all we wait for. */
 const ERROR_BODY_WAIT_MS = 1000;
 const DIAGNOSTIC_LINES = 20;
@@ -87,7 +86,7 @@ export class StreamableHttpTransport implements Transport {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wantGetStream = options.openGetStream ?? true;
     this.closeTimeoutMs = options.closeTimeoutMs ?? 2000;
-    this.postTimeoutMs = Math.min(options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS, MAX_TIMER_MS);
+    this.postTimeoutMs = timerDelay(options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS);
   }
 
   /** The session id the server assigned at initialization, if any. */

@@ -3,6 +3,7 @@
  * process-wide registry that guarantees no server outlives furfly, and the staged shutdown.
  */
 import type { ChildProcess } from 'node:child_process';
+import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 
 /**
  * Variables a server may need to run at all (find binaries, locate home, pick a locale and a
@@ -154,7 +155,7 @@ export function exited(child: ChildProcess): Promise<void> {
 async function exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
+    timer = setTimeout(resolve, timerDelay(ms), false);
   });
   const done = await Promise.race([exited(child).then(() => true as const), timeout]);
   clearTimeout(timer);
