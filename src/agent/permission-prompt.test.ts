@@ -105,3 +105,27 @@ describe('refusalForOneShot', () => {
     for (const pattern of never) expect(text).not.toMatch(pattern);
   });
 });
+
+describe('PermissionGate', () => {
+  it('a question ended by Ctrl-C is a cancellation, not a denial', async () => {
+    const { PermissionGate } = await import('./permission-prompt.js');
+    const service = {
+      decide: () => ({ action: 'ask', source: 'mode', reason: 'strict mode asks' }),
+      currentMode: () => 'strict',
+    };
+    const controller = new AbortController();
+    const asker = {
+      async ask() {
+        controller.abort();
+        return 'deny' as const;
+      },
+    };
+    const gate = new PermissionGate(service as never, asker);
+    const outcome = await gate.check('bash', { command: 'ls' }, controller.signal);
+    expect(outcome).toEqual({
+      run: false,
+      status: 'cancelled',
+      message: 'Not run: the user cancelled the turn.',
+    });
+  });
+});

@@ -29,7 +29,9 @@ export interface GateToolFacts {
   commandOf(toolName: string, args: unknown): string | undefined;
 }
 
-export type GateOutcome = { run: true } | { run: false; status: 'denied' | 'refused'; message: string };
+export type GateOutcome =
+  | { run: true }
+  | { run: false; status: 'denied' | 'refused' | 'cancelled'; message: string };
 
 export class PermissionGate {
   private readonly allowedForSession = new Set<string>();
@@ -69,6 +71,9 @@ export class PermissionGate {
     }
 
     const answer = await this.asker.ask({ toolName, input, reason: decision.reason }, signal);
+    // Ctrl-C ends the question too; the person cancelled the turn, they did not decline this call.
+    if (signal.aborted)
+      return { run: false, status: 'cancelled', message: 'Not run: the user cancelled the turn.' };
     if (answer === 'session') this.allowedForSession.add(toolName);
     if (answer === 'deny') {
       return {
