@@ -5,11 +5,12 @@
  * - `${VAR}` is the variable's value; an unset variable is an error (all of them are reported at once).
  * - `${VAR:-default}` uses `default` when VAR is unset or empty.
  * - `$$` is a literal `$`; a `$` not followed by `{` or `$` is kept as it is.
- * Servers with `enabled: false` are left alone: a disabled server must not demand its token.
+ * Servers with `enabled: false` are left alone: a disabled server must not demand its token, and its
+ * unexpanded values are not held to their patterns (see `unexpandedPaths`).
  * Pure: the environment is passed in.
  */
 import type { ConfigError } from './errors.js';
-import { type ConfigNode, displayPath, type MapNode, type PathSegment } from './tree.js';
+import { type ConfigNode, displayPath, type MapNode, type PathSegment, walk } from './tree.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -23,6 +24,11 @@ export interface ExpandResult {
    * an argument, a header). Whoever prints a message about a server redacts them.
    */
   readonly secretValues: ReadonlySet<string>;
+  /**
+   * Display paths of the values of disabled servers that hold a `${...}` reference and were left as
+   * written: checking `${URL}` against the URL pattern would fail a server that is never started.
+   */
+  readonly unexpandedPaths: ReadonlySet<string>;
 }
 
 const SERVER_FIELDS = new Set(['command', 'args', 'env', 'headers', 'url']);
@@ -40,9 +46,18 @@ export function expandConfig(root: MapNode, env: Env): ExpandResult {
   const errors: ConfigError[] = [];
   const failedPaths = new Set<string>();
   const secretValues = new Set<string>();
+  const unexpandedPaths = new Set<string>();
   const visit = (node: ConfigNode, path: readonly PathSegment[]): ConfigNode => {
     if (node.kind === 'map') {
-      if (path.length === 2 && path[0] === 'mcp_servers' && isDisabled(node)) return node;
+      if (path.length === 2 && path[0] === 'mcp_servers' && isDisabled(node)) {
+        walk(node, (inner, innerPath) => {
+          const full = [...path, ...innerPath];
+          if (inner.kind === 'scalar' && typeof inner.value === 'string' && isExpandedPath(full)) {
+            if (inner.value.includes('${')) unexpandedPaths.add(displayPath(full));
+          }
+        });
+        return node;
+      }
       return {
         ...node,
         entries: node.entries.map((e) => ({ ...e, value: visit(e.value, [...path, e.key]) })),
@@ -74,7 +89,7 @@ export function expandConfig(root: MapNode, env: Env): ExpandResult {
       : { ...node, value: result.value };
   };
   const expanded = visit(root, []) as MapNode;
-  return { root: expanded, errors, failedPaths, secretValues };
+  return { root: expanded, errors, failedPaths, secretValues, unexpandedPaths };
 }
 
 function isDisabled(server: MapNode): boolean {

@@ -85,7 +85,9 @@ export function loadConfig(options: LoadOptions): LoadResult {
   const expanded = expandConfig(merged.root, options.env);
   // A value whose variable is undefined is still `${VAR}`: its validation complaint would only repeat that.
   // Shape conflicts already explain their place; the values below it are still checked.
-  const alreadyReported = (p: string): boolean => expanded.failedPaths.has(p) || merged.conflictPaths.has(p);
+  // A disabled server's `${URL}` stays as written and would fail the URL pattern for a server never started.
+  const alreadyReported = (p: string): boolean =>
+    expanded.failedPaths.has(p) || expanded.unexpandedPaths.has(p) || merged.conflictPaths.has(p);
   const validationErrors = validateTree(expanded.root).filter(
     (e) => e.path === undefined || !alreadyReported(e.path),
   );
