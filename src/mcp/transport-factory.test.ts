@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these tests.
 import { describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
-import { ContainerTransport } from '../sandbox/container-transport.js';
 import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
+import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { ResolvedServer } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
-import { ContainerTransport } from '../sandbox/container-transport.js';
+import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 

@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
 import { loadMcpServers } from '../mcp/loader.js';
+import { ContainerTransport } from '../mcp/transports/container/container-transport.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
 import { labelledContainers, removeLabelledContainers } from './cleanup.js';
-import { ContainerTransport } from './container-transport.js';
 import { dockerClient } from './docker-engine.js';
 import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
 

@@ -6,13 +6,13 @@
  */
 import type { Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
-import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from '../mcp/transports/stdio/framing.js';
-import { TailBuffer } from '../mcp/transports/stdio/tail-buffer.js';
-import type { SandboxedCommand } from './container-spec.js';
-import { removeContainer, startSandboxContainer } from './container-start.js';
-import { DockerStreamDemuxer } from './docker-stream.js';
-import { type SandboxPolicy, sandboxPolicy } from './policy.js';
+import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
+import type { SandboxedCommand } from '../../../sandbox/container-spec.js';
+import { removeContainer, startSandboxContainer } from '../../../sandbox/container-start.js';
+import { DockerStreamDemuxer } from '../../../sandbox/docker-stream.js';
+import { type SandboxPolicy, sandboxPolicy } from '../../../sandbox/policy.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from '../stdio/framing.js';
+import { TailBuffer } from '../stdio/tail-buffer.js';
 
 export interface ContainerTransportOptions extends SandboxedCommand {
   /** Name used in messages (never the command line: it may hold tokens). */
