@@ -208,6 +208,27 @@ describe('StdioTransport process groups', () => {
   });
 });
 
+describe('StdioTransport write buffer', () => {
+  it('rejects sends once too much is waiting for a server that never reads stdin', async () => {
+    const { transport } = node('setInterval(() => {}, 1000);', { maxPendingWriteBytes: 256 * 1024 });
+    await transport.start();
+    const big = { jsonrpc: '2.0', method: 'x', params: { text: 'a'.repeat(100_000) } };
+    const sends = Array.from({ length: 20 }, () =>
+      transport.send(big).then(
+        () => 'sent',
+        (e: Error) => e,
+      ),
+    );
+    const last = await Promise.race([
+      sends.at(-1)!,
+      new Promise((resolve) => setTimeout(resolve, 5000, 'still pending')),
+    ]);
+    expect(last).toBeInstanceOf(Error);
+    expect((last as Error).message).toMatch(/not reading its input/);
+    await transport.close();
+  });
+});
+
 describe('StdioTransport close() racing start()', () => {
   it('resolves when called before the spawn event', async () => {
     const { transport, closed } = node(ECHO_SERVER, { stdinGraceMs: 2000 });

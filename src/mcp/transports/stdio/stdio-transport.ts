@@ -19,6 +19,12 @@ export interface StdioTransportOptions {
   name?: string;
   /** Largest single message accepted from the server (16 MiB); beyond it the server is stopped. */
   maxMessageBytes?: number;
+  /**
+   * Most bytes allowed to wait in memory for a server that is slow to read its stdin (64 MiB). A send
+   * beyond it is rejected (its request fails with a clear error) and the server keeps running: it may
+   * only be busy, and a stopped server would fail every other call too.
+   */
+  maxPendingWriteBytes?: number;
   /** How much of stderr to keep (8 KiB). */
   stderrBytes?: number;
   /** Wait after closing stdin before SIGTERM (2000 ms). */
@@ -35,6 +41,7 @@ const NOISE_LINE_CHARS = 200;
 /** After exit, how long to wait for stdout/stderr to drain before reporting the close anyway. */
 const STREAM_DRAIN_MS = 500;
 const RESOLVED = Promise.resolve();
+const DEFAULT_MAX_PENDING_WRITE_BYTES = 64 * 1024 * 1024;
 
 export class StdioTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -122,7 +129,17 @@ export class StdioTransport implements Transport {
     if (!stdin?.writable || this.closing || this.exit) {
       return Promise.reject(new Error(this.exit ? this.exitText() : 'the server is not running'));
     }
-    if (stdin.write(encodeMessage(message)) && !this.drained) return RESOLVED;
+    const encoded = encodeMessage(message);
+    const limit = this.options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
+    const waiting = stdin.writableLength;
+    if (waiting > 0 && waiting + Buffer.byteLength(encoded) > limit) {
+      return Promise.reject(
+        new Error(
+          `server "${this.name}" is not reading its input: ${waiting} bytes are already waiting to be written (limit ${limit}); the message was not sent`,
+        ),
+      );
+    }
+    if (stdin.write(encoded) && !this.drained) return RESOLVED;
     // Backpressure: every send waits for the same drain (or close, after which sends fail).
     this.drained ??= new Promise<void>((resolve) => {
       const done = (): void => {
