@@ -286,4 +286,13 @@ describe('interactive session (piped stdin)', () => {
     expect(await s.exit).toBe(0);
     expect(s.output()).not.toMatch(/\n\s+at /);
   });
+
+  it('on a terminal, the prompt is redrawn with the current MCP status after a server is ready', async () => {
+    const s = open({ servers: { well: 'read' } }, { terminal: true });
+    const at = await s.see('mcp: well ready (');
+    await s.see('> ', at);
+    expect(s.output().slice(at)).not.toContain('[mcp: 1 connecting]');
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+  });
 });

@@ -100,21 +100,21 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 
   const pending = new Set<string>();
   const shown = new Set<string>();
-  const onServerEvent = (event: ServerEvent) => {
-    if (event.status === 'connecting') {
-      pending.add(event.server);
-    } else {
-      pending.delete(event.server);
-      const line = describeServerEvent(event);
-      // Failures (and readiness) are shown once; a server that keeps failing the same way stays quiet.
-      if (!shown.has(line)) {
-        shown.add(line);
-        print(line);
-      }
-    }
-    updatePrompt();
-  };
   const updatePrompt = () => rl.setPrompt(pending.size > 0 ? `[mcp: ${pending.size} connecting] > ` : '> ');
+  const onServerEvent = (event: ServerEvent) => {
+    if (event.status === 'connecting') pending.add(event.server);
+    else pending.delete(event.server);
+    // The prompt changes before anything is printed, so the redraw after the line shows the new count.
+    updatePrompt();
+    const line = event.status === 'connecting' ? undefined : describeServerEvent(event);
+    // Failures (and readiness) are shown once; a server that keeps failing the same way stays quiet.
+    if (line !== undefined && !shown.has(line)) {
+      shown.add(line);
+      print(line);
+    } else if (options.terminal && !busy && queue.waiting) {
+      rl.prompt(true);
+    }
+  };
 
   const setup = startRuntime({ ...options.runtime, asker, onServerEvent });
   if (!setup.ok) {
