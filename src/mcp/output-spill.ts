@@ -3,10 +3,14 @@
  * full text is written to a private file (0600, in a 0700 folder under the OS temp dir) whose path is
  * in the notice, so a person or a later tool call can still read all of it.
  *
- * Only text counts toward the cap; images pass through (the provider has its own limits for those).
+ * The temp dir is shared by every user of the machine, so the folder is per user (`furfly-<uid>`), and
+ * it is used only if it is a real directory that this user owns and nobody else can enter: another user
+ * could otherwise create it first and read every saved output, or point it elsewhere with a symlink.
+ *
+ * Only text counts toward the cap; images pass through (result-conversion.ts caps their size).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ContentPart, ToolResult } from '../tools/tool.js';
@@ -15,14 +19,33 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 
 export interface SpillOptions {
   maxChars?: number;
-  /** Where full outputs are saved; `<os temp dir>/furfly/tool-output` by default. */
+  /** Where full outputs are saved; `<os temp dir>/furfly-<uid>/tool-output` by default. */
   directory?: string;
   /** Goes into the file name (sanitized), so a person can tell the files apart. */
   label: string;
 }
 
+function privateRoot(): string {
+  const user = typeof process.getuid === 'function' ? String(process.getuid()) : os.userInfo().username;
+  return path.join(os.tmpdir(), `furfly-${user}`);
+}
+
 export function defaultSpillDirectory(): string {
-  return path.join(os.tmpdir(), 'furfly', 'tool-output');
+  return path.join(privateRoot(), 'tool-output');
+}
+
+/**
+ * Creates `directory` (0700) if missing; throws unless it is then a real directory (not a symlink)
+ * owned by this user with no access for group or others.
+ */
+export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return;
+  const info = await lstat(directory);
+  const ours = typeof process.getuid !== 'function' || info.uid === process.getuid();
+  if (!info.isDirectory() || !ours || (info.mode & 0o077) !== 0) {
+    throw new Error(`${directory} is not private to this user (owner, type or permissions); not used`);
+  }
 }
 
 export async function capToolOutput(result: ToolResult, options: SpillOptions): Promise<ToolResult> {
@@ -61,6 +84,7 @@ async function saveFullOutput(text: string, options: SpillOptions): Promise<Save
   const label = options.label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
   const file = path.join(directory, `${label}-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
   try {
+    if (options.directory === undefined) await ensurePrivateDirectory(privateRoot());
     await mkdir(directory, { recursive: true, mode: 0o700 });
     // 'wx': never follow or overwrite something another user placed at that name.
     await writeFile(file, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
