@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInside, PathSandbox, resolveRealPath } from './paths.js';
@@ -95,6 +95,26 @@ describe('PathSandbox', () => {
     expect(new PathSandbox(root, [path.join(base, 'outside')]).check('out-link/secret.txt').inside).toBe(
       true,
     );
+  });
+
+  it('expands a leading ~/ (and a lone ~) in allow_paths to the home folder, not in the checked path', () => {
+    const sandbox = new PathSandbox(root, ['~/extra'], { homeDir: base });
+    expect(sandbox.check(path.join(base, 'extra/notes.md')).inside).toBe(true);
+    expect(sandbox.check(path.join(base, 'outside/secret.txt')).inside).toBe(false);
+    // The tools do not expand ~ in their arguments, so neither does the check: this is <root>/~/extra.
+    expect(sandbox.check('~/extra/notes.md').inside).toBe(true);
+    expect(new PathSandbox(root, ['~'], { homeDir: base }).check('../outside/secret.txt').inside).toBe(true);
+  });
+
+  it('takes the home folder from the OS by default', () => {
+    const home = realpathSync(os.homedir());
+    expect(new PathSandbox(root, ['~/']).check(path.join(home, 'some-file')).inside).toBe(true);
+  });
+
+  it('leaves ~user and ~ inside a name alone (relative to the project root)', () => {
+    const sandbox = new PathSandbox(root, ['~bob/x', 'a~/b'], { homeDir: base });
+    expect(sandbox.check(path.join(base, 'bob/x')).inside).toBe(false);
+    expect(sandbox.check(path.join(root, '~bob/x/file')).inside).toBe(true);
   });
 
   it('shows the real target of a symlink in the reason', () => {

@@ -7,6 +7,7 @@
  * symlink is followed to its target, because writing through it would create the target.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const MAX_SYMLINK_HOPS = 40;
@@ -57,15 +58,38 @@ export type SandboxVerdict =
   | { inside: true; resolved: string }
   | { inside: false; resolved?: string; reason: string };
 
+export interface PathSandboxOptions {
+  /** What a leading `~` in `allowPaths` stands for. Default: the OS's home folder. */
+  homeDir?: string;
+}
+
+/**
+ * An `allow_paths` entry as a path: `~` alone or a leading `~/` is the home folder (people write
+ * `~/notes` in config files, and no shell expands it for us). `~user` is not supported and, like every
+ * other relative entry, is relative to the project root.
+ */
+export function expandAllowPath(entry: string, homeDir: string): string {
+  if (entry === '~') return homeDir;
+  if (entry.startsWith('~/')) return path.join(homeDir, entry.slice(2));
+  return entry;
+}
+
 export class PathSandbox {
   private readonly roots: string[];
 
-  /** `allowPaths` may be relative to the project root; they are resolved (symlinks too) once, here. */
+  /**
+   * `allowPaths` may start with `~/` (the home folder) or be relative to the project root; they are
+   * resolved (symlinks too) once, here. Paths given to `check` are never `~`-expanded: the tools open
+   * them as written.
+   */
   constructor(
     private readonly projectRoot: string,
     allowPaths: readonly string[] = [],
+    options: PathSandboxOptions = {},
   ) {
-    this.roots = [projectRoot, ...allowPaths].map((root) => {
+    const homeDir = options.homeDir ?? os.homedir();
+    const entries = allowPaths.map((entry) => expandAllowPath(entry, homeDir));
+    this.roots = [projectRoot, ...entries].map((root) => {
       const resolved = resolveRealPath(projectRoot, root);
       return resolved.ok ? resolved.path : path.resolve(projectRoot, root);
     });

@@ -39,8 +39,13 @@ export interface PermissionSettings {
   rules?: readonly PermissionRule[];
   /** Absolute path of the project root. */
   projectRoot: string;
-  /** Extra folders file tools may use without asking (absolute or relative to the project root). */
+  /**
+   * Extra folders file tools may use without asking: absolute, `~/...` (the home folder) or relative to
+   * the project root.
+   */
   allowPaths?: readonly string[];
+  /** What `~` in `allowPaths` stands for; default the OS's home folder. */
+  homeDir?: string;
   /**
    * Folders edit tools may never change without asking (besides any `.furflycode` or `.git` segment,
    * always protected): the caller passes the user config folder (FURFLY_HOME or ~/.furflycode).
@@ -82,7 +87,11 @@ export class PermissionService {
   ) {
     this.mode = settings.mode;
     this.rules = compileRules(settings.rules ?? []);
-    this.sandbox = new PathSandbox(settings.projectRoot, settings.allowPaths ?? []);
+    this.sandbox = new PathSandbox(
+      settings.projectRoot,
+      settings.allowPaths ?? [],
+      settings.homeDir === undefined ? {} : { homeDir: settings.homeDir },
+    );
     this.projectRoot = settings.projectRoot;
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
       const resolved = resolveRealPath(settings.projectRoot, p);
