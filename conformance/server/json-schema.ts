@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { ProtocolVersion } from '../../src/protocol/versions.js';
 
 // ajv is CommonJS; `require` avoids the default-export interop dance under NodeNext.
 const require = createRequire(import.meta.url);
@@ -23,37 +24,58 @@ const addFormats = require('ajv-formats').default as (ajv: AjvInstance) => void;
 /** Meta-schema validation only: one cached instance per dialect is safe (nothing gets registered). */
 const metaCache = new Map<AjvClass, AjvInstance>();
 
-function metaValidatorFor(schema: Record<string, unknown>): { ajv: AjvInstance; unsupported?: string } {
-  const { ajv: fresh, unsupported, cls } = create(schema, false);
+export type Dialect = 'draft-07' | '2019-09' | '2020-12';
+const CLASS_OF: Record<Dialect, AjvClass> = {
+  'draft-07': AjvDraft07,
+  '2019-09': Ajv2019,
+  '2020-12': Ajv2020,
+};
+
+/**
+ * How a schema is judged: `valid` (with the dialect it was checked under), `invalid` (with why), or
+ * `unchecked` when it declares a dialect furfly has no meta-schema for (draft-04, a custom URI): a
+ * vetting tool must not fail what it cannot judge.
+ */
+export type SchemaVerdict =
+  | { kind: 'valid'; dialect: Dialect }
+  | { kind: 'invalid'; problem: string }
+  | { kind: 'unchecked'; reason: string };
+
+// strict: false — vendors add keywords (e.g. `x-order`); unknown keywords are allowed by JSON Schema.
+const OPTIONS: Options = { strict: false, allErrors: true, validateSchema: false };
+
+function metaValidator(dialect: Dialect): AjvInstance {
+  const cls = CLASS_OF[dialect];
   let cached = metaCache.get(cls);
   if (!cached) {
-    cached = fresh;
+    cached = new cls(OPTIONS);
     metaCache.set(cls, cached);
   }
-  return unsupported === undefined ? { ajv: cached } : { ajv: cached, unsupported };
+  return cached;
 }
 
-function instanceFor(schema: Record<string, unknown>): { ajv: AjvInstance; unsupported?: string } {
-  const { ajv, unsupported } = create(schema, true);
-  return unsupported === undefined ? { ajv } : { ajv, unsupported };
+/** A fresh instance per schema: servers reuse `$id`s, and compiling registers them. */
+function instanceFor(dialect: Dialect): AjvInstance {
+  const ajv = new CLASS_OF[dialect](OPTIONS);
+  addFormats(ajv);
+  return ajv;
 }
 
-function create(
-  schema: Record<string, unknown>,
-  formats: boolean,
-): { ajv: AjvInstance; unsupported?: string; cls: AjvClass } {
-  const declared = schema.$schema;
-  // strict: false — vendors add keywords (e.g. `x-order`); unknown keywords are allowed by JSON Schema.
-  const options: Options = { strict: false, allErrors: true, validateSchema: false };
-  let cls: AjvClass = Ajv2020;
-  let unsupported: string | undefined;
-  if (typeof declared !== 'string' || declared.includes('2020-12')) cls = Ajv2020;
-  else if (declared.includes('2019-09')) cls = Ajv2019;
-  else if (/draft-0[67]/.test(declared)) cls = AjvDraft07;
-  else unsupported = declared;
-  const ajv = new cls(options);
-  if (formats) addFormats(ajv);
-  return unsupported === undefined ? { ajv, cls } : { ajv, unsupported, cls };
+/** The dialect a `$schema` URI names, or null when furfly cannot check it. */
+function declaredDialect(uri: string): Dialect | null {
+  if (uri.includes('2020-12')) return '2020-12';
+  if (uri.includes('2019-09')) return '2019-09';
+  // Ajv's draft-07 class also covers draft-06 (a subset).
+  if (/draft-0[67]/.test(uri)) return 'draft-07';
+  return null;
+}
+
+/**
+ * The dialects a schema without `$schema` may be written in. Only 2025-11-25 names a default dialect
+ * (2020-12); earlier versions say "JSON Schema" without one, so any dialect in use then is accepted.
+ */
+function candidateDialects(version: ProtocolVersion): readonly Dialect[] {
+  return version === '2025-11-25' ? ['2020-12'] : ['2020-12', '2019-09', 'draft-07'];
 }
 
 function formatErrors(errors: readonly ErrorObject[] | null | undefined): string {
@@ -63,25 +85,49 @@ function formatErrors(errors: readonly ErrorObject[] | null | undefined): string
     .join('; ');
 }
 
-/** Why this value is not a usable JSON Schema with an object root, or null when it is. */
-export function schemaProblem(schema: unknown): string | null {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'not a JSON object';
-  const record = schema as Record<string, unknown>;
-  if (record.type !== 'object') return `root "type" is ${JSON.stringify(record.type)}, not "object"`;
-  const { ajv: meta, unsupported } = metaValidatorFor(record);
-  if (unsupported !== undefined) return `unsupported dialect ${unsupported}`;
-  if (meta.validateSchema(record) !== true)
-    return `invalid against its meta-schema: ${formatErrors(meta.errors)}`;
+/** Why the schema is not valid under this dialect, or null when it is. */
+function problemUnder(schema: Record<string, unknown>, dialect: Dialect): string | null {
+  const meta = metaValidator(dialect);
+  if (meta.validateSchema(schema) !== true)
+    return `invalid against the ${dialect} meta-schema: ${formatErrors(meta.errors)}`;
   try {
-    instanceFor(record).ajv.compile(record);
+    instanceFor(dialect).compile(schema);
   } catch (error) {
-    return `does not compile: ${error instanceof Error ? error.message : String(error)}`;
+    return `does not compile as ${dialect}: ${error instanceof Error ? error.message : String(error)}`;
   }
   return null;
 }
 
-/** A validator for a schema already known to be usable; returns problems, empty when valid. */
-export function compileSchema(schema: Record<string, unknown>): (value: unknown) => string[] {
-  const validate = instanceFor(schema).ajv.compile(schema);
+/** Judges a value as a JSON Schema with an object root, for the negotiated protocol version. */
+export function judgeSchema(schema: unknown, version: ProtocolVersion): SchemaVerdict {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return { kind: 'invalid', problem: 'not a JSON object' };
+  const record = schema as Record<string, unknown>;
+  if (record.type !== 'object')
+    return { kind: 'invalid', problem: `root "type" is ${JSON.stringify(record.type)}, not "object"` };
+  const declared = record.$schema;
+  let candidates: readonly Dialect[];
+  if (typeof declared === 'string') {
+    const dialect = declaredDialect(declared);
+    if (!dialect) return { kind: 'unchecked', reason: `declares a dialect furfly cannot check: ${declared}` };
+    candidates = [dialect];
+  } else {
+    candidates = candidateDialects(version);
+  }
+  const problems: string[] = [];
+  for (const dialect of candidates) {
+    const problem = problemUnder(record, dialect);
+    if (problem === null) return { kind: 'valid', dialect };
+    problems.push(problem);
+  }
+  return { kind: 'invalid', problem: problems.join(' | ') };
+}
+
+/** A validator for a schema judged valid under `dialect`; returns problems, empty when valid. */
+export function compileSchema(
+  schema: Record<string, unknown>,
+  dialect: Dialect,
+): (value: unknown) => string[] {
+  const validate = instanceFor(dialect).compile(schema);
   return (value) => (validate(value) ? [] : [formatErrors(validate.errors)]);
 }

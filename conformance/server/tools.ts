@@ -4,12 +4,22 @@
  * A tool may have side effects, so nothing here calls a real tool unless the user opted in.
  * Calling a tool name that does not exist is safe and is done without opt-in.
  */
-import { featuresOf } from '../../src/protocol/versions.js';
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
+import {
+  ALL_VERSIONS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  type CheckOutcome,
+  fail,
+  NotApplicable,
+  pass,
+  warn,
+} from './check.js';
 import { type CheckContext, describe } from './context.js';
 import { sampleArguments } from './fuzz.js';
 import { NO_VALIDATORS, resultIssues } from './helpers.js';
-import { compileSchema, schemaProblem } from './json-schema.js';
+import { compileSchema, judgeSchema } from './json-schema.js';
 import { type Listing, listAll } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
 
@@ -54,7 +64,7 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
     const calls: ToolCall[] = [];
     const skipped: string[] = [];
     for (const tool of tools) {
-      const args = validArguments(tool.inputSchema);
+      const args = validArguments(tool.inputSchema, ctx.version);
       if (args === undefined) {
         skipped.push(String(tool.name));
         continue;
@@ -74,11 +84,12 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
 }
 
 /** A generated argument object that satisfies the schema, or undefined when we cannot make one. */
-function validArguments(schema: unknown): unknown {
-  if (!isObject(schema) || schemaProblem(schema) !== null) return undefined;
+function validArguments(schema: unknown, version: ProtocolVersion): unknown {
+  const verdict = judgeSchema(schema, version);
+  if (!isObject(schema) || verdict.kind !== 'valid') return undefined;
   const samples = sampleArguments(schema, 20);
   if (!samples) return undefined;
-  const validate = compileSchema(schema);
+  const validate = compileSchema(schema, verdict.dialect);
   return samples.find((sample) => validate(sample).length === 0);
 }
 
@@ -251,16 +262,7 @@ export const toolsChecks: Check[] = [
     source: `${TOOLS} (Tool); MCP 2025-11-25 basic (JSON Schema Usage)`,
     async run(ctx) {
       const tools = await listedTools(ctx);
-      for (const tool of tools) {
-        const problem = schemaProblem(tool.inputSchema);
-        if (problem)
-          return fail(
-            `the inputSchema of ${JSON.stringify(tool.name)} is unusable: ${problem}`,
-            'a valid JSON Schema with type "object"',
-            brief(tool.inputSchema),
-          );
-      }
-      return pass(`${tools.length} schema(s)`);
+      return judgeSchemas(ctx, tools, 'inputSchema');
     },
   },
   {
@@ -274,16 +276,7 @@ export const toolsChecks: Check[] = [
     async run(ctx) {
       const tools = (await listedTools(ctx)).filter((tool) => tool.outputSchema !== undefined);
       if (tools.length === 0) throw new NotApplicable('no tool declares an outputSchema');
-      for (const tool of tools) {
-        const problem = schemaProblem(tool.outputSchema);
-        if (problem)
-          return fail(
-            `the outputSchema of ${JSON.stringify(tool.name)} is unusable: ${problem}`,
-            'a valid JSON Schema with type "object"',
-            brief(tool.outputSchema),
-          );
-      }
-      return pass(`${tools.length} schema(s)`);
+      return judgeSchemas(ctx, tools, 'outputSchema');
     },
   },
   {
@@ -387,7 +380,8 @@ export const toolsChecks: Check[] = [
       for (const call of relevant) {
         const result = call.message?.result as JsonObject;
         const schema = call.tool.outputSchema as JsonObject;
-        if (schemaProblem(schema) !== null) continue;
+        const verdict = judgeSchema(schema, ctx.version);
+        if (verdict.kind !== 'valid') continue;
         if (!isObject(result.structuredContent)) {
           return fail(
             `${JSON.stringify(call.tool.name)} returned no structuredContent`,
@@ -395,7 +389,7 @@ export const toolsChecks: Check[] = [
             brief(result),
           );
         }
-        const problems = compileSchema(schema)(result.structuredContent);
+        const problems = compileSchema(schema, verdict.dialect)(result.structuredContent);
         if (problems.length > 0)
           return fail(
             `structuredContent of ${JSON.stringify(call.tool.name)} breaks its outputSchema`,
@@ -498,6 +492,41 @@ export const toolsChecks: Check[] = [
     },
   },
 ];
+
+/**
+ * Fails on the first invalid schema; a schema in a dialect furfly cannot check is a warning, never a
+ * failure (the server may be right).
+ */
+function judgeSchemas(
+  ctx: CheckContext,
+  tools: readonly JsonObject[],
+  field: 'inputSchema' | 'outputSchema',
+): CheckOutcome {
+  const unchecked: string[] = [];
+  for (const tool of tools) {
+    const verdict = judgeSchema(tool[field], ctx.version);
+    if (verdict.kind === 'invalid')
+      return fail(
+        `the ${field} of ${JSON.stringify(tool.name)} is unusable: ${verdict.problem}`,
+        `a valid JSON Schema with type "object" (${schemaDialectsFor(ctx.version)})`,
+        brief(tool[field]),
+      );
+    if (verdict.kind === 'unchecked') unchecked.push(`${JSON.stringify(tool.name)} ${verdict.reason}`);
+  }
+  if (unchecked.length > 0)
+    return warn(
+      `${unchecked.length} ${field}(s) not checked`,
+      'a dialect furfly can check (draft-07, 2019-09, 2020-12)',
+      unchecked.slice(0, 3).join('; '),
+    );
+  return pass(`${tools.length} schema(s)`);
+}
+
+function schemaDialectsFor(version: ProtocolVersion): string {
+  return version === '2025-11-25'
+    ? 'default dialect 2020-12'
+    : 'no default dialect: draft-07, 2019-09 or 2020-12';
+}
 
 async function stillAnswers(ctx: CheckContext): Promise<boolean> {
   try {
