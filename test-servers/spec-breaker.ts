@@ -241,6 +241,23 @@ const SESSION_DEFECTS = {
       }),
     ),
   },
+  /**
+   * Not a defect: errors a correct server may give (a backend down, an argument it refuses, no
+   * templates method). The suite must not fail any MUST over them (false-alarm calibration).
+   */
+  'legitimate-errors': {
+    encodeResponse(request, response) {
+      const fail = (code: number, message: string) =>
+        JSON.stringify({ jsonrpc: '2.0', id: response.id, error: { code, message } });
+      if (request.method === 'resources/templates/list')
+        return fail(ErrorCode.MethodNotFound, 'Method not found');
+      if (request.method === 'resources/read' && 'result' in response)
+        return fail(ErrorCode.InternalError, 'backend unavailable');
+      if (request.method === 'prompts/get' && 'result' in response)
+        return fail(ErrorCode.InvalidParams, 'argument must be a number');
+      return JSON.stringify(response);
+    },
+  },
 } satisfies Record<string, SessionHooks>;
 
 const HTTP_DEFECTS = {

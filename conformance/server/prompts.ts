@@ -76,8 +76,11 @@ export const promptsChecks: Check[] = [
       }
       const reply = await ctx.session().request('prompts/get', { name: first.name, arguments: args });
       const result = reply.message.result;
+      // Placeholder arguments may be refused by a correct server: only a result is judged.
       if (!isObject(result))
-        return fail(`getting ${first.name} failed`, 'a GetPromptResult', brief(reply.message));
+        throw new NotApplicable(
+          `getting ${first.name} answered with an error: ${brief(reply.message.error, 200)}`,
+        );
       const issues = resultIssues(ctx, 'prompts/get', result);
       if (issues && issues.length > 0)
         return fail('the GetPromptResult is not valid', 'a valid GetPromptResult', issues.join('; '));

@@ -68,6 +68,10 @@ export const resourcesChecks: Check[] = [
     async run(ctx) {
       ctx.requireCapability('resources');
       const listing = await listAll(ctx, 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
+      // Templates are optional: a server without the method has none to judge.
+      const firstPage = listing.pages[0];
+      if (listing.items.length === 0 && firstPage && errorCode(firstPage) === -32601)
+        throw new NotApplicable('resources/templates/list is not implemented (-32601): no templates');
       if (listing.error)
         return fail(
           'resources/templates/list did not complete',
@@ -99,8 +103,11 @@ export const resourcesChecks: Check[] = [
       if (!first || typeof first.uri !== 'string') throw new NotApplicable('no resource listed');
       const reply = await ctx.session().request('resources/read', { uri: first.uri });
       const result = reply.message.result;
+      // A correct server may fail a read (a backend down, access refused): only a result is judged.
       if (!isObject(result))
-        return fail(`reading ${first.uri} failed`, 'a ReadResourceResult', brief(reply.message));
+        throw new NotApplicable(
+          `reading ${first.uri} answered with an error: ${brief(reply.message.error, 200)}`,
+        );
       const issues = resultIssues(ctx, 'resources/read', result);
       if (issues && issues.length > 0)
         return fail('the ReadResourceResult is not valid', 'a valid ReadResourceResult', issues.join('; '));
