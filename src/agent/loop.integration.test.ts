@@ -276,6 +276,8 @@ describe('agent loop over the Anthropic API with real MCP servers', () => {
     expect(result.error).toMatch(/Overloaded/);
     expect(result.seen.errors).toEqual([result.error]);
     expect(result.error).not.toMatch(/\n\s+at /);
+    // The tokens the failed request used still count (message_start reported 10 input tokens).
+    expect(result.usage.inputTokens).toBe(10);
 
     api.script({ httpError: 500, message: 'internal trouble' });
     const failed = await turn('again');
@@ -300,6 +302,7 @@ describe('agent loop over the Anthropic API with real MCP servers', () => {
     controller.abort();
     const result = await running;
     expect(result.stopReason).toBe('cancelled');
+    expect(result.usage.inputTokens).toBe(10);
   });
 
   it('offers and runs only read tools in plan mode', async () => {

@@ -165,6 +165,9 @@ export class Agent {
         result.usage = addUsage(result.usage, response.usage);
       } catch (error) {
         events.responseEnd?.();
+        if ((error instanceof AbortError || error instanceof ProviderError) && error.usage) {
+          result.usage = addUsage(result.usage, error.usage);
+        }
         if (error instanceof AbortError || signal.aborted) {
           result.stopReason = 'cancelled';
           events.notice?.('Cancelled.');

@@ -166,14 +166,16 @@ export class AnthropicProvider implements ModelProvider {
     { signal, onText }: { signal: AbortSignal; onText: (text: string) => void },
   ): Promise<ModelResponse> {
     const params = buildParams(request, this.model, this.options.maxTokens);
+    const assembler = new ResponseAssembler(onText);
     try {
       const stream = await this.client.messages.create(params, { signal });
-      const assembler = new ResponseAssembler(onText);
       for await (const event of stream) assembler.accept(event);
       return assembler.finish();
     } catch (error) {
-      if (signal.aborted) throw new AbortError();
-      throw toProviderError(error, this.options.apiKey);
+      // A request that failed or was cancelled mid-stream was still billed for what it used.
+      const failure = signal.aborted ? new AbortError() : toProviderError(error, this.options.apiKey);
+      failure.usage = assembler.usageSoFar();
+      throw failure;
     }
   }
 }
@@ -238,6 +240,10 @@ export class ResponseAssembler {
       default:
         break;
     }
+  }
+
+  usageSoFar(): Usage {
+    return { ...this.usage };
   }
 
   /** message_delta usage is cumulative, so later numbers replace earlier ones rather than add. */

@@ -35,6 +35,9 @@ export interface ModelProvider {
 
 /** An API or stream failure, already worded for the user (no stack, no secrets). */
 export class ProviderError extends Error {
+  /** What the failed request used before it failed (the API bills it), when the stream had started. */
+  usage?: Usage;
+
   constructor(
     message: string,
     readonly status?: number,
@@ -45,6 +48,9 @@ export class ProviderError extends Error {
 }
 
 export class AbortError extends Error {
+  /** What the cancelled request used before it was aborted. */
+  usage?: Usage;
+
   constructor() {
     super('cancelled');
     this.name = 'AbortError';
