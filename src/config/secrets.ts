@@ -3,7 +3,7 @@
  * Secret: `providers[*].api_key`, every value under `mcp_servers.*.env` and `mcp_servers.*.headers`,
  * and any value that `${VAR}` expansion filled from the environment.
  */
-import type { ConfigNode, PathSegment } from './tree.js';
+import { type ConfigNode, type PathSegment, setOwn } from './tree.js';
 
 export const MASK = '***';
 
@@ -22,7 +22,7 @@ export function toMaskedPlain(node: ConfigNode, path: readonly PathSegment[] = [
       return node.items.map((item, i) => toMaskedPlain(item, [...path, i]));
     case 'map': {
       const out: Record<string, unknown> = {};
-      for (const e of node.entries) out[e.key] = toMaskedPlain(e.value, [...path, e.key]);
+      for (const e of node.entries) setOwn(out, e.key, toMaskedPlain(e.value, [...path, e.key]));
       return out;
     }
   }

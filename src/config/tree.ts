@@ -66,10 +66,18 @@ export function toPlain(node: ConfigNode): unknown {
       return node.items.map(toPlain);
     case 'map': {
       const out: Record<string, unknown> = {};
-      for (const e of node.entries) out[e.key] = toPlain(e.value);
+      for (const e of node.entries) setOwn(out, e.key, toPlain(e.value));
       return out;
     }
   }
+}
+
+/**
+ * `out[key] = value`, as an own enumerable property whatever the key: a plain assignment with the key
+ * `__proto__` would replace the prototype instead, and the entry would silently vanish.
+ */
+export function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** RFC 6901 JSON pointer for a key path. */
