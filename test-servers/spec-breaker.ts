@@ -241,6 +241,14 @@ const SESSION_DEFECTS = {
       }),
     ),
   },
+  /** resources/list hands out a nextCursor that the server itself then rejects: pagination breaks. */
+  'broken-resource-pages': {
+    encodeResponse: rewrite('resources/list', (r, request) =>
+      withResult(r, (result) => {
+        if (request.params?.cursor === undefined) result.nextCursor = 'furfly-page-2';
+      }),
+    ),
+  },
   /**
    * Not a defect: errors a correct server may give (a backend down, an argument it refuses, no
    * templates method). The suite must not fail any MUST over them (false-alarm calibration).

@@ -2,6 +2,7 @@
  * Follows a paginated list (tools, resources, resource templates, prompts) to its end, once per run,
  * recording what pagination did wrong instead of looping forever.
  */
+import { brief, type CheckOutcome, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { describe } from './context.js';
 import { isObject, type JsonObject } from './session.js';
@@ -19,9 +20,15 @@ export interface Listing {
   repeated: string[];
   /** Items whose key appeared twice on one page: not unique. */
   duplicates: string[];
+  /**
+   * furfly stopped following cursors after MAX_PAGES pages. Not the server's fault (a large server may
+   * be correct); checks over the whole listing skip instead of judging a part of it.
+   */
+  truncated: boolean;
 }
 
-const MAX_PAGES = 100;
+/** High enough for any real server; a bound only so a server that paginates forever cannot hang the run. */
+export const MAX_PAGES = 1000;
 
 export function listAll(
   ctx: CheckContext,
@@ -29,11 +36,21 @@ export function listAll(
   field: string,
   key: 'name' | 'uri' | 'uriTemplate',
 ) {
-  return ctx.memo(`list:${method}`, () => fetchAll(ctx, method, field, key));
+  return ctx.memo(`list:${method}`, () => fetchAll(ctx.session(), method, field, key));
 }
 
-async function fetchAll(ctx: CheckContext, method: string, field: string, key: string): Promise<Listing> {
-  const session = ctx.session();
+/** What fetchAll needs of a session (a narrow seam, so its bookkeeping can be tested on its own). */
+export interface Requester {
+  request(method: string, params: JsonObject): Promise<{ message: JsonObject }>;
+}
+
+export async function fetchAll(
+  session: Requester,
+  method: string,
+  field: string,
+  key: string,
+  maxPages = MAX_PAGES,
+): Promise<Listing> {
   const listing: Listing = {
     items: [],
     pages: [],
@@ -41,11 +58,12 @@ async function fetchAll(ctx: CheckContext, method: string, field: string, key: s
     repeatedCursor: null,
     repeated: [],
     duplicates: [],
+    truncated: false,
   };
   const seenCursors = new Set<string>();
   const pageOfKey = new Map<string, number>();
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  for (let page = 0; page < maxPages; page++) {
     let message: JsonObject;
     try {
       message = (await session.request(method, cursor === undefined ? {} : { cursor })).message;
@@ -67,12 +85,14 @@ async function fetchAll(ctx: CheckContext, method: string, field: string, key: s
     }
     for (const item of items) {
       if (!isObject(item)) continue;
-      const id = typeof item[key] === 'string' ? (item[key] as string) : JSON.stringify(item[key]);
+      listing.items.push(item);
+      // An item without a string key is judged by the list-valid checks; it cannot repeat.
+      const id = item[key];
+      if (typeof id !== 'string') continue;
       const earlier = pageOfKey.get(id);
       if (earlier === page) listing.duplicates.push(id);
       else if (earlier !== undefined) listing.repeated.push(id);
       else pageOfKey.set(id, page);
-      listing.items.push(item);
     }
     const next = result.nextCursor;
     if (next === undefined || next === null) return listing;
@@ -87,6 +107,34 @@ async function fetchAll(ctx: CheckContext, method: string, field: string, key: s
     seenCursors.add(next);
     cursor = next;
   }
-  listing.error = `still paginating after ${MAX_PAGES} pages`;
+  listing.truncated = true;
   return listing;
+}
+
+export function truncatedNote(listing: Listing): string {
+  return `the pages read are valid; furfly stopped following cursors after ${listing.pages.length} pages`;
+}
+
+/**
+ * The shared verdict of the *.pagination checks: a loop or a repeat fails, a listing that did not
+ * complete fails (the server broke it), a listing furfly stopped following is not judged.
+ */
+export function paginationOutcome(listing: Listing, noun: string, includeDuplicates: boolean): CheckOutcome {
+  if (listing.repeatedCursor !== null)
+    return fail(
+      'the server handed out the same cursor twice',
+      'each nextCursor new',
+      brief(listing.repeatedCursor),
+    );
+  const repeated = includeDuplicates ? [...listing.repeated, ...listing.duplicates] : listing.repeated;
+  if (repeated.length > 0)
+    return fail(
+      `${noun} repeat across pages`,
+      `each ${noun.replace(/s$/, '')} once`,
+      repeated.slice(0, 5).join(', '),
+    );
+  if (listing.error)
+    return fail('pagination did not complete', 'pages until nextCursor is absent', listing.error);
+  if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
+  return pass(`${listing.pages.length} page(s)`);
 }

@@ -2,7 +2,7 @@
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { NO_VALIDATORS, resultIssues } from './helpers.js';
-import { type Listing, listAll } from './listing.js';
+import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
 const PROMPTS = 'MCP 2025-11-25 server/prompts';
@@ -33,6 +33,7 @@ export const promptsChecks: Check[] = [
       }
       const bad = listing.items.find((p) => typeof p.name !== 'string');
       if (bad) return fail('a prompt lacks a name', 'a name string', brief(bad));
+      if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
       return pass(`${listing.items.length} prompt(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
     },
   },
@@ -44,17 +45,7 @@ export const promptsChecks: Check[] = [
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
     source: 'MCP 2025-11-25 server/utilities/pagination',
     async run(ctx) {
-      const listing = await promptListing(ctx);
-      if (listing.repeatedCursor !== null)
-        return fail('the same cursor twice', 'each nextCursor new', brief(listing.repeatedCursor));
-      if (listing.repeated.length + listing.duplicates.length > 0) {
-        return fail(
-          'prompt names repeat',
-          'each prompt once',
-          [...listing.repeated, ...listing.duplicates].slice(0, 5).join(', '),
-        );
-      }
-      return pass(`${listing.pages.length} page(s)`);
+      return paginationOutcome(await promptListing(ctx), 'prompt names', true);
     },
   },
   {

@@ -2,7 +2,7 @@
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { NO_VALIDATORS, resultIssues } from './helpers.js';
-import { type Listing, listAll } from './listing.js';
+import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
 const RESOURCES = 'MCP 2025-11-25 server/resources';
@@ -34,6 +34,7 @@ export const resourcesChecks: Check[] = [
       }
       const bad = listing.items.find((r) => typeof r.uri !== 'string' || typeof r.name !== 'string');
       if (bad) return fail('a resource lacks uri or name', 'uri and name strings', brief(bad));
+      if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
       return pass(`${listing.items.length} resource(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
     },
   },
@@ -45,17 +46,7 @@ export const resourcesChecks: Check[] = [
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
     source: 'MCP 2025-11-25 server/utilities/pagination',
     async run(ctx) {
-      const listing = await resourceListing(ctx);
-      if (listing.repeatedCursor !== null)
-        return fail('the same cursor twice', 'each nextCursor new', brief(listing.repeatedCursor));
-      if (listing.repeated.length + listing.duplicates.length > 0) {
-        return fail(
-          'resource URIs repeat',
-          'each resource once',
-          [...listing.repeated, ...listing.duplicates].slice(0, 5).join(', '),
-        );
-      }
-      return pass(`${listing.pages.length} page(s)`);
+      return paginationOutcome(await resourceListing(ctx), 'resource URIs', true);
     },
   },
   {
@@ -87,6 +78,7 @@ export const resourcesChecks: Check[] = [
             issues.join('; '),
           );
       }
+      if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
       return pass(`${listing.items.length} template(s)`);
     },
   },

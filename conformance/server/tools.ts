@@ -20,7 +20,7 @@ import { type CheckContext, describe } from './context.js';
 import { sampleArguments } from './fuzz.js';
 import { NO_VALIDATORS, resultIssues } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
-import { type Listing, listAll } from './listing.js';
+import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
 
 const TOOLS = 'MCP 2025-11-25 server/tools';
@@ -158,6 +158,7 @@ export const toolsChecks: Check[] = [
           return fail('a tool lacks a name or an inputSchema object', 'name and inputSchema', brief(tool));
         }
       }
+      if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
       return pass(
         `${listing.items.length} tool(s) on ${listing.pages.length} page(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`,
       );
@@ -171,24 +172,8 @@ export const toolsChecks: Check[] = [
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
     source: PAGINATION,
     async run(ctx) {
-      const listing = await toolListing(ctx);
-      if (listing.repeatedCursor !== null) {
-        return fail(
-          'the server handed out the same cursor twice',
-          'each nextCursor new',
-          brief(listing.repeatedCursor),
-        );
-      }
-      if (listing.repeated.length > 0) {
-        return fail(
-          'a later page repeated tools of an earlier page',
-          'each tool on one page',
-          listing.repeated.slice(0, 5).join(', '),
-        );
-      }
-      if (listing.error)
-        return fail('pagination did not complete', 'pages until nextCursor is absent', listing.error);
-      return pass(`${listing.pages.length} page(s)`);
+      // Repeats within one page are tools.names-unique's to judge.
+      return paginationOutcome(await toolListing(ctx), 'tools', false);
     },
   },
   {
