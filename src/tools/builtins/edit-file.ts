@@ -1,7 +1,8 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { errorResult, type Tool, type ToolResult, textResult } from '../tool.js';
 import { describeFsError, looksBinary, resolveToolPath } from './fs-helpers.js';
 import { staleReadProblem } from './read-guard.js';
+import { openRegularFile, readAllAndClose } from './regular-file.js';
 
 export interface EditFileArgs {
   path: string;
@@ -40,6 +41,7 @@ export const editFileTool: Tool<EditFileArgs> = {
   hardConstraints: [
     'Refused unless the file was read with read_file in this session and has not changed on disk since.',
     'old_string must match exactly once unless replace_all is true.',
+    'Only regular files are edited (not FIFOs, sockets or devices).',
   ],
   pathsOf: (args) => [args.path],
   async execute(args, context): Promise<ToolResult> {
@@ -47,14 +49,15 @@ export const editFileTool: Tool<EditFileArgs> = {
     if (args.old_string === args.new_string) {
       return errorResult('edit_file: old_string and new_string are identical; nothing to change');
     }
+    const opened = await openRegularFile(absolute, args.path);
+    if (!opened.ok) return errorResult(`edit_file: ${opened.problem}`);
     let current: Buffer;
     try {
-      if ((await stat(absolute)).isDirectory()) return errorResult(`edit_file: ${args.path} is a directory`);
-      current = await readFile(absolute);
+      current = await readAllAndClose(opened);
     } catch (error) {
       return errorResult(`edit_file: ${describeFsError(error, args.path)}`);
     }
-    const problem = staleReadProblem(context.session, absolute, current, args.path);
+    const problem = staleReadProblem(context.session, absolute, current, args.path, opened.info);
     if (problem) return errorResult(`edit_file: ${problem}`);
     if (looksBinary(current)) return errorResult(`edit_file: ${args.path} is a binary file`);
 

@@ -10,10 +10,17 @@ export function staleReadProblem(
   absolutePath: string,
   current: Buffer,
   displayPath: string,
+  currentVersion: { size: number; mtimeMs: number },
 ): string | undefined {
   const record = session.lastRead(absolutePath);
   if (!record) return `${displayPath} has not been read in this session; read it with read_file first`;
-  if (record.sha256 !== hashContent(current)) {
+  const unchanged =
+    record.sha256 !== undefined
+      ? record.sha256 === hashContent(current)
+      : record.size === currentVersion.size &&
+        record.mtimeMs === currentVersion.mtimeMs &&
+        current.length === currentVersion.size;
+  if (!unchanged) {
     return `${displayPath} changed on disk since it was last read; read it again before changing it`;
   }
   return undefined;

@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorResult, type Tool, type ToolResult, textResult } from '../tool.js';
 import { describeFsError, resolveToolPath } from './fs-helpers.js';
 import { staleReadProblem } from './read-guard.js';
+import { openRegularFile, readAllAndClose } from './regular-file.js';
 
 export interface WriteFileArgs {
   path: string;
@@ -32,20 +33,22 @@ export const writeFileTool: Tool<WriteFileArgs> = {
   concurrencySafe: false,
   hardConstraints: [
     'Replacing an existing file is refused unless it was read with read_file in this session and has not changed since.',
+    'Only regular files are replaced (not FIFOs, sockets or devices).',
   ],
   pathsOf: (args) => [args.path],
   async execute(args, context): Promise<ToolResult> {
     const absolute = resolveToolPath(context.projectRoot, args.path);
     let existing: Buffer | undefined;
-    try {
-      existing = await readFile(absolute);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EISDIR') return errorResult(`write_file: ${args.path} is a directory`);
-      if (code !== 'ENOENT') return errorResult(`write_file: ${describeFsError(error, args.path)}`);
-    }
-    if (existing) {
-      const problem = staleReadProblem(context.session, absolute, existing, args.path);
+    // A FIFO or device in the way would block the write (or feed whoever reads it): refused, like a folder.
+    const opened = await openRegularFile(absolute, args.path);
+    if (!opened.ok && !opened.missing) return errorResult(`write_file: ${opened.problem}`);
+    if (opened.ok) {
+      try {
+        existing = await readAllAndClose(opened);
+      } catch (error) {
+        return errorResult(`write_file: ${describeFsError(error, args.path)}`);
+      }
+      const problem = staleReadProblem(context.session, absolute, existing, args.path, opened.info);
       if (problem) return errorResult(`write_file: ${problem}`);
     }
     try {
