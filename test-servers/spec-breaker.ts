@@ -249,6 +249,25 @@ const SESSION_DEFECTS = {
       }),
     ),
   },
+  /** Speaks only 2024-11-05: every initialize is answered with it (furfly vets later versions only). */
+  'only-2024-11-05': {
+    encodeResponse: rewrite('initialize', (r) =>
+      withResult(r, (result) => {
+        result.protocolVersion = '2024-11-05';
+      }),
+    ),
+  },
+  /**
+   * Not a defect: a version the server does not know is answered with 2024-11-05, its oldest, which the
+   * specification allows ("another protocol version it supports").
+   */
+  'unknown-version-gets-oldest': {
+    encodeResponse: rewrite('initialize', (r, request) =>
+      withResult(r, (result) => {
+        if (!(String(request.params?.protocolVersion) in OLDER)) result.protocolVersion = '2024-11-05';
+      }),
+    ),
+  },
   /**
    * Not a defect: errors a correct server may give (a backend down, an argument it refuses, no
    * templates method). The suite must not fail any MUST over them (false-alarm calibration).

@@ -78,6 +78,11 @@ export async function initialize(session: Session, proposed: string): Promise<In
   return info;
 }
 
+/** Protocol versions are dates (YYYY-MM-DD); any such string may be a version some server speaks. */
+export function isVersionShaped(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
+}
+
 export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

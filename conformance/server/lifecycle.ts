@@ -1,7 +1,7 @@
 /** Lifecycle: initialization, version negotiation, the initialized notification, ping. */
 import { isProtocolVersion, LATEST_PROTOCOL_VERSION } from '../../src/protocol/versions.js';
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, pass } from './check.js';
-import { type CheckContext, describe, initialize } from './context.js';
+import { type CheckContext, describe, initialize, isVersionShaped } from './context.js';
 import { NO_VALIDATORS, resultIssues } from './helpers.js';
 import { isObject, type JsonObject, type Reply } from './session.js';
 
@@ -155,9 +155,11 @@ export const lifecycleChecks: Check[] = [
           brief(answered),
         );
       }
-      if (answered !== ctx.init.protocolVersion && !isProtocolVersion(answered)) {
+      // Any date-shaped version is one the server may support (2024-11-05 included): furfly cannot know
+      // the server's list, only that the answer names a version.
+      if (answered !== ctx.init.protocolVersion && !isVersionShaped(answered)) {
         return fail(
-          'the offered version is neither one furfly knows nor the one the server negotiated before',
+          'the offered version is not a protocol version (YYYY-MM-DD)',
           ctx.init.protocolVersion ?? 'a supported version',
           answered,
         );

@@ -11,12 +11,20 @@ import { fileURLToPath } from 'node:url';
 import {
   isProtocolVersion,
   LATEST_PROTOCOL_VERSION,
+  PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
 import { ensureImage } from '../../src/sandbox/image.js';
 import { type Check, type CheckOutcome, NotApplicable, SECTIONS } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import { CheckContext, describe, type InitInfo, initialize, type SuiteSettings } from './context.js';
+import {
+  CheckContext,
+  describe,
+  type InitInfo,
+  initialize,
+  isVersionShaped,
+  type SuiteSettings,
+} from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel } from './probe/channel.js';
 import { SpawnError } from './probe/stdio.js';
@@ -216,8 +224,14 @@ function negotiatedVersion(init: InitInfo, requested: ProtocolVersion | undefine
   if (requested && answered !== requested) {
     return `the server does not speak protocol version ${requested} (it answered ${answered})`;
   }
+  if (!isProtocolVersion(answered) && isVersionShaped(answered)) {
+    // A real protocol version (e.g. 2024-11-05) that furfly has no rules for: vetting it against another
+    // version's rules would report false failures.
+    const vetted = [...PROTOCOL_VERSIONS].sort().join(', ');
+    return `the server speaks ${answered}; furfly vets ${vetted}`;
+  }
   if (!isProtocolVersion(answered)) {
-    // An unknown answer is judged by lifecycle checks; vet against what we proposed.
+    // A malformed answer is judged by lifecycle checks; vet against what we proposed.
     return requested ?? LATEST_PROTOCOL_VERSION;
   }
   return answered;
