@@ -131,4 +131,44 @@ describe('furfly as a process', () => {
       expect(run.err()).toContain(args[3]!);
     }
   });
+
+  it('-p piped into a reader that stops early: no stack trace, MCP servers closed, exit 141', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    const events = streamEvents(
+      [{ type: 'text', text: `first line\n${'more output\n'.repeat(2000)}` }],
+      'end_turn',
+      {},
+    );
+    let rest: (() => void) | undefined;
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // message_start, block start and the first text delta now; the rest once the reader is gone.
+        res.write(sse(events.slice(0, 3)));
+        rest = () => res.end(sse(events.slice(3)));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const run = runFurfly(['-p', 'print a lot'], { ...project.env, ANTHROPIC_BASE_URL: url });
+    await waitFor('the first output', () => (run.out().length > 0 ? true : undefined), 30_000);
+    run.child.stdout!.destroy();
+    rest!();
+    expect(await run.exit).toBe(141);
+    expect(run.err()).not.toMatch(/EPIPE|\n\s+at /);
+    expect(project.received('well').some((m) => m.method === 'initialize')).toBe(true);
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const alive = readdirSync('/proc').filter((pid) => {
+      try {
+        return (
+          /^\d+$/.test(pid) &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(project!.recordFile('well'))
+        );
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+  });
 });

@@ -4,7 +4,8 @@
  *   furfly [-p <prompt>] [--output-format text|json] [--permission-mode <mode>] [--cwd <dir>] [--config <file>]
  *
  * One-shot exit codes: 0 when the model finished normally, 1 on an error or when a limit ended the
- * turn (max_iterations, unknown tools, cancelled), 2 on a usage error. The logic takes its streams as
+ * turn (max_iterations, unknown tools, cancelled), 2 on a usage error, 141 when stdout's reader
+ * closed the pipe early (the turn is stopped quietly and the MCP servers are shut down). The logic takes its streams as
  * arguments (`runAgentCommand`) so tests run it in-process; `registerAgentCommand` only binds it to cac.
  */
 import { statSync } from 'node:fs';
@@ -60,6 +61,9 @@ export interface OneShotJson {
   stopReason: TurnResult['stopReason'];
   error?: string;
 }
+
+/** Exit status when stdout's reader has gone away: 128 + SIGPIPE, as a shell reports `yes | head`. */
+export const EXIT_BROKEN_PIPE = 141;
 
 const NORMAL_STOPS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'refusal']);
 
@@ -151,12 +155,20 @@ async function runOneShot(
     return 1;
   }
   const { runtime } = setup;
+  // The reader of stdout went away (`furfly -p … | head`): stop the turn quietly, close the MCP
+  // servers, and exit like a program killed by SIGPIPE (128 + 13), which is what shells expect.
+  const pipe = new AbortController();
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') pipe.abort();
+    else pipe.abort(error);
+  };
+  io.stdout.on('error', onStdoutError);
   try {
     // Every server gets its chance (each bounded by its own timeout) before the first request.
     await runtime.mcp.ready;
-    const signal = io.signal ?? new AbortController().signal;
+    const signal = io.signal ? AbortSignal.any([io.signal, pipe.signal]) : pipe.signal;
     let lineOpen = false;
-    const result = await runtime.agent.runTurn(prompt, {
+    const running = runtime.agent.runTurn(prompt, {
       signal,
       events: {
         text: (delta) => {
@@ -171,15 +183,28 @@ async function runOneShot(
         toolCall: (record) => {
           if (!json) io.stderr.write(`${describeToolCall(record)}\n`);
         },
-        notice: (message) => io.stderr.write(`furfly: ${message}\n`),
+        notice: (message) => {
+          if (!pipe.signal.aborted) io.stderr.write(`furfly: ${message}\n`);
+        },
         error: (message) => io.stderr.write(`furfly: error: ${message}\n`),
       },
     });
+    // Once the pipe is gone the answer has nowhere to go: do not wait for the turn to wind down (an
+    // aborted stream that had already been read to its end may never settle), just close and leave.
+    const pipeGone = new Promise<undefined>((resolve) => {
+      if (pipe.signal.aborted) resolve(undefined);
+      else pipe.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    const result = await Promise.race([running, pipeGone]);
+    if (result === undefined || pipe.signal.aborted) return EXIT_BROKEN_PIPE;
     recordTurn(runtime, prompt, result);
     if (json) io.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
     return NORMAL_STOPS.has(result.stopReason) ? 0 : 1;
   } finally {
     await runtime.close();
+    // Later writes to a closed pipe fail too; they must not become an unhandled 'error' event.
+    io.stdout.off('error', onStdoutError);
+    io.stdout.on('error', () => {});
   }
 }
 
