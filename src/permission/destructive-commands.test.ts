@@ -64,6 +64,16 @@ const POSITIVE: ReadonlyArray<readonly [string, string]> = [
   ['bomb() { bomb | bomb & }; bomb', 'fork-bomb'],
   ["echo 'unterminated", 'unparseable'],
   ['echo $(ls', 'unparseable'],
+  ['cp x /dev/sda', 'block-device-write'],
+  ['cp image.iso /dev/nvme0n1', 'block-device-write'],
+  ['mv x /dev/sdb1', 'block-device-write'],
+  ['cp x /etc/passwd', 'system-file-write'],
+  ['mv new-kernel /boot/vmlinuz', 'system-file-write'],
+  ['install -m 644 x /etc/sudoers.d/me', 'system-file-write'],
+  ['cp -t /etc a b', 'system-file-write'],
+  ['cp --target-directory=/boot a', 'system-file-write'],
+  ['mv /etc/passwd /tmp/x', 'system-file-write'],
+  ['dd if=x of=/etc/fstab', 'dd-write'],
 ];
 
 /** Compound lines: the dangerous part hides after, inside or around something harmless. */
@@ -149,6 +159,10 @@ const BYPASSES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const NEGATIVE: readonly string[] = [
+  'cp /etc/hosts hosts.bak',
+  'cp a b',
+  'mv a b',
+  'install -m 755 tool ./bin/tool',
   'rm file.txt',
   'rm -i a b',
   'rmdir empty',

@@ -107,7 +107,29 @@ const SYSTEM_PATH = /^\/(?:etc|boot|bin|sbin|lib|lib32|lib64|usr|sys|proc\/sys)(
 const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 
 function writesTo(command: CommandView, target: RegExp): boolean {
-  return command.redirects.some((r) => WRITE_REDIRECTS.has(r.op) && target.test(r.target.text));
+  return (
+    command.redirects.some((r) => WRITE_REDIRECTS.has(r.op) && target.test(r.target.text)) ||
+    copiedOnto(command).some((path) => target.test(path))
+  );
+}
+
+/**
+ * The paths `cp`, `mv`, `install` or `tee` would (over)write: the `-t`/`--target-directory` folder or
+ * else the last operand (every operand for tee); for `mv` also the sources, which it removes.
+ */
+function copiedOnto(command: CommandView): string[] {
+  if (command.name === 'tee') return positionals(command.args);
+  if (!['cp', 'mv', 'install'].includes(command.name)) return [];
+  const out: string[] = [];
+  command.args.forEach((arg, i) => {
+    if (arg === '-t' || arg === '--target-directory') out.push(command.args[i + 1] ?? '');
+    else if (arg.startsWith('--target-directory=')) out.push(arg.slice('--target-directory='.length));
+    else if (/^-[^-]*t./.test(arg)) out.push(arg.slice(arg.indexOf('t') + 1));
+  });
+  const operands = positionals(command.args);
+  if (command.name === 'mv') out.push(...operands);
+  else if (out.length === 0 && operands.length > 1) out.push(operands[operands.length - 1]!);
+  return out;
 }
 
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
@@ -237,16 +259,14 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
   {
     id: 'block-device-write',
     description: 'writing to a block device destroys the data on the disk',
-    matchCommand: (c) =>
-      writesTo(c, BLOCK_DEVICE) ||
-      (c.name === 'tee' && positionals(c.args).some((a) => BLOCK_DEVICE.test(a))),
+    matchCommand: (c) => writesTo(c, BLOCK_DEVICE),
   },
   {
     id: 'system-file-write',
     description: 'overwriting or truncating a system file can break the machine',
     matchCommand: (c) =>
       writesTo(c, SYSTEM_PATH) ||
-      (['truncate', 'tee'].includes(c.name) && positionals(c.args).some((a) => SYSTEM_PATH.test(a))),
+      (c.name === 'truncate' && positionals(c.args).some((a) => SYSTEM_PATH.test(a))),
   },
   {
     id: 'recursive-permission-change',
