@@ -8,6 +8,11 @@ import { compareStrings, walkFiles } from './walk.js';
 export const GREP_MAX_MATCHES = 500;
 /** Matching lines are cut to this many characters in the output. */
 export const GREP_MAX_LINE_CHARS = 300;
+/**
+ * Longer lines are not matched: a backtracking pattern on a minified megabyte-long line could hold the
+ * agent loop (regex matching is synchronous) for minutes. The result says how many were skipped.
+ */
+export const GREP_MAX_SCAN_LINE_CHARS = 10_000;
 /** Larger files are skipped (and counted): they are almost never source code. */
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
@@ -49,6 +54,7 @@ export const grepTool: Tool<GrepArgs> = {
   concurrencySafe: true,
   hardConstraints: [
     `Returns at most ${GREP_MAX_MATCHES} matching lines; a notice says when there were more.`,
+    `Lines over ${GREP_MAX_SCAN_LINE_CHARS} characters are not searched; a notice says how many were skipped.`,
   ],
   pathsOf: (args) => [args.path ?? '.'],
   async execute(args, context): Promise<ToolResult> {
@@ -82,6 +88,7 @@ export const grepTool: Tool<GrepArgs> = {
     const lines: string[] = [];
     let total = 0;
     let skippedLarge = 0;
+    let skippedLongLines = 0;
     for (const file of files) {
       if (context.signal.aborted) return errorResult('grep: the search was cancelled');
       const text = await readTextFile(file.absolute);
@@ -93,6 +100,10 @@ export const grepTool: Tool<GrepArgs> = {
       const fileLines = text.split(/\r?\n/);
       for (let i = 0; i < fileLines.length; i++) {
         const line = fileLines[i]!;
+        if (line.length > GREP_MAX_SCAN_LINE_CHARS) {
+          skippedLongLines++;
+          continue;
+        }
         if (!regex.test(line)) continue;
         total++;
         if (lines.length < GREP_MAX_MATCHES) {
@@ -109,6 +120,11 @@ export const grepTool: Tool<GrepArgs> = {
     }
     if (skippedLarge > 0) {
       notes.push(`[${skippedLarge} file(s) over ${GREP_MAX_FILE_BYTES / (1024 * 1024)} MiB were skipped]`);
+    }
+    if (skippedLongLines > 0) {
+      notes.push(
+        `[${skippedLongLines} line(s) over ${GREP_MAX_SCAN_LINE_CHARS} characters were not searched (minified or generated text); read them with read_file]`,
+      );
     }
     if (lines.length === 0) return textResult([`No matches for /${args.pattern}/`, ...notes].join('\n'));
     return textResult([...lines, ...notes].join('\n'));

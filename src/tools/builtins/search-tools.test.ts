@@ -2,7 +2,7 @@ import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GLOB_MAX_RESULTS, globTool } from './glob.js';
-import { GREP_MAX_MATCHES, grepTool } from './grep.js';
+import { GREP_MAX_MATCHES, GREP_MAX_SCAN_LINE_CHARS, grepTool } from './grep.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
 
 let project: TempProject;
@@ -62,6 +62,14 @@ describe('glob', () => {
 });
 
 describe('grep', () => {
+  it('skips lines over GREP_MAX_SCAN_LINE_CHARS for matching and says how many', async () => {
+    project.write('min.js', `${'a'.repeat(GREP_MAX_SCAN_LINE_CHARS + 1)}needle\nshort needle\n`);
+    const { text } = await grep({ pattern: 'needle' });
+    expect(text).toContain('min.js:2:short needle');
+    expect(text).not.toContain('min.js:1:');
+    expect(text).toMatch(/1 line\(s\) over 10000 characters were not searched/);
+  });
+
   it('finds lines by regular expression, skipping binaries, .git and node_modules', async () => {
     const { text } = await grep({ pattern: 'needle', glob: '*.{ts,tsx,md}' });
     expect(text).toBe(
