@@ -87,7 +87,13 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
 
   const registry = new ToolRegistry();
-  registry.registerAll(builtinTools());
+  // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
+  // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
+  registry.registerAll(
+    builtinTools({
+      bash: { environment: options.env, dropVariables: loaded.ok ? loaded.referencedVariables : [] },
+    }),
+  );
   const permissions = new PermissionService(
     {
       mode: options.permissionMode ?? config.permissions.mode,
