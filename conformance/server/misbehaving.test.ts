@@ -5,8 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { killLeftoverProbes } from './probe/stdio.js';
 import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
 interface Expectation {
@@ -40,6 +41,11 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
     waiting.shift()?.();
   }
 }
+
+// Safety net: a failed assertion or timeout must not leave a server running past this file.
+afterAll(() => {
+  killLeftoverProbes();
+});
 
 describe('conformance suite against misbehaving servers', () => {
   it('has calibration fixtures for both transports', () => {

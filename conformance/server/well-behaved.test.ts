@@ -3,8 +3,9 @@
  * Streamable HTTP in both reply types: nothing fails, nothing warns, and every skip has a reason that is
  * about applicability (version, transport, opt-in, a reply type the server did not use).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSIONS } from '../../src/protocol/versions.js';
+import { killLeftoverProbes } from './probe/stdio.js';
 import type { Report } from './report/model.js';
 import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
@@ -25,6 +26,11 @@ const TOOL_CALLING = [
   'tools.invalid-arguments',
   'tools.fuzz',
 ];
+
+// Safety net: a failed assertion or timeout must not leave a server running past this file.
+afterAll(() => {
+  killLeftoverProbes();
+});
 
 describe('conformance suite against the well-behaved server (stdio)', () => {
   for (const version of PROTOCOL_VERSIONS) {

@@ -6,7 +6,9 @@
  * JSON-RPC messages, messages split over several lines, stderr, exit code and time, peak memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { OWN_PROCESS_GROUP, signalGroup, trackChild } from '../../../src/mcp/transports/stdio/process.js';
 import { type MultilineMessage, StdoutLines } from './stdout-lines.js';
 
 export type { MultilineMessage } from './stdout-lines.js';
@@ -42,7 +44,10 @@ export interface RawProcess {
   write(text: string): Promise<void>;
   closeStdin(): void;
   signal(signal: NodeJS.Signals): void;
-  /** Resolves with the exit, or null if the process is still running after `ms`. */
+  /**
+   * Resolves with the exit, or null if the server is still running after `ms`. For a local process
+   * "the server" is its whole process group: a wrapper (`sh -c`, `npx`) exiting is not enough.
+   */
   waitForExit(ms: number): Promise<ExitInfo | null>;
   /** Peak resident set size in kilobytes, or null when it cannot be read. */
   peakRssKb(): number | null;
@@ -56,6 +61,23 @@ export class SpawnError extends Error {
   override readonly name = 'SpawnError';
 }
 
+/** Group ids of probes not yet killed: a test's afterAll safety net ends them (killLeftoverProbes). */
+const liveGroups = new Set<number>();
+
+/** SIGKILLs the groups of every probe not yet killed; returns how many there were. For test teardown. */
+export function killLeftoverProbes(): number {
+  const count = liveGroups.size;
+  for (const pid of liveGroups) {
+    try {
+      process.kill(OWN_PROCESS_GROUP ? -pid : pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  liveGroups.clear();
+  return count;
+}
+
 export class StdioProbe implements RawProcess {
   exit: ExitInfo | null = null;
   private stderrText = '';
@@ -63,8 +85,17 @@ export class StdioProbe implements RawProcess {
   private readonly startedAt = performance.now();
   private readonly exitWaiters = new Set<() => void>();
   private stdinError: Error | null = null;
+  /**
+   * Stands for the whole process group in the no-orphans registry (trackChild): it "exits" only when
+   * kill() has ended the group. Tracking the child itself would SIGKILL the group the moment a wrapper
+   * exits, hiding a server that ignored SIGTERM from stdio.exit-on-sigterm.
+   */
+  private readonly groupHandle: EventEmitter & { pid: number | undefined };
 
   private constructor(private readonly child: ChildProcess) {
+    this.groupHandle = Object.assign(new EventEmitter(), { pid: child.pid });
+    trackChild(this.groupHandle as unknown as ChildProcess);
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => this.lines.push(chunk));
     child.stderr?.setEncoding('utf8');
@@ -93,6 +124,8 @@ export class StdioProbe implements RawProcess {
         cwd: command.cwd,
         shell: false,
         windowsHide: true,
+        // Its own process group: wrappers fork the real server, and signals must reach it too.
+        detached: OWN_PROCESS_GROUP,
       });
       child.once('error', (error) =>
         reject(new SpawnError(`cannot start ${command.command}: ${error.message}`)),
@@ -143,18 +176,39 @@ export class StdioProbe implements RawProcess {
     this.child.stdin?.end();
   }
 
+  /** Signals the whole process group (the direct child only on Windows). */
   signal(signal: NodeJS.Signals): void {
-    if (this.exit === null && this.child.pid !== undefined) {
-      try {
-        process.kill(this.child.pid, signal);
-      } catch {
-        // Already gone between the check and the kill.
-      }
+    if (this.groupAlive()) signalGroup(this.child, signal);
+  }
+
+  /** Whether any process of the server's group is still alive (POSIX); the direct child elsewhere. */
+  groupAlive(): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined) return false;
+    if (!OWN_PROCESS_GROUP) return this.exit === null;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
     }
   }
 
-  /** Resolves with the exit, or null if the process is still running after `ms`. */
-  waitForExit(ms: number): Promise<ExitInfo | null> {
+  /** Resolves once the direct child has exited and its group is empty; null if not within `ms`. */
+  async waitForExit(ms: number): Promise<ExitInfo | null> {
+    const deadline = performance.now() + ms;
+    const exit = await this.waitForLeader(ms);
+    if (!exit) return null;
+    let at = exit.at;
+    while (this.groupAlive()) {
+      if (performance.now() >= deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      at = this.elapsed();
+    }
+    return at === exit.at ? exit : { ...exit, at };
+  }
+
+  private waitForLeader(ms: number): Promise<ExitInfo | null> {
     if (this.exit) return Promise.resolve(this.exit);
     return new Promise((resolve) => {
       const wake = () => {
@@ -184,14 +238,14 @@ export class StdioProbe implements RawProcess {
     }
   }
 
-  /** Ends the process by its pid: SIGKILL, because the checks that wanted grace have had it. */
+  /** Ends the whole group by its id: SIGKILL, because the checks that wanted grace have had it. */
   async kill(): Promise<void> {
     this.child.stdin?.destroy();
-    if (this.exit === null) {
-      this.signal('SIGKILL');
-      await this.waitForExit(5000);
-    }
+    this.signal('SIGKILL');
+    await this.waitForExit(5000);
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
+    if (this.child.pid !== undefined) liveGroups.delete(this.child.pid);
+    this.groupHandle.emit('exit', this.exit?.code ?? null, this.exit?.signal ?? null);
   }
 }
