@@ -129,3 +129,27 @@ describe('buildParams keeps the history valid for the API', () => {
     expect(onlyEmpty[0].text.trim()).not.toBe('');
   });
 });
+
+describe('toProviderError', () => {
+  it('a prompt that is too long gets a hint to start a new conversation', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const { toProviderError } = await import('./anthropic.js');
+    const body = {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' },
+    };
+    const error = toProviderError(Anthropic.APIError.generate(400, body, undefined, new Headers()), 'k');
+    expect(error.message).toMatch(/prompt is too long/);
+    expect(error.message).toMatch(/\/clear/);
+    const other = toProviderError(
+      Anthropic.APIError.generate(
+        400,
+        { type: 'error', error: { type: 'invalid_request_error', message: 'bad field' } },
+        undefined,
+        new Headers(),
+      ),
+      'k',
+    );
+    expect(other.message).not.toMatch(/\/clear/);
+  });
+});

@@ -300,6 +300,13 @@ export function toProviderError(error: unknown, apiKey: string): ProviderError {
     const apiMessage = apiErrorMessage(error.error) ?? error.message;
     message = `the model API answered ${error.status}: ${apiMessage}`;
     if (error.status === 401) message += ' (check the API key)';
+    if (
+      error.status === 400 &&
+      /prompt is too long|too many tokens|context (window|length)/i.test(apiMessage)
+    ) {
+      message +=
+        ' (the conversation no longer fits the model: in the interactive session /clear starts a new one; with -p, ask for less at once)';
+    }
   } else if (error instanceof Anthropic.APIError) {
     // An `event: error` inside the stream: the API reports an overload or failure mid-response.
     message = `the model API reported an error during the response: ${apiErrorMessage(error.error) ?? error.message}`;
