@@ -208,7 +208,11 @@ export function globMatches(glob: string, id: string): boolean {
 /** A process that died before answering, or an HTTP endpoint that never answered, cannot be vetted. */
 function unreachableReason(session: Session, init: InitInfo): string | null {
   if (init.reply) return null;
-  const channel = session.channel as { posts?: { error?: string }[] };
+  const channel = session.channel as { posts?: { error?: string; exchange?: { status: number } }[] };
+  // Credentials are the user's to supply: a refusal is not a conformance failure of the server.
+  const status = channel.posts?.[0]?.exchange?.status;
+  if (status === 401 || status === 403)
+    return `the server requires authorization (HTTP ${status}; use --header)`;
   const postError = channel.posts?.find((post) => post.error)?.error;
   if (postError) return `cannot reach the server: ${postError}`;
   return null;
