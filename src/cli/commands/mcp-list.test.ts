@@ -253,6 +253,39 @@ describe('furfly mcp tools|call with a configured server name', () => {
     expect(stderr).not.toContain(SECRET);
   });
 
+  it('keeps values that variable expansion filled in out of messages, in args as well as env', async () => {
+    // The secret reaches the server only through expansion: in an argument it echoes to stderr.
+    writeConfig({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config ${VAR} reference, not a template.
+      broken: serverEntry('crashing', ['--crash-at', 'handshake', '--stderr', '${FURFLY_TEST_ARG_SECRET}']),
+    });
+    const run = (args: string[]) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: project,
+        env: { ...env(), FURFLY_TEST_ARG_SECRET: `arg-${SECRET}` },
+      });
+      spawned.push(child);
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+      });
+      return new Promise<{ code: number | null; out: string }>((resolve) =>
+        child.once('close', (code) => resolve({ code, out })),
+      );
+    };
+    for (const args of [
+      ['mcp', 'tools', 'broken', '--timeout', '10000'],
+      ['mcp', 'list'],
+    ]) {
+      const { code, out } = await run(args);
+      expect(code).toBe(1);
+      expect(out).not.toContain(SECRET);
+    }
+  });
+
   it.each([
     [{ url: 'ftp://example.com/mcp' }, '--url must be'],
     [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header must look like'],

@@ -44,6 +44,7 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   }
   const handle = loadMcpServers(loaded.config.mcp_servers, new ToolRegistry(), {
     cwd: loaded.files.projectRoot ?? cwd,
+    secretValues: loaded.secretValues,
   });
   let statuses: ServerEvent[];
   try {

@@ -143,7 +143,7 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
   const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
-  return { transport, name: server, secrets: secretsOf(entry) };
+  return { transport, name: server, secrets: secretsOf(entry, loaded.secretValues) };
 }
 
 class ConfigProblem extends Error {}
@@ -187,7 +187,12 @@ export async function runMcpCommand(
         ? transportFromOptions(options)
         : configuredTarget(String(configuredName), options, io);
     secrets = target.secrets;
-    client = new McpClient(target.transport, { name: target.name, requestTimeoutMs: timeoutMs });
+    const targetSecrets = target.secrets;
+    client = new McpClient(target.transport, {
+      name: target.name,
+      requestTimeoutMs: timeoutMs,
+      redact: (text) => redactSecrets(text, targetSecrets),
+    });
     await client.connect({ timeoutMs });
 
     if (!call) {
