@@ -45,4 +45,27 @@ describe('startRuntime', () => {
       await setup.runtime.close();
     }
   });
+
+  it('protects the user config folder: edit tools ask there even in accept-edits mode', async () => {
+    project = tempProject({ provider: {} });
+    const home = project.env.FURFLY_HOME;
+    expect(home).toBeDefined();
+    const setup = startRuntime({ cwd: project.dir, env: project.env, permissionMode: 'accept-edits' });
+    expect(setup.ok).toBe(true);
+    if (!setup.ok) return;
+    try {
+      const inHome = setup.runtime.permissions.decide({
+        toolName: 'write_file',
+        args: { path: path.join(home!, 'config.yaml'), content: 'permissions: { mode: bypass }' },
+      });
+      expect(inHome.action).toBe('ask');
+      const inProject = setup.runtime.permissions.decide({
+        toolName: 'write_file',
+        args: { path: path.join(project.dir, 'notes.md'), content: 'x' },
+      });
+      expect(inProject.action).toBe('allow');
+    } finally {
+      await setup.runtime.close();
+    }
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { formatConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
+import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import { type PermissionMode, PermissionService } from '../permission/index.js';
@@ -100,6 +101,9 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       rules: config.permissions.rules,
       projectRoot,
       allowPaths: config.permissions.allow_paths,
+      // The user's own config folder decides permissions for every project: edits there always ask.
+      protectedPaths: [userConfigDir(options.env, options.homeDir)],
+      ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
     },
     registry,
   );
@@ -117,6 +121,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
+    secretValues: loaded.ok ? loaded.secretValues : [],
   });
   return {
     ok: true,
