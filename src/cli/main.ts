@@ -1,25 +1,40 @@
 #!/usr/bin/env node
 /**
  * The `furfly` command: each command group registers itself from `commands/`, so adding one touches
- * only this list. The default command (no group name) is the agent.
+ * only the table below. The default command (no group name) is the agent.
+ *
+ * Groups are imported only when the command line needs them: `furfly config show` should not pay for
+ * loading the Anthropic SDK, Docker clients and the conformance suite (start-up went from ~0.6 s to a
+ * fraction of that, which matters for scripts and for tests that run the CLI many times).
  */
 import { createRequire } from 'node:module';
-import { cac } from 'cac';
-import { registerAgentCommand } from './commands/agent.js';
-import { registerConfigCommands } from './commands/config.js';
-import { registerConformanceCommand } from './commands/conformance.js';
-import { registerMcpCommands } from './commands/mcp.js';
-import { registerSandboxCommands } from './commands/sandbox.js';
+import { type CAC, cac } from 'cac';
+
+type Register = (cli: CAC) => void;
+
+const GROUPS: Record<string, () => Promise<Register>> = {
+  config: async () => (await import('./commands/config.js')).registerConfigCommands,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcpCommands,
+  conformance: async () => (await import('./commands/conformance.js')).registerConformanceCommand,
+  sandbox: async () => (await import('./commands/sandbox.js')).registerSandboxCommands,
+};
+const loadAgent = async (): Promise<Register> => (await import('./commands/agent.js')).registerAgentCommand;
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
 
+/** Which groups this command line needs: its group, or (top-level help) all of them, or the agent. */
+function neededGroups(argv: readonly string[]): Array<() => Promise<Register>> {
+  const args = argv.slice(2);
+  const first = args[0];
+  if (first !== undefined && Object.hasOwn(GROUPS, first)) return [GROUPS[first]!];
+  if (args.includes('--version') || args.includes('-v')) return [];
+  if (args.includes('--help') || args.includes('-h')) return [...Object.values(GROUPS), loadAgent];
+  return [loadAgent];
+}
+
 const cli = cac('furfly');
-registerConfigCommands(cli);
-registerMcpCommands(cli);
-registerConformanceCommand(cli);
-registerSandboxCommands(cli);
-registerAgentCommand(cli);
+for (const load of neededGroups(process.argv)) (await load())(cli);
 cli.help();
 cli.version(version);
 
