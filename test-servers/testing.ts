@@ -5,6 +5,8 @@
  * Deliberately free of vitest so any test or script can import it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolVersion } from '../src/protocol/versions.js';
 
@@ -221,4 +223,60 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The stdio/HTTP entry point of the pinned `@modelcontextprotocol/server-everything` (the interop peer). */
+export function everythingEntry(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(
+    path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+    'dist/index.js',
+  );
+}
+
+/**
+ * Starts server-everything in `streamableHttp` mode. It listens on $PORT on every interface and logs the
+ * configured port, not the bound one, so a preload makes it bind 127.0.0.1 only and report the real port
+ * (port 0) on stderr. The child joins the servers `stopAllServers` ends; callers may also kill it by pid.
+ */
+export async function startEverythingHttp(timeoutMs = 20_000): Promise<{ child: ChildProcess; url: string }> {
+  const preload = [
+    "import net from 'node:net';",
+    'const listen = net.Server.prototype.listen;',
+    'net.Server.prototype.listen = function (...args) {',
+    "  if (typeof args[0] === 'number' || typeof args[0] === 'string') {",
+    "    if (typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');",
+    "    this.once('listening', () => process.stderr.write('furfly-bound-port ' + this.address().port + '\\n'));",
+    '  }',
+    '  return listen.apply(this, args);',
+    '};',
+  ].join('\n');
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, everythingEntry(), 'streamableHttp'],
+    { env: { PATH: process.env.PATH ?? '', PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const port = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything did not start: ${stderr}`)),
+      timeoutMs,
+    );
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = /furfly-bound-port (\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited (${code}): ${stderr}`));
+    });
+  });
+  return { child, url: `http://127.0.0.1:${port}/mcp` };
 }

@@ -5,11 +5,10 @@
  * an older protocol version, inspecting the transport error behind a failure) the JSON-RPC peer is
  * driven directly. Every child is killed by pid after each test.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcDisconnectedError, RpcRemoteError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
 import { JsonRpcPeer } from '../../src/jsonrpc/peer.js';
@@ -22,7 +21,12 @@ import {
 } from '../../src/mcp/transports/http/errors.js';
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
-import { initializeParams, startHttpServer, stopAllServers } from '../../test-servers/testing.js';
+import {
+  initializeParams,
+  startEverythingHttp,
+  startHttpServer,
+  stopAllServers,
+} from '../../test-servers/testing.js';
 
 const peers: JsonRpcPeer[] = [];
 const clients: McpClient[] = [];
@@ -310,7 +314,8 @@ describe('McpClient over Streamable HTTP against a server that never answers', (
 
 describe('interop: @modelcontextprotocol/server-everything in streamableHttp mode', () => {
   it('connects on 127.0.0.1 and calls echo', async () => {
-    const url = await startEverything();
+    const { child, url } = await startEverythingHttp();
+    children.push(child);
     const { client, transport } = await connectClient(url);
     expect(transport.session).toBeTruthy();
     expect(client.tools.map((t) => t.name)).toContain('echo');
@@ -319,53 +324,6 @@ describe('interop: @modelcontextprotocol/server-everything in streamableHttp mod
     expect(resultText(echoed)).toContain('interop');
   });
 });
-
-/**
- * server-everything listens on $PORT on every interface and logs the configured port, not the bound
- * one. A preload makes it bind 127.0.0.1 only and report the real port (port 0) on stderr.
- */
-async function startEverything(): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const entry = join(
-    dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-    'dist/index.js',
-  );
-  const preload = [
-    "import net from 'node:net';",
-    'const listen = net.Server.prototype.listen;',
-    'net.Server.prototype.listen = function (...args) {',
-    "  if (typeof args[0] === 'number' || typeof args[0] === 'string') {",
-    "    if (typeof args[1] !== 'string') args.splice(1, 0, '127.0.0.1');",
-    "    this.once('listening', () => process.stderr.write('furfly-bound-port ' + this.address().port + '\\n'));",
-    '  }',
-    '  return listen.apply(this, args);',
-    '};',
-  ].join('\n');
-  const child = spawn(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, entry, 'streamableHttp'],
-    { env: { PATH: process.env.PATH ?? '', PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  children.push(child);
-  const port = await new Promise<string>((resolve, reject) => {
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${stderr}`)), 15_000);
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      stderr += chunk;
-      const match = /furfly-bound-port (\d+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server-everything exited (${code}): ${stderr}`));
-    });
-  });
-  return `http://127.0.0.1:${port}/mcp`;
-}
 
 function killByPid(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
