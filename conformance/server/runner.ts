@@ -27,6 +27,7 @@ import {
 } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel } from './probe/channel.js';
+import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
 import type { CheckResult, Report, SandboxReport } from './report/model.js';
 import { Session } from './session.js';
@@ -243,12 +244,7 @@ function negotiatedVersion(init: InitInfo, requested: ProtocolVersion | undefine
 
 /** User info and query strings may carry secrets: the report keeps scheme, host and path only. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
+  return describeUrl(url);
 }
 
 let cachedVersion: string | undefined;

@@ -6,7 +6,7 @@
  */
 import type { TransportKind } from '../check.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
-import { type HttpExchange, type HttpTarget, httpRequest } from './http.js';
+import { type HttpExchange, HttpFailure, type HttpTarget, HttpTimeout, httpRequest } from './http.js';
 import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
 
 export type { SandboxSettings } from './container.js';
@@ -126,7 +126,11 @@ export class HttpChannel implements Channel {
         );
       }
     } catch (error) {
-      record.error = error instanceof Error ? error.message : String(error);
+      // Only the probe's own errors are known to name no secret; anything else is told by its class.
+      record.error =
+        error instanceof HttpFailure || error instanceof HttpTimeout
+          ? error.message
+          : `HTTP exchange failed (${error instanceof Error ? error.name : 'unknown error'})`;
       if (id !== undefined) this.unanswered(id, record.error);
     }
   }

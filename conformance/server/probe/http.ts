@@ -50,6 +50,36 @@ export class HttpTimeout extends Error {
   override readonly name = 'HttpTimeout';
 }
 
+/** The exchange failed below HTTP (refused, reset, bad URL). Its message names no secret. */
+export class HttpFailure extends Error {
+  override readonly name = 'HttpFailure';
+}
+
+/** User info and query strings may carry secrets: keep scheme, host (with port) and path only. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/**
+ * undici's error text may quote the whole URL (credentials, query tokens included), so only the
+ * error code travels on: `ECONNREFUSED`, `UND_ERR_SOCKET`, … or the error's class name when it has none.
+ */
+function failureOf(error: unknown, url: string): HttpFailure {
+  const codeOf = (value: unknown): string | undefined => {
+    const code = (value as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : undefined;
+  };
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const name = error instanceof Error ? error.name : 'unknown error';
+  const reason = codeOf(cause) ?? codeOf(error) ?? name;
+  return new HttpFailure(`HTTP exchange with ${describeUrl(url)} failed (${reason})`);
+}
+
 export async function httpRequest(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
   const controller = new AbortController();
   let timedOut = false;
@@ -98,7 +128,7 @@ export async function httpRequest(target: HttpTarget, options: HttpRequestOption
     return exchange;
   } catch (error) {
     if (timedOut) throw new HttpTimeout(`no HTTP response within ${options.timeoutMs} ms`);
-    throw error;
+    throw failureOf(error, target.url);
   } finally {
     clearTimeout(timer);
   }

@@ -81,11 +81,19 @@ function targetOf(options: ConformanceOptions, command: string[]): Target {
     throw new UsageError('--sandbox and --mount apply to stdio servers only');
   }
   if (options.url !== undefined) {
+    let url: URL;
     try {
-      const url = new URL(String(options.url));
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+      url = new URL(String(options.url));
     } catch {
+      // Never echo the URL: it may carry a token.
       throw new UsageError('--url must be an http(s) URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError('--url must be an http(s) URL');
+    }
+    // fetch refuses such URLs with an error that quotes them whole; credentials belong in --header.
+    if (url.username !== '' || url.password !== '') {
+      throw new UsageError('--url must not contain a user or password; send credentials with --header');
     }
     return { transport: 'http', url: String(options.url), headers: parseHeaders(list(options.header)) };
   }
