@@ -6,15 +6,16 @@
  * `registerConformanceCommand` only connects it to cac. Exit codes: 0 no MUST failure (with --strict,
  * no SHOULD failure either), 1 some, 2 the suite could not run.
  */
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
+import { ALL_CHECKS } from '../../../conformance/server/checks.js';
 import type { Target } from '../../../conformance/server/probe/channel.js';
 import { renderJson } from '../../../conformance/server/report/json.js';
 import { renderJunit } from '../../../conformance/server/report/junit.js';
 import { exitCodeOf } from '../../../conformance/server/report/model.js';
 import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/server/report/text.js';
-import { runSuite, SuiteError } from '../../../conformance/server/runner.js';
+import { globMatches, runSuite, SuiteError } from '../../../conformance/server/runner.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { sandboxPolicy } from '../../sandbox/policy.js';
 
@@ -74,6 +75,24 @@ function parseHeaders(values: string[]): Record<string, string> {
   return headers;
 }
 
+/** Checked before the run, so a typo in the path does not throw away a finished run. */
+function checkJunitFolder(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  try {
+    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`--junit: folder ${folder} does not exist or is not writable`);
+  }
+}
+
+/** An --only that selects nothing is a typo, not a clean run with zero checks. */
+function checkOnlyMatches(only: string[]): void {
+  if (only.length === 0) return;
+  if (ALL_CHECKS.some((check) => only.some((glob) => globMatches(glob, check.id)))) return;
+  throw new UsageError(`no check matches --only ${only.join(',')}`);
+}
+
 function targetOf(options: ConformanceOptions, command: string[]): Target {
   if (options.url !== undefined && command.length > 0)
     throw new UsageError('give either --url or a command after --, not both');
@@ -128,6 +147,8 @@ export async function runConformanceCommand(
     }
     const fuzz = positiveInteger(options.fuzz, '--fuzz', 0, 0);
     if (fuzz > 0 && options.callTools !== true) throw new UsageError('--fuzz needs --call-tools');
+    if (options.junit !== undefined) checkJunitFolder(String(options.junit));
+    checkOnlyMatches(list(options.only));
     settings = {
       target: targetOf(options, command),
       timeoutMs: positiveInteger(options.timeout, '--timeout', 10_000, 1),

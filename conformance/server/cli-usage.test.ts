@@ -1,0 +1,59 @@
+/** `furfly conformance` usage checks made before anything runs: the --junit folder, an --only that selects nothing. */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runConformanceCommand } from '../../src/cli/commands/conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'furfly-conformance-usage-'));
+afterAll(() => {
+  chmodSync(dir, 0o700);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(options: Parameters<typeof runConformanceCommand>[0]) {
+  let stdout = '';
+  let stderr = '';
+  // A command that cannot start: if the usage check were missed, the run would end with another message.
+  const code = await runConformanceCommand(options, ['/nonexistent/furfly-no-such-server'], {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    interactive: false,
+  });
+  return { code, stdout, stderr };
+}
+
+describe('furfly conformance usage checks', () => {
+  it('--junit into a missing folder: exit 2, one line, before running', async () => {
+    const result = await run({ junit: '/nonexistent/dir/x.xml' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'furfly conformance: --junit: folder /nonexistent/dir does not exist or is not writable\n',
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it.skipIf(process.getuid?.() === 0)('--junit into a read-only folder: exit 2', async () => {
+    chmodSync(dir, 0o500);
+    const result = await run({ junit: join(dir, 'x.xml') });
+    chmodSync(dir, 0o700);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is not writable');
+  });
+
+  it('--only that matches no check: exit 2', async () => {
+    const result = await run({ only: 'no-such.*,nope' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('furfly conformance: no check matches --only no-such.*,nope\n');
+  });
+
+  it('--only that matches a check passes the usage checks', async () => {
+    const result = await run({ only: 'lifecycle.*', junit: join(dir, 'x.xml') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot start');
+  });
+});
