@@ -22,6 +22,7 @@ const schemaFor: Record<ObjectKind, Schema> = {
   rule: schema.$defs!.PermissionRule!,
   stdio: schema.$defs!.StdioServerConfig!,
   http: schema.$defs!.HttpServerConfig!,
+  sandboxLimits: schema.$defs!.SandboxLimits!,
 };
 
 describe('shape table', () => {

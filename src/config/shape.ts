@@ -6,7 +6,7 @@
  */
 import type { PathSegment } from './tree.js';
 
-export type ObjectKind = 'root' | 'provider' | 'permissions' | 'rule' | 'stdio' | 'http';
+export type ObjectKind = 'root' | 'provider' | 'permissions' | 'rule' | 'stdio' | 'http' | 'sandboxLimits';
 
 export interface ObjectShape {
   /** In schema order. */
@@ -33,7 +33,18 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
   },
   rule: { keys: ['tool_glob', 'action'], required: ['tool_glob', 'action'], defaults: {} },
   stdio: {
-    keys: ['type', 'command', 'args', 'env', 'cwd', 'sandbox', 'category', 'timeout', 'enabled'],
+    keys: [
+      'type',
+      'command',
+      'args',
+      'env',
+      'cwd',
+      'sandbox',
+      'sandbox_limits',
+      'category',
+      'timeout',
+      'enabled',
+    ],
     required: ['type', 'command'],
     defaults: { sandbox: 'none', category: 'execute', timeout: 10, enabled: true },
   },
@@ -42,6 +53,9 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
     required: ['type', 'url'],
     defaults: { category: 'execute', timeout: 10, enabled: true },
   },
+  // No defaults here on purpose: a limit left out is filled in by src/sandbox/policy.ts, the one owner
+  // of the numbers, so `config show` prints only the limits someone wrote.
+  sandboxLimits: { keys: ['memory_mb', 'cpus', 'pids'], required: [], defaults: {} },
 };
 
 export const SERVER_TYPES = ['stdio', 'http'] as const;
@@ -61,5 +75,6 @@ export function objectKindAt(path: readonly PathSegment[], serverType?: unknown)
   if (path.length === 2 && path[0] === 'providers') return 'provider';
   if (path.length === 3 && path[0] === 'permissions' && path[1] === 'rules') return 'rule';
   if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType)) return serverType;
+  if (path.length === 3 && path[0] === 'mcp_servers' && path[2] === 'sandbox_limits') return 'sandboxLimits';
   return undefined;
 }

@@ -167,9 +167,30 @@ export interface StdioServerConfig {
    */
   cwd?: string;
   sandbox?: SandboxKind;
+  sandbox_limits?: SandboxLimits;
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
   enabled?: Enabled;
+}
+/**
+ * Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "SandboxLimits".
+ */
+export interface SandboxLimits {
+  /**
+   * Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.
+   */
+  memory_mb?: number;
+  /**
+   * CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.
+   */
+  cpus?: number;
+  /**
+   * Most processes and threads alive at once (node itself starts about 11). Default 128.
+   */
+  pids?: number;
 }
 /**
  * A server reached over Streamable HTTP.

@@ -9,7 +9,7 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
 const schema38 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
 const schema32 = {"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}};
 const schema33 = {"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"};
@@ -426,11 +426,12 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema39 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
-const schema40 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema40 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
 const schema41 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
-const schema42 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
-const schema43 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
-const schema44 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
+const schema42 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
+const schema43 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
+const schema44 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
+const schema45 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
 const func6 = Object.prototype.hasOwnProperty;
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -606,10 +607,12 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.category !== undefined){
-let data8 = data.category;
-if(!(((data8 === "read") || (data8 === "edit")) || (data8 === "execute"))){
-const err13 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+if(data.sandbox_limits !== undefined){
+let data8 = data.sandbox_limits;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key2 in data8){
+if(!(((key2 === "memory_mb") || (key2 === "cpus")) || (key2 === "pids"))){
+const err13 = {instancePath:instancePath+"/sandbox_limits",schemaPath:"#/$defs/SandboxLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -619,11 +622,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data9 = data.timeout;
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 > 86400 || isNaN(data9)){
-const err14 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(data8.memory_mb !== undefined){
+let data9 = data8.memory_mb;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err14 = {instancePath:instancePath+"/sandbox_limits/memory_mb",schemaPath:"#/$defs/SandboxLimits/properties/memory_mb/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -632,8 +634,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data9 <= 0 || isNaN(data9)){
-const err15 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 64 || isNaN(data9)){
+const err15 = {instancePath:instancePath+"/sandbox_limits/memory_mb",schemaPath:"#/$defs/SandboxLimits/properties/memory_mb/minimum",keyword:"minimum",params:{comparison: ">=", limit: 64},message:"must be >= 64"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -643,8 +646,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data8.cpus !== undefined){
+let data10 = data8.cpus;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 64 || isNaN(data10)){
+const err16 = {instancePath:instancePath+"/sandbox_limits/cpus",schemaPath:"#/$defs/SandboxLimits/properties/cpus/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -653,10 +660,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err17 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data10 <= 0 || isNaN(data10)){
+const err17 = {instancePath:instancePath+"/sandbox_limits/cpus",schemaPath:"#/$defs/SandboxLimits/properties/cpus/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -666,9 +671,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/sandbox_limits/cpus",schemaPath:"#/$defs/SandboxLimits/properties/cpus/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -677,12 +681,121 @@ vErrors.push(err18);
 }
 errors++;
 }
+}
+if(data8.pids !== undefined){
+let data11 = data8.pids;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err19 = {instancePath:instancePath+"/sandbox_limits/pids",schemaPath:"#/$defs/SandboxLimits/properties/pids/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 16 || isNaN(data11)){
+const err20 = {instancePath:instancePath+"/sandbox_limits/pids",schemaPath:"#/$defs/SandboxLimits/properties/pids/minimum",keyword:"minimum",params:{comparison: ">=", limit: 16},message:"must be >= 16"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/sandbox_limits",schemaPath:"#/$defs/SandboxLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.category !== undefined){
+let data12 = data.category;
+if(!(((data12 === "read") || (data12 === "edit")) || (data12 === "execute"))){
+const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.timeout !== undefined){
+let data13 = data.timeout;
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 86400 || isNaN(data13)){
+const err23 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data13 <= 0 || isNaN(data13)){
+const err24 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema45 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema46 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -794,7 +907,7 @@ errors++;
 if(data.category !== undefined){
 let data4 = data.category;
 if(!(((data4 === "read") || (data4 === "edit")) || (data4 === "execute"))){
-const err8 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
