@@ -15,6 +15,7 @@ export type {
   PermissionMode,
   PermissionRule,
   SandboxKind,
+  SandboxLimits,
   ToolCategory,
 } from '../generated/config/types.js';
 export type { FurflyConfig, HttpServerConfig, PermissionsConfig, Provider, StdioServerConfig };

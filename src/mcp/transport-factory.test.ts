@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these tests.
 import { describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
+import { DEFAULT_LIMITS, sandboxPolicy } from '../sandbox/policy.js';
 import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
@@ -43,6 +44,28 @@ describe('createTransport', () => {
     expect(transport).toBeInstanceOf(ContainerTransport);
     expect((transport as ContainerTransport).name).toBe('boxed');
     expect((transport as ContainerTransport).containerId).toBeUndefined();
+  });
+
+  it("passes the entry's sandbox_limits to the container's policy; limits left out keep the defaults", () => {
+    const limited = createTransport(
+      'boxed',
+      stdioEntry({ sandbox: 'docker', sandbox_limits: { memory_mb: 256, cpus: 0.5, pids: 64 } }),
+      { cwd: '/tmp' },
+    ) as ContainerTransport;
+    expect(limited.policy).toEqual(sandboxPolicy({ memoryMiB: 256, cpus: 0.5, pids: 64 }));
+    expect(limited.policy).toMatchObject({ memoryMiB: 256, cpus: 0.5, pids: 64 });
+
+    const partly = createTransport('boxed', stdioEntry({ sandbox: 'docker', sandbox_limits: { pids: 32 } }), {
+      cwd: '/tmp',
+    }) as ContainerTransport;
+    expect(partly.policy).toMatchObject({
+      memoryMiB: DEFAULT_LIMITS.memoryMiB,
+      cpus: DEFAULT_LIMITS.cpus,
+      pids: 32,
+    });
+
+    const plain = createTransport('boxed', stdioEntry({ sandbox: 'docker' }), { cwd: '/tmp' });
+    expect((plain as ContainerTransport).policy).toEqual(sandboxPolicy());
   });
 });
 

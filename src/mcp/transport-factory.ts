@@ -3,8 +3,9 @@
  * fields map onto transport options.
  */
 import path from 'node:path';
-import type { ResolvedServer } from '../config/types.js';
+import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
+import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
@@ -39,6 +40,7 @@ export function createTransport(
       env: server.env,
       cwd: path.resolve(options.cwd, server.cwd ?? '.'),
       name,
+      policy: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)),
     });
   }
   return new StdioTransport({
@@ -49,6 +51,14 @@ export function createTransport(
     // Messages name the server, never the command line (it may hold tokens).
     name,
   });
+}
+
+/**
+ * The config's `sandbox_limits` in the policy's terms. Limits left out stay undefined, so the policy's
+ * defaults fill them in: the numbers have one owner (src/sandbox/policy.ts).
+ */
+export function sandboxLimitsOf(limits: SandboxLimitsConfig | undefined): Partial<SandboxLimits> {
+  return { memoryMiB: limits?.memory_mb, cpus: limits?.cpus, pids: limits?.pids };
 }
 
 /**
