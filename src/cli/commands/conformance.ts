@@ -17,7 +17,7 @@ import { exitCodeOf } from '../../../conformance/server/report/model.js';
 import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/server/report/text.js';
 import { globMatches, runSuite, SuiteError } from '../../../conformance/server/runner.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
-import { sandboxPolicy } from '../../sandbox/policy.js';
+import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
 
 export interface ConformanceOptions {
   url?: string;
@@ -33,6 +33,12 @@ export interface ConformanceOptions {
   fuzz?: string | number;
   sandbox?: string;
   mount?: string;
+  /** With --sandbox docker: memory limit in MiB. */
+  memory?: string | number;
+  /** With --sandbox docker: CPU cores (fractions allowed). */
+  cpus?: string | number;
+  /** With --sandbox docker: most processes and threads at once. */
+  pids?: string | number;
 }
 
 export interface ConformanceIo {
@@ -64,6 +70,49 @@ function positiveInteger(
   return number;
 }
 
+// The same floors and ceiling as `sandbox_limits` in schemas/config.schema.json, so a limit the CLI
+// accepts is one the config would accept too. Below them node does not even start reliably.
+const MIN_MEMORY_MB = 64;
+const MAX_CPUS = 64;
+const MIN_PIDS = 16;
+
+/** A repeated flag arrives as a list, a flag without value as a boolean: neither is a limit. */
+function limitValue(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if ((typeof value !== 'string' && typeof value !== 'number') || String(value).trim() === '') {
+    throw new UsageError(`${name} takes one value`);
+  }
+  return Number(value);
+}
+
+function wholeLimit(value: unknown, name: string, min: number, unit: string): number | undefined {
+  const number = limitValue(value, name);
+  if (number !== undefined && !(Number.isInteger(number) && number >= min)) {
+    throw new UsageError(`${name} must be a whole number${unit}, at least ${min}`);
+  }
+  return number;
+}
+
+/**
+ * The sandbox policy asked for by --memory, --cpus and --pids; each one left out keeps its default
+ * (src/sandbox/policy.ts). Throws a usage error (exit 2) for a value out of range.
+ */
+export function sandboxPolicyOf(
+  options: Pick<ConformanceOptions, 'memory' | 'cpus' | 'pids'>,
+): SandboxPolicy {
+  const cpus = limitValue(options.cpus, '--cpus');
+  if (cpus !== undefined && !(cpus > 0 && cpus <= MAX_CPUS)) {
+    throw new UsageError(`--cpus must be a number greater than 0 and at most ${MAX_CPUS}`);
+  }
+  return sandboxPolicy({
+    memoryMiB: wholeLimit(options.memory, '--memory', MIN_MEMORY_MB, ' of MiB'),
+    cpus,
+    pids: wholeLimit(options.pids, '--pids', MIN_PIDS, ''),
+  });
+}
+
+const LIMIT_FLAGS = ['memory', 'cpus', 'pids'] as const;
+
 /** `K: V` header arguments. Values are never echoed back, not even in errors. */
 function parseHeaders(values: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -93,9 +142,15 @@ function checkOnlyMatches(only: string[]): void {
   throw new UsageError(`no check matches --only ${only.join(',')}`);
 }
 
-function targetOf(options: ConformanceOptions, command: string[]): Target {
+/** What to vet, from the options and the command after `--`. Throws a usage error (exit 2). */
+export function targetOf(options: ConformanceOptions, command: string[]): Target {
   if (options.url !== undefined && command.length > 0)
     throw new UsageError('give either --url or a command after --, not both');
+  const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined).map((flag) => `--${flag}`);
+  if (limitFlags.length > 0 && options.sandbox === undefined) {
+    const verb = limitFlags.length === 1 ? 'applies' : 'apply';
+    throw new UsageError(`${limitFlags.join(', ')} ${verb} to --sandbox docker only`);
+  }
   if (options.url !== undefined && (options.sandbox !== undefined || options.mount !== undefined)) {
     throw new UsageError('--sandbox and --mount apply to stdio servers only');
   }
@@ -130,7 +185,7 @@ function targetOf(options: ConformanceOptions, command: string[]): Target {
   return {
     transport: 'stdio',
     command: { command: executable, args, cwd, env: {} },
-    sandbox: { kind: 'docker', policy: sandboxPolicy(), mount },
+    sandbox: { kind: 'docker', policy: sandboxPolicyOf(options), mount },
   };
 }
 
@@ -209,6 +264,15 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
     .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
     .option('--mount <path>', 'With --sandbox: host folder the server sees, read-only (default: .)')
+    .option(
+      '--memory <mb>',
+      `With --sandbox: memory limit in MiB, no swap (default ${DEFAULT_LIMITS.memoryMiB}, at least ${MIN_MEMORY_MB})`,
+    )
+    .option('--cpus <n>', `With --sandbox: CPU cores, fractions allowed (default ${DEFAULT_LIMITS.cpus})`)
+    .option(
+      '--pids <n>',
+      `With --sandbox: most processes and threads at once (default ${DEFAULT_LIMITS.pids}, at least ${MIN_PIDS})`,
+    )
     .action(async (positional: string[], options: ConformanceOptions & { '--'?: string[] }) => {
       const command = [...positional, ...(options['--'] ?? [])];
       const interactive = process.stdout.isTTY === true && !process.env.NO_COLOR;

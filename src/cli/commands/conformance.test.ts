@@ -1,0 +1,94 @@
+/**
+ * `furfly conformance` sandbox limits (--memory, --cpus, --pids), in-process. No Docker engine is needed:
+ * the tests stop where the policy is built (the target the runner copies into the report's `sandbox`)
+ * and at the usage errors, which come before anything is started.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, sandboxPolicy } from '../../sandbox/policy.js';
+import { type ConformanceOptions, runConformanceCommand, sandboxPolicyOf, targetOf } from './conformance.js';
+
+async function run(options: ConformanceOptions, command: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runConformanceCommand(options, command, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    interactive: false,
+  });
+  return { code, stdout, stderr };
+}
+
+const server = ['node', 'server.js'];
+
+describe('sandboxPolicyOf', () => {
+  it('keeps every default when no limit is given', () => {
+    expect(sandboxPolicyOf({})).toEqual(sandboxPolicy());
+  });
+
+  it('takes the limits as cac passes them (numbers or strings); a limit left out keeps its default', () => {
+    expect(sandboxPolicyOf({ memory: 256, cpus: 0.5, pids: 64 })).toMatchObject({
+      memoryMiB: 256,
+      cpus: 0.5,
+      pids: 64,
+    });
+    expect(sandboxPolicyOf({ memory: '1024', cpus: '2' })).toMatchObject({
+      memoryMiB: 1024,
+      cpus: 2,
+      pids: DEFAULT_LIMITS.pids,
+    });
+    // The bounds are inclusive where the config schema's are.
+    expect(sandboxPolicyOf({ memory: 64, cpus: 64, pids: 16 })).toMatchObject({
+      memoryMiB: 64,
+      cpus: 64,
+      pids: 16,
+    });
+  });
+
+  it.each([
+    [{ memory: 63 }, '--memory must be a whole number of MiB, at least 64'],
+    [{ memory: '128.5' }, '--memory must be a whole number of MiB, at least 64'],
+    [{ memory: 'lots' }, '--memory must be a whole number of MiB, at least 64'],
+    [{ cpus: 0 }, '--cpus must be a number greater than 0 and at most 64'],
+    [{ cpus: '-1' }, '--cpus must be a number greater than 0 and at most 64'],
+    [{ cpus: 64.5 }, '--cpus must be a number greater than 0 and at most 64'],
+    [{ cpus: 'NaN' }, '--cpus must be a number greater than 0 and at most 64'],
+    [{ pids: 15 }, '--pids must be a whole number, at least 16'],
+    [{ pids: '' }, '--pids takes one value'],
+    [{ pids: ['20', '30'] as unknown as string }, '--pids takes one value'],
+  ])('refuses %j', (options, message) => {
+    expect(() => sandboxPolicyOf(options)).toThrow(message);
+  });
+});
+
+describe('furfly conformance --sandbox docker limits', () => {
+  it('puts the limits into the sandbox policy of the target (which the report states)', () => {
+    const target = targetOf({ sandbox: 'docker', memory: 256, cpus: '0.5', pids: 40 }, server);
+    expect(target.transport).toBe('stdio');
+    if (target.transport !== 'stdio') return;
+    expect(target.sandbox?.policy).toEqual(sandboxPolicy({ memoryMiB: 256, cpus: 0.5, pids: 40 }));
+    expect(targetOf({ sandbox: 'docker' }, server)).toMatchObject({ sandbox: { policy: sandboxPolicy() } });
+  });
+
+  it('exits 2 with a usage error for a limit out of range, before anything starts', async () => {
+    const result = await run({ sandbox: 'docker', memory: 32 }, server);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('furfly conformance: --memory must be a whole number of MiB, at least 64\n');
+    expect(result.stdout).toBe('');
+    const cpus = await run({ sandbox: 'docker', cpus: 0 }, server);
+    expect(cpus.code).toBe(2);
+    expect(cpus.stderr).toContain('--cpus must be a number greater than 0');
+  });
+
+  it('exits 2 when a limit is given without --sandbox docker', async () => {
+    const one = await run({ pids: 64 }, server);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toBe('furfly conformance: --pids applies to --sandbox docker only\n');
+    const http = await run({ url: 'http://127.0.0.1:1/mcp', memory: 256, cpus: 1 }, []);
+    expect(http.code).toBe(2);
+    expect(http.stderr).toBe('furfly conformance: --memory, --cpus apply to --sandbox docker only\n');
+  });
+});
