@@ -1,5 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   RpcCancelledError,
   RpcDisconnectedError,
@@ -127,40 +127,49 @@ describe('JsonRpcPeer requests', () => {
   });
 
   it('resets the timeout on progress, but not beyond the hard maximum', async () => {
-    const { transport, peer } = setup();
-    const call = peer.request(
-      'p',
-      {},
-      {
-        timeoutMs: 60,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeoutMs: 200,
-        onprogress: () => {},
-      },
-    );
-    let settled = false;
-    call
-      .catch(() => {})
-      .finally(() => {
+    // Fake timers (and a fake Date.now) make the schedule exact: a loaded machine cannot delay the
+    // progress ticks past the 60 ms timeout and turn the hard-limit failure into a plain timeout.
+    vi.useFakeTimers();
+    try {
+      const { transport, peer } = setup();
+      const call = peer.request(
+        'p',
+        {},
+        {
+          timeoutMs: 60,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeoutMs: 200,
+          onprogress: () => {},
+        },
+      );
+      let settled = false;
+      const outcome = call.then(
+        () => 'resolved',
+        (e: unknown) => e,
+      );
+      void outcome.finally(() => {
         settled = true;
       });
-    const ticker = setInterval(
-      () =>
+      const tick = () =>
         transport.deliver({
           jsonrpc: '2.0',
           method: 'notifications/progress',
           params: { progressToken: 1, progress: 1 },
-        }),
-      20,
-    );
-    try {
-      await new Promise((r) => setTimeout(r, 120));
+        });
+      for (let elapsed = 20; elapsed <= 120; elapsed += 20) {
+        await vi.advanceTimersByTimeAsync(20);
+        tick();
+      }
       expect(settled).toBe(false); // would have timed out at 60 ms without the resets
-      const error = await call.catch((e: unknown) => e);
+      for (let elapsed = 140; elapsed <= 260 && !settled; elapsed += 20) {
+        await vi.advanceTimersByTimeAsync(20);
+        if (!settled) tick();
+      }
+      const error = await outcome;
       expect(error).toBeInstanceOf(RpcTimeoutError);
       expect((error as Error).message).toContain('hard limit');
     } finally {
-      clearInterval(ticker);
+      vi.useRealTimers();
     }
   });
 
