@@ -8,11 +8,8 @@
  * `BENCH_RESULT <json>`. Anything else on stdout is ignored.
  */
 
-import { connectCeiling } from './ceiling/loop-client.js';
-import { connectFurfly } from './clients/furfly.js';
-import { connectSdk } from './clients/sdk.js';
 import type { BenchClient, Target } from './clients/types.js';
-import { startupFurfly, startupSdk } from './lib/startup.js';
+import type { StartupResult } from './lib/startup.js';
 import { runWorkload, type Workload } from './lib/workloads.js';
 
 export type ClientKind = 'furfly' | 'sdk' | 'ceiling';
@@ -48,10 +45,27 @@ function killIfAlive(pid: number | undefined): void {
   }
 }
 
+/**
+ * Only the client under test is loaded (dynamic import): a runner that measures the SDK never loads
+ * furfly's code and the other way round, so each peak RSS is the client's own and not both together.
+ */
 async function connect(spec: Extract<RunnerSpec, { kind: 'workload' }>): Promise<BenchClient> {
   const options = { maxMessageBytes: spec.maxMessageBytes, timeoutMs: TIMEOUT_MS };
-  if (spec.client === 'ceiling') return connectCeiling();
-  return spec.client === 'furfly' ? connectFurfly(spec.target, options) : connectSdk(spec.target, options);
+  switch (spec.client) {
+    case 'ceiling':
+      return (await import('./ceiling/loop-client.js')).connectCeiling();
+    case 'furfly':
+      return (await import('./clients/furfly.js')).connectFurfly(spec.target, options);
+    case 'sdk':
+      return (await import('./clients/sdk.js')).connectSdk(spec.target, options);
+  }
+}
+
+/** The start-up scenario, with the same rule: only the measured client's code is loaded. */
+async function startup(client: 'furfly' | 'sdk'): Promise<StartupResult> {
+  return client === 'furfly'
+    ? (await import('./lib/startup-furfly.js')).startupFurfly()
+    : (await import('./lib/startup-sdk.js')).startupSdk();
 }
 
 async function main(): Promise<void> {
@@ -61,7 +75,7 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as RunnerSpec;
   let result: Omit<RunnerResult, 'maxRssKiB'>;
   if (spec.kind === 'startup') {
-    const run = spec.client === 'furfly' ? await startupFurfly() : await startupSdk();
+    const run = await startup(spec.client);
     for (const pid of run.pids) announcePid(pid);
     result = { healthyMs: run.healthyMs };
     await run.close();
