@@ -179,6 +179,48 @@ describe('StdioTransport', () => {
   });
 });
 
+describe('StdioTransport sends gathered per turn', () => {
+  // Counts lines and reports, for each line, its text; says "eof" when stdin ends.
+  const LINE_REPORTER = `
+    require('node:readline').createInterface({ input: process.stdin })
+      .on('line', (line) => process.stderr.write('line ' + line + '\\n'))
+      .on('close', () => { process.stderr.write('eof\\n'); process.exit(0); });
+  `;
+
+  it('delivers many sends of one turn complete and in order', async () => {
+    const { transport } = node(LINE_REPORTER, { stderrBytes: 64 * 1024 });
+    await transport.start();
+    const sends = Array.from({ length: 200 }, (_, i) =>
+      transport.send({ jsonrpc: '2.0', method: 'n', params: { i } }),
+    );
+    await Promise.all(sends);
+    await until(
+      () =>
+        transport
+          .stderrText()
+          .split('\n')
+          .filter((l) => l.startsWith('line ')).length === 200,
+      '200 lines',
+    );
+    const order = transport
+      .stderrText()
+      .split('\n')
+      .filter((l) => l.startsWith('line '))
+      .map((l) => (JSON.parse(l.slice(5)) as { params: { i: number } }).params.i);
+    expect(order).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  it('still writes what was sent right before close()', async () => {
+    const { transport, closed } = node(LINE_REPORTER);
+    await transport.start();
+    void transport.send({ jsonrpc: '2.0', method: 'notifications/last-words' });
+    await transport.close();
+    await closed;
+    expect(transport.stderrText()).toContain('line {"jsonrpc":"2.0","method":"notifications/last-words"}');
+    expect(transport.stderrText()).toContain('eof');
+  });
+});
+
 describe('StdioTransport process groups', () => {
   // Ignores SIGTERM and stdin EOF, and says its pid on stderr (it is the wrapper's child, not ours).
   const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); process.stderr.write('pid=' + process.pid + '\\n'); setInterval(() => {}, 1000);`;

@@ -62,6 +62,9 @@ export class StdioTransport implements Transport {
   /** While stdin is full: resolves when it drains. */
   private drained: Promise<void> | undefined;
   private drainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Encoded messages of this turn, written together on the next tick (see send). */
+  private batch = '';
+  private batchBytes = 0;
   private resolveFinished!: () => void;
   private readonly finished = new Promise<void>((resolve) => {
     this.resolveFinished = resolve;
@@ -131,17 +134,33 @@ export class StdioTransport implements Transport {
     }
     const encoded = encodeMessage(message);
     const limit = this.options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
-    const waiting = stdin.writableLength;
-    if (waiting > 0 && waiting + Buffer.byteLength(encoded) > limit) {
+    const waiting = stdin.writableLength + this.batchBytes;
+    const size = Buffer.byteLength(encoded);
+    if (waiting > 0 && waiting + size > limit) {
       return Promise.reject(
         new Error(
           `server "${this.name}" is not reading its input: ${waiting} bytes are already waiting to be written (limit ${limit}); the message was not sent`,
         ),
       );
     }
-    if (stdin.write(encoded) && !this.drained) return RESOLVED;
-    // Backpressure: every send waits for the same drain (or close, after which sends fail).
-    this.drained ??= new Promise<void>((resolve) => {
+    // Messages sent in one turn of the event loop go out in one write: a pipe write is a system
+    // call, and with many requests in flight one per message was the client's largest cost.
+    if (this.batch === '') process.nextTick(this.flushBatch);
+    this.batch += encoded;
+    this.batchBytes += size;
+    return this.drained ?? RESOLVED;
+  }
+
+  /** Writes the messages gathered this turn; a full pipe makes the following sends wait for drain. */
+  private readonly flushBatch = (): void => {
+    const text = this.batch;
+    this.batch = '';
+    this.batchBytes = 0;
+    const stdin = this.child?.stdin;
+    if (text === '' || !stdin?.writable) return;
+    if (stdin.write(text) || this.drained) return;
+    // Backpressure: every later send waits for the same drain (or close, after which sends fail).
+    this.drained = new Promise<void>((resolve) => {
       const done = (): void => {
         stdin.off('drain', done);
         stdin.off('close', done);
@@ -151,8 +170,7 @@ export class StdioTransport implements Transport {
       stdin.on('drain', done);
       stdin.on('close', done);
     });
-    return this.drained;
-  }
+  };
 
   close(): Promise<void> {
     if (this.closing) return this.closing;
@@ -162,6 +180,8 @@ export class StdioTransport implements Transport {
       return this.closing;
     }
     this.stopReason ??= 'closed by the client';
+    // What was sent before close() still reaches the server (e.g. a last notification).
+    this.flushBatch();
     this.closing = (async () => {
       // No pid: the spawn itself failed, so there is nothing to stop.
       if (!this.exit && child.pid !== undefined) {
