@@ -108,6 +108,7 @@ function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: 
         },
         { scenario: `${base}.sequential.p50_ms`, pick: (r) => r.p50Ms, unit: 'ms', better: 'lower' },
         { scenario: `${base}.sequential.p99_ms`, pick: (r) => r.p99Ms, unit: 'ms', better: 'lower' },
+        cpuMetric(`${base}.sequential`),
       ],
     });
     cases.push({
@@ -127,10 +128,24 @@ function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: 
           unit: 'calls/s',
           better: 'higher',
         },
+        cpuMetric(`${base}.inflight100`),
       ],
     });
   }
   return cases;
+}
+
+/**
+ * The client's own CPU time per successful call (the runner process's, over the timed part): what a
+ * call costs the client whatever the server's speed, where calls/s mixes in the server and the machine.
+ */
+function cpuMetric(prefix: string): Case['metrics'][number] {
+  return {
+    scenario: `${prefix}.cpu_us_per_call`,
+    pick: (r) => r.cpuUsPerCall,
+    unit: 'µs CPU/call',
+    better: 'lower',
+  };
 }
 
 /** How long each throughput measurement runs (after its warm-up). */
@@ -151,6 +166,7 @@ function ceilingCases(quick: boolean): Case[] {
     spec: (client) => ({ kind: 'workload', client, target, workload, maxMessageBytes: MAX_MESSAGE_BYTES }),
     metrics: [
       { scenario: `ceiling.${label}`, pick: (r) => r.callsPerSecond, unit: 'calls/s', better: 'higher' },
+      cpuMetric(`ceiling.${label}`),
     ],
   }));
 }
@@ -314,6 +330,8 @@ async function main(): Promise<void> {
     if (Number.isNaN(ceiling) || !client) continue;
     const furfly = (100 * client.furfly!) / ceiling;
     const sdk = (100 * client.sdk!) / ceiling;
+    const ceilingCpu = median(samples.get(`ceiling.${label}.cpu_us_per_call`)?.get('ceiling') ?? []);
+    const cpuNote = Number.isNaN(ceilingCpu) ? '' : `, ${ceilingCpu.toFixed(1)} µs CPU per call`;
     scenarios[`ceiling.stdio.${label}.share`] = {
       furfly,
       sdk,
@@ -321,7 +339,7 @@ async function main(): Promise<void> {
       unit: '% of ceiling',
       better: 'higher',
       rounds: samples.get(`ceiling.${label}`)?.get('ceiling')?.length ?? 0,
-      note: `bare newline-echo loop: ${ceiling.toFixed(0)} calls/s`,
+      note: `bare newline-echo loop: ${ceiling.toFixed(0)} calls/s${cpuNote}`,
     };
   }
   if (conformanceTimes.length > 0) {

@@ -23,6 +23,8 @@ export interface RunnerResult {
   p50Ms?: number;
   p99Ms?: number;
   ms?: number;
+  /** CPU µs of the runner (the client) per successful call, throughput workloads only. */
+  cpuUsPerCall?: number;
   healthyMs?: number;
   failedCalls?: number;
   firstError?: string;

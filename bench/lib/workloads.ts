@@ -19,6 +19,12 @@ export interface WorkloadResult {
   p50Ms?: number;
   p99Ms?: number;
   ms?: number;
+  /**
+   * This process's CPU time (user + system, every thread: JIT, GC, libuv) over the timed part, per
+   * successful call, in µs. The server runs in another process, so this is the client's own cost per
+   * call, whatever the server's speed.
+   */
+  cpuUsPerCall?: number;
   /** Calls that failed (they are not counted in calls/s); the first error, for the report. */
   failedCalls?: number;
   firstError?: string;
@@ -51,9 +57,17 @@ class Tally {
   }
 }
 
+/** CPU time of this process since `since` (a `process.cpuUsage()` reading), per call, in µs. */
+function cpuPerCall(since: NodeJS.CpuUsage, calls: number): number | undefined {
+  if (calls === 0) return undefined;
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / calls;
+}
+
 /** One call at a time until `seconds` have passed; every latency is kept. */
 async function sequential(client: BenchClient, seconds: number, tally: Tally): Promise<WorkloadResult> {
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const end = started + seconds * 1000;
   let now = started;
@@ -65,6 +79,7 @@ async function sequential(client: BenchClient, seconds: number, tally: Tally): P
     callsPerSecond: (latencies.length * 1000) / (now - started),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    cpuUsPerCall: cpuPerCall(cpu, latencies.length),
   };
 }
 
@@ -74,7 +89,8 @@ async function inflight(
   seconds: number,
   concurrency: number,
   tally: Tally,
-): Promise<number> {
+): Promise<Pick<WorkloadResult, 'callsPerSecond' | 'cpuUsPerCall'>> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const end = started + seconds * 1000;
   const okBefore = tally.ok;
@@ -82,7 +98,11 @@ async function inflight(
     while (performance.now() < end) await tally.echo(client);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return ((tally.ok - okBefore) * 1000) / (performance.now() - started);
+  const calls = tally.ok - okBefore;
+  return {
+    callsPerSecond: (calls * 1000) / (performance.now() - started),
+    cpuUsPerCall: cpuPerCall(cpu, calls),
+  };
 }
 
 export async function runWorkload(client: BenchClient, workload: Workload): Promise<WorkloadResult> {
@@ -95,8 +115,10 @@ export async function runWorkload(client: BenchClient, workload: Workload): Prom
     case 'inflight': {
       await inflight(client, workload.warmupSeconds, workload.concurrency, new Tally());
       const tally = new Tally();
-      const callsPerSecond = await inflight(client, workload.seconds, workload.concurrency, tally);
-      return { callsPerSecond, ...tally.report() };
+      return {
+        ...(await inflight(client, workload.seconds, workload.concurrency, tally)),
+        ...tally.report(),
+      };
     }
     case 'large': {
       const t0 = performance.now();
