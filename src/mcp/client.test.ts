@@ -404,3 +404,24 @@ describe('McpClient.callTool never rejects', () => {
     expect(c.tools.map((t) => t.name)).toEqual(['v2']);
   });
 });
+
+describe('McpClient.onerror', () => {
+  it('passes problems on with the same redaction as every other message', async () => {
+    const { server, client: c } = client({}, { redact: (text) => text.replaceAll('s3cr3t', '***') });
+    const seen: Error[] = [];
+    c.onerror = (error) => seen.push(error);
+    await c.connect();
+    const original = new Error('server "demo" wrote a non-JSON line to stdout: "TOKEN=s3cr3t"', {
+      cause: new Error('s3cr3t'),
+    });
+    server.onerror?.(original);
+    server.onerror?.(new Error('nothing to hide'));
+    expect(seen.map((e) => e.message)).toEqual([
+      'server "demo" wrote a non-JSON line to stdout: "TOKEN=***"',
+      'nothing to hide',
+    ]);
+    expect(seen[0]).not.toBe(original);
+    expect(seen[0]!.cause).toBeUndefined();
+    expect(seen[0]!.stack).not.toContain('s3cr3t');
+  });
+});

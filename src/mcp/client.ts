@@ -140,7 +140,9 @@ export class McpClient {
     this.proposedVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     this.peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.requestTimeoutMs });
     this.peer.onnotification = (method, params) => this.onnotification?.(method, params);
-    this.peer.onerror = (error) => this.onerror?.(error);
+    // Transport errors can quote what a server wrote (stderr lines, noise on stdout), and a server may
+    // echo its environment: they pass the same redaction as every other message of this client.
+    this.peer.onerror = (error) => this.onerror?.(this.redactError(error));
     this.peer.onclose = (reason) => {
       this.state = 'closed';
       this.onclose?.(reason);
@@ -242,6 +244,15 @@ export class McpClient {
       this.state = 'closed';
     });
     return this.closing;
+  }
+
+  /** The error itself when nothing needed hiding; otherwise a copy with the redacted message and no cause. */
+  private redactError(error: Error): Error {
+    const message = this.redact(error.message);
+    if (message === error.message) return error;
+    const copy = new Error(message);
+    copy.name = error.name;
+    return copy;
   }
 
   // ---------------------------------------------------------------- handshake
