@@ -5,7 +5,8 @@
  *
  * One-shot exit codes: 0 when the model finished normally, 1 on an error or when a limit ended the
  * turn (max_iterations, unknown tools, cancelled), 2 on a usage error, 141 when stdout's reader
- * closed the pipe early (the turn is stopped quietly and the MCP servers are shut down). The logic takes its streams as
+ * closed the pipe early (the turn is stopped quietly and the MCP servers are shut down; the interactive
+ * session does the same, see interactive/output-gone.ts). The logic takes its streams as
  * arguments (`runAgentCommand`) so tests run it in-process; `registerAgentCommand` only binds it to cac.
  */
 import { statSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { type AgentRuntime, startRuntime } from '../../agent/runtime.js';
 import type { Usage } from '../../agent/usage.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
+import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
 
@@ -62,8 +64,7 @@ export interface OneShotJson {
   error?: string;
 }
 
-/** Exit status when stdout's reader has gone away: 128 + SIGPIPE, as a shell reports `yes | head`. */
-export const EXIT_BROKEN_PIPE = 141;
+export { EXIT_BROKEN_PIPE };
 
 const NORMAL_STOPS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'refusal']);
 
@@ -80,6 +81,22 @@ export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo)
     return 1;
   }
   const permissionMode = options.permissionMode as PermissionMode | undefined;
+  // Once stderr's reader is gone (`furfly … 2>&1 | head`) nothing more can be reported there; its
+  // write errors must not crash the run (stdout's are handled by each mode: it ends the run).
+  const diagnostics = watchOutput(io.stderr);
+  try {
+    return await runMode(options, io, cwd, permissionMode);
+  } finally {
+    diagnostics.dispose();
+  }
+}
+
+function runMode(
+  options: AgentCommandOptions,
+  io: AgentIo,
+  cwd: string,
+  permissionMode: PermissionMode | undefined,
+): Promise<number> {
   if (typeof options.prompt !== 'string') {
     return runInteractiveSession({
       runtime: {
@@ -157,16 +174,11 @@ async function runOneShot(
   const { runtime } = setup;
   // The reader of stdout went away (`furfly -p … | head`): stop the turn quietly, close the MCP
   // servers, and exit like a program killed by SIGPIPE (128 + 13), which is what shells expect.
-  const pipe = new AbortController();
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') pipe.abort();
-    else pipe.abort(error);
-  };
-  io.stdout.on('error', onStdoutError);
+  const output = watchOutput(io.stdout);
   try {
     // Every server gets its chance (each bounded by its own timeout) before the first request.
     await runtime.mcp.ready;
-    const signal = io.signal ? AbortSignal.any([io.signal, pipe.signal]) : pipe.signal;
+    const signal = io.signal ? AbortSignal.any([io.signal, output.signal]) : output.signal;
     let lineOpen = false;
     const running = runtime.agent.runTurn(prompt, {
       signal,
@@ -184,27 +196,24 @@ async function runOneShot(
           if (!json) io.stderr.write(`${describeToolCall(record)}\n`);
         },
         notice: (message) => {
-          if (!pipe.signal.aborted) io.stderr.write(`furfly: ${message}\n`);
+          if (!output.signal.aborted) io.stderr.write(`furfly: ${message}\n`);
         },
         error: (message) => io.stderr.write(`furfly: error: ${message}\n`),
       },
     });
     // Once the pipe is gone the answer has nowhere to go: do not wait for the turn to wind down (an
     // aborted stream that had already been read to its end may never settle), just close and leave.
-    const pipeGone = new Promise<undefined>((resolve) => {
-      if (pipe.signal.aborted) resolve(undefined);
-      else pipe.signal.addEventListener('abort', () => resolve(undefined), { once: true });
-    });
-    const result = await Promise.race([running, pipeGone]);
-    if (result === undefined || pipe.signal.aborted) return EXIT_BROKEN_PIPE;
+    // A later failure of the abandoned turn is nobody's news.
+    running.catch(() => {});
+    const result = await Promise.race([running, output.gone]);
+    if (result === undefined || output.signal.aborted) return output.exitCode() ?? EXIT_BROKEN_PIPE;
     recordTurn(runtime, prompt, result);
     if (json) io.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
     return NORMAL_STOPS.has(result.stopReason) ? 0 : 1;
   } finally {
     await runtime.close();
     // Later writes to a closed pipe fail too; they must not become an unhandled 'error' event.
-    io.stdout.off('error', onStdoutError);
-    io.stdout.on('error', () => {});
+    output.dispose();
   }
 }
 

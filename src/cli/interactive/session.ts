@@ -9,6 +9,10 @@
  * Ctrl-C during a turn aborts it (the stream and in-flight tool calls, which cancel remote calls on
  * their server); at an empty prompt it quits, like /exit and the end of input, shutting every MCP
  * server down.
+ *
+ * When stdout's reader goes away (`furfly | head -1`, a terminal that is gone), the running turn is
+ * stopped, the MCP servers are shut down and the session returns 141 (128 + SIGPIPE) without a word:
+ * there is nobody left to read one (see output-gone.ts).
  */
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -16,6 +20,7 @@ import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-p
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { LineQueue } from './line-queue.js';
+import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
 import { runSlashCommand } from './slash-commands.js';
 
@@ -36,6 +41,8 @@ const HISTORY_SIZE = 500;
 export async function runInteractiveSession(options: InteractiveOptions): Promise<number> {
   const { stdout } = options;
   const queue = new LineQueue();
+  // Watched before the first write: the reader may be gone before the banner is out.
+  const output = watchOutput(stdout);
   let busy = false;
   let turn: AbortController | undefined;
 
@@ -120,9 +127,20 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${setup.message}\n`);
     rl.close();
+    output.dispose();
     return 1;
   }
   const { runtime } = setup;
+
+  // Output gone: the prompt loop ends (as at the end of input) and a running turn is stopped.
+  output.signal.addEventListener(
+    'abort',
+    () => {
+      turn?.abort();
+      queue.end();
+    },
+    { once: true },
+  );
 
   const interrupt = () => {
     if (busy && turn && !turn.signal.aborted) {
@@ -150,7 +168,8 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     for (;;) {
       rl.prompt();
       const line = await queue.next();
-      if (line === undefined) break;
+      // Lines piped in ahead are not run once the output is gone: nobody would see what they do.
+      if (line === undefined || output.signal.aborted) break;
       const text = line.trim();
       if (text === '') continue;
       if (text.startsWith('/')) {
@@ -167,7 +186,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       turn = new AbortController();
       let lineOpen = false;
       try {
-        const result = await runtime.agent.runTurn(text, {
+        const running = runtime.agent.runTurn(text, {
           signal: turn.signal,
           events: {
             text: (delta) => {
@@ -183,8 +202,15 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
             error: (message) => stdout.write(`furfly: error: ${message}\n`),
           },
         });
+        // Raced below: if the output goes first, a later failure of the abandoned turn is nobody's news.
+        running.catch(() => {});
+        // With the output gone the answer has nowhere to go: do not wait for the aborted turn to
+        // wind down (a stream already read to its end may never settle), just shut down and leave.
+        const result = await Promise.race([running, output.gone]);
+        if (result === undefined || output.signal.aborted) break;
         runtime.ledger.record({ prompt: text, requests: result.iterations, usage: result.usage });
       } catch (error) {
+        if (output.signal.aborted) break;
         // A bug must not end the session: one line, and the history stays valid for the next turn.
         if (lineOpen) stdout.write('\n');
         stdout.write(`furfly: internal error, the turn was stopped: ${oneLine(error)}\n`);
@@ -197,11 +223,12 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     }
   } finally {
     unsubscribe?.();
-    stdout.write('furfly: shutting down MCP servers… bye.\n');
+    if (!output.signal.aborted) stdout.write('furfly: shutting down MCP servers… bye.\n');
     rl.close();
     await runtime.close();
+    output.dispose();
   }
-  return 0;
+  return output.exitCode() ?? 0;
 }
 
 function oneLine(error: unknown): string {
