@@ -20,6 +20,7 @@ import {
   timeCommand,
 } from './lib/processes.js';
 import { type BenchReport, type Better, renderTable, type ScenarioFigures } from './lib/report.js';
+import { HEALTHY_SERVERS, startupServers } from './lib/startup.js';
 import { median } from './lib/stats.js';
 import type { Workload } from './lib/workloads.js';
 import type { ClientKind, RunnerResult, RunnerSpec } from './runner.js';
@@ -66,6 +67,8 @@ interface Case {
     unit: string;
     better: Better;
   }[];
+  /** A note and secondary figures for the case's scenarios, from every result of every round. */
+  summarize?: (results: readonly RunnerResult[]) => { note: string; details: Record<string, number | null> };
 }
 
 function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: string): Case[] {
@@ -210,7 +213,53 @@ function largeAndStartupCases(quick: boolean): Case[] {
         { scenario: 'startup.10-servers.healthy_ms', pick: (r) => r.healthyMs, unit: 'ms', better: 'lower' },
       ],
     },
+    {
+      // The built CLI's interactive session with the same ten servers: furfly only (the SDK has no CLI).
+      name: 'startup.10-servers.prompt',
+      clients: ['furfly'],
+      spec: () => ({ kind: 'prompt', client: 'furfly' }),
+      metrics: [
+        {
+          scenario: 'startup.10-servers.prompt_ms',
+          pick: (r) => r.prompt?.promptMs,
+          unit: 'ms',
+          better: 'lower',
+        },
+      ],
+      summarize: summarizePrompt,
+    },
   ];
+}
+
+/** What the prompt scenario shows besides its headline: the /help answer and where the servers were. */
+function summarizePrompt(results: readonly RunnerResult[]): {
+  note: string;
+  details: Record<string, number | null>;
+} {
+  const runs = results.flatMap((r) => (r.prompt ? [r.prompt] : []));
+  const medianOf = (pick: (p: (typeof runs)[number]) => number | undefined): number | null =>
+    nullable(median(runs.flatMap((p) => (pick(p) === undefined ? [] : [pick(p)!]))));
+  const allConnecting = runs.filter((p) => p.connectingAtPrompt === startupServers().length).length;
+  const beforeAny = runs.filter((p) => p.answeredBeforeAnyServer).length;
+  const withHealthy = runs.filter((p) => p.healthyMs !== undefined).length;
+  const details = {
+    help_answered_ms: medianOf((p) => p.helpMs),
+    first_server_line_ms: medianOf((p) => p.firstServerMs),
+    healthy_ready_ms: medianOf((p) => p.healthyMs),
+    min_connecting_at_prompt: runs.length ? Math.min(...runs.map((p) => p.connectingAtPrompt)) : null,
+    rounds_answered_before_any_server: beforeAny,
+  };
+  const ms = (value: number | null): string => (value === null ? 'n/a' : `${value.toFixed(0)} ms`);
+  const note = [
+    'furfly CLI, interactive, piped stdin/stdout, spawn to first prompt on stdout',
+    `/help answered at ${ms(details.help_answered_ms)}`,
+    `the first prompt said all ${startupServers().length} servers were still connecting in ${allConnecting}/${runs.length} rounds` +
+      ` and /help was answered before any server line in ${beforeAny}/${runs.length}`,
+    `the CLI's first server line at ${ms(details.first_server_line_ms)}, ${HEALTHY_SERVERS} healthy ready at ` +
+      `${ms(details.healthy_ready_ms)} (${withHealthy}/${runs.length} rounds; medians, from spawn)`,
+    'no SDK equivalent',
+  ].join('; ');
+  return { note, details };
 }
 
 async function main(): Promise<void> {
@@ -240,6 +289,8 @@ async function main(): Promise<void> {
     byClient.set(client, [...(byClient.get(client) ?? []), value]);
   };
 
+  /** Every result per case, for the cases that summarize them. */
+  const caseResults = new Map<string, RunnerResult[]>();
   const overruns = new Map<string, Extract<RunnerOutcome, { kind: 'overran' }>>();
   /** Calls that failed, per case and client: reported, never silently averaged away. */
   const failures = new Map<string, { calls: number; first: string }>();
@@ -257,6 +308,7 @@ async function main(): Promise<void> {
           continue;
         }
         for (const metric of benchCase.metrics) record(metric.scenario, client, metric.pick(outcome.result));
+        caseResults.set(benchCase.name, [...(caseResults.get(benchCase.name) ?? []), outcome.result]);
         if (outcome.result.failedCalls) {
           const seen = failures.get(`${benchCase.name}/${client}`) ?? {
             calls: 0,
@@ -320,6 +372,12 @@ async function main(): Promise<void> {
             `${client}: ${f!.calls} failed calls over all rounds, first: ${f!.first.slice(0, 160)}`,
         );
       if (failed.length > 0) figures.note = [figures.note, ...failed].filter(Boolean).join('; ');
+      const results = caseResults.get(benchCase.name) ?? [];
+      if (benchCase.summarize && results.length > 0) {
+        const summary = benchCase.summarize(results);
+        figures.note = [figures.note, summary.note].filter(Boolean).join('; ');
+        figures.details = summary.details;
+      }
       scenarios[metric.scenario] = figures;
     }
   }

@@ -9,6 +9,7 @@
  */
 
 import type { BenchClient, Target } from './clients/types.js';
+import type { PromptResult } from './lib/prompt.js';
 import type { StartupResult } from './lib/startup.js';
 import { runWorkload, type Workload } from './lib/workloads.js';
 
@@ -16,7 +17,9 @@ export type ClientKind = 'furfly' | 'sdk' | 'ceiling';
 
 export type RunnerSpec =
   | { kind: 'workload'; client: ClientKind; target: Target; workload: Workload; maxMessageBytes: number }
-  | { kind: 'startup'; client: 'furfly' | 'sdk' };
+  | { kind: 'startup'; client: 'furfly' | 'sdk' }
+  /** The interactive prompt of the built CLI (furfly only: the SDK has no CLI). */
+  | { kind: 'prompt'; client: 'furfly' };
 
 export interface RunnerResult {
   callsPerSecond?: number;
@@ -26,6 +29,7 @@ export interface RunnerResult {
   /** CPU µs of the runner (the client) per successful call, throughput workloads only. */
   cpuUsPerCall?: number;
   healthyMs?: number;
+  prompt?: PromptResult;
   failedCalls?: number;
   firstError?: string;
   maxRssKiB: number;
@@ -76,7 +80,12 @@ async function main(): Promise<void> {
   setInterval(() => process.stdout.write(`BENCH_RSS ${process.resourceUsage().maxRSS}\n`), 250).unref();
   const spec = JSON.parse(process.argv[2] ?? '') as RunnerSpec;
   let result: Omit<RunnerResult, 'maxRssKiB'>;
-  if (spec.kind === 'startup') {
+  if (spec.kind === 'prompt') {
+    const { measurePrompt } = await import('./lib/prompt.js');
+    const run = await measurePrompt(announcePid);
+    result = { prompt: run.result };
+    for (const pid of run.pids) killIfAlive(pid);
+  } else if (spec.kind === 'startup') {
     const run = await startup(spec.client);
     for (const pid of run.pids) announcePid(pid);
     result = { healthyMs: run.healthyMs };

@@ -14,6 +14,8 @@ export interface ScenarioFigures {
   note?: string;
   /** When the SDK was killed for overrunning its budget: a lower bound for its figure. */
   sdkAtLeast?: number;
+  /** Secondary figures of the same runs (furfly's), named with their unit; not in the table. */
+  details?: Record<string, number | null>;
 }
 
 export interface BenchReport {
