@@ -1,9 +1,10 @@
 /**
  * A real HTTP server on 127.0.0.1 (port 0) for transport tests: each test scripts the replies and
- * reads back what the transport sent. Counts TCP connections, to check keep-alive reuse.
+ * reads back what the transport sent. Counts TCP connections, to check keep-alive reuse, and knows
+ * which are still open, to check that a client leaves none behind.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface RecordedRequest {
   method: string;
@@ -17,7 +18,10 @@ export type Handler = (request: RecordedRequest, res: ServerResponse, req: Incom
 export interface LocalServer {
   url: string;
   requests: RecordedRequest[];
+  /** TCP connections accepted so far. */
   connections(): number;
+  /** TCP connections not yet closed (by either side). */
+  openConnections(): number;
   setHandler(handler: Handler): void;
   close(): Promise<void>;
 }
@@ -26,6 +30,7 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
   let current = handler;
   const requests: RecordedRequest[] = [];
   let connections = 0;
+  const open = new Set<Socket>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -40,8 +45,13 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
       current(recorded, res, req);
     });
   });
-  server.on('connection', () => {
+  // Idle connections stay open until the client closes them, so tests see what the client leaves behind
+  // (Node's default would close them after 5 s by itself).
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', (socket: Socket) => {
     connections += 1;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -49,6 +59,7 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,
     connections: () => connections,
+    openConnections: () => open.size,
     setHandler(next) {
       current = next;
     },

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportClosed } from '../../../jsonrpc/transport.js';
 import { HttpTransportError, SessionExpiredError, TRANSPORT_ERROR_CODES } from './errors.js';
@@ -226,6 +227,52 @@ describe('StreamableHttpTransport: requests and headers', () => {
     // (seen right after a 202); without keep-alive there would be one connection per request.
     expect(h.server.connections()).toBeLessThanOrEqual(3);
   });
+
+  it('keeps the connection of an SSE reply that ends with its response, and cuts one that stays open', async () => {
+    let keepOpen = false;
+    let keptOpenStreamClosed = false;
+    const h = await harness((r, res) => {
+      openSse(res);
+      const event = `data: ${JSON.stringify({ jsonrpc: '2.0', id: idOf(r), result: {} })}\n\n`;
+      if (!keepOpen) return void res.end(event);
+      res.write(event);
+      res.on('close', () => {
+        keptOpenStreamClosed = true;
+      });
+    });
+    await initialize(h);
+    for (let id = 1; id <= 5; id += 1) {
+      await h.transport.send(request(id));
+      await h.responseTo(id);
+    }
+    expect(h.server.connections()).toBeLessThanOrEqual(3);
+    keepOpen = true;
+    await h.transport.send(request(6));
+    await h.responseTo(6);
+    // Nobody waits on that stream any more: after a short grace its connection is closed.
+    await vitestWaitFor(() => keptOpenStreamClosed);
+    expect(h.closes).toEqual([]);
+  });
+
+  it('sends a User-Agent and the encodings it can decode, unless the configuration names its own', async () => {
+    const h = await harness(echoResult, { transport: { headers: { 'user-agent': 'custom/1' } } });
+    await initialize(h);
+    const h2 = await harness(echoResult);
+    await initialize(h2);
+    expect(h.server.requests[0]?.headers['user-agent']).toBe('custom/1');
+    expect(h2.server.requests[0]?.headers['user-agent']).toBe('furfly');
+    expect(h2.server.requests[0]?.headers['accept-encoding']).toBe('gzip, deflate');
+  });
+
+  it('reads a gzip-compressed JSON reply', async () => {
+    const h = await harness((r, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ jsonrpc: '2.0', id: idOf(r), result: { zipped: true } })));
+    });
+    await initialize(h);
+    await h.transport.send(request(1));
+    expect(await h.responseTo(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { zipped: true } });
+  });
 });
 
 describe('StreamableHttpTransport: failures end the affected request promptly', () => {
@@ -264,6 +311,7 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     expect(h.closes).toHaveLength(1);
     // No DELETE for a session the server already forgot, and no request after the 404.
     expect(h.server.requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+    await vitestWaitFor(() => h.server.openConnections() === 0);
   });
 
   it('treats 404 before any session as an ordinary HTTP error', async () => {
@@ -302,6 +350,19 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     await h.transport.send(request(1));
     const response = await h.responseTo(1);
     expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES['stream-ended'] } });
+    expect((response.error as { message: string }).message).toMatch(/was cut off .*\(ECONNRESET\)/);
+  });
+
+  it('fails the request when the connection is cut in the middle of a JSON body', async () => {
+    const h = await harness((_r, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"jsonrpc": "2.0", ', () => res.destroy());
+    });
+    await initialize(h);
+    await h.transport.send(request(1));
+    const response = await h.responseTo(1);
+    expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES['stream-ended'] } });
+    expect((response.error as { message: string }).message).toMatch(/was cut off .*\(ECONNRESET\)/);
   });
 
   it('says so when a cleanly ended stream stopped inside an event', async () => {
@@ -445,6 +506,35 @@ describe('StreamableHttpTransport: close and the GET stream', () => {
     expect(h.closes).toEqual([{ message: 'transport closed by the client' }]);
     await expect(h.transport.send(request(2))).rejects.toMatchObject({ kind: 'closed' });
     await vitestWaitFor(() => streamClosed);
+  });
+
+  it('leaves no connection open after close(): pooled ones, reply streams and the GET stream', async () => {
+    const h = await harness(
+      (r, res) => {
+        if (idOf(r) === 99) return openSse(res); // a reply stream still open at close()
+        echoResult(r, res);
+      },
+      { transport: { openGetStream: true }, get: (_r, res) => openSse(res) },
+    );
+    await initialize(h);
+    await Promise.all([1, 2, 3].map((id) => h.transport.send(request(id)).then(() => h.responseTo(id))));
+    await h.transport.send(request(99));
+    await vitestWaitFor(() => h.server.requests.some((r) => r.method === 'GET'));
+    expect(h.server.openConnections()).toBeGreaterThanOrEqual(3);
+    await h.transport.close();
+    expect(h.server.requests.at(-1)?.method).toBe('DELETE');
+    await vitestWaitFor(() => h.server.openConnections() === 0);
+  });
+
+  it('gives up on DELETE after closeTimeoutMs and still closes every connection', async () => {
+    const h = await harness(echoResult, { transport: { closeTimeoutMs: 100 } });
+    await initialize(h);
+    h.server.setHandler(() => {
+      // DELETE is never answered.
+    });
+    await h.transport.close();
+    expect(h.closes).toHaveLength(1);
+    await vitestWaitFor(() => h.server.openConnections() === 0);
   });
 
   it('takes 405 for DELETE quietly', async () => {

@@ -21,7 +21,14 @@ import {
   truncateBody,
 } from './errors.js';
 import { checkConfiguredHeaders } from './headers.js';
-import { BodyTooLargeError, drainBody, readBodyText, readErrorBody } from './read-body.js';
+import {
+  ACCEPTED_ENCODINGS,
+  createHttpRequester,
+  type HttpExchange,
+  type HttpReply,
+  type HttpRequester,
+} from './http-requester.js';
+import { BodyTooLargeError, drainBody, forEachChunk, readBodyText, readErrorBody } from './read-body.js';
 import { createSseMessageDecoder } from './sse.js';
 
 export interface StreamableHttpTransportOptions {
@@ -29,8 +36,6 @@ export interface StreamableHttpTransportOptions {
   url: string | URL;
   /** Added to every request (e.g. `Authorization`). Values never appear in errors. */
   headers?: Record<string, string>;
-  /** For tests; defaults to Node's global fetch (undici: keep-alive connection pool). */
-  fetch?: typeof fetch;
   /** Largest single message (a JSON body or one SSE event) accepted. Default 16 MiB. */
   maxMessageBytes?: number;
   /** Open the GET stream for server-initiated messages after initialization. Default true. */
@@ -46,6 +51,15 @@ export interface StreamableHttpTransportOptions {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_POST_TIMEOUT_MS = 30_000;
+/**
+ * How long a reply stream that nobody waits on any more may take to end by itself before it is cut.
+ * Servers usually end a POST's SSE stream right after its last response, in a packet of its own; a
+ * stream that ends keeps its connection for the next request, a cut one costs a new connection.
+ */
+const RELEASED_STREAM_GRACE_MS = 100;
+const ACCEPT_REPLY = 'application/json, text/event-stream';
+/** Sent unless the configuration names its own; some gateways turn away requests without one. */
+const USER_AGENT = 'furfly';
 /** An error status may come with a body that never finishes; its start is all we wait for. */
 const ERROR_BODY_WAIT_MS = 1000;
 const DIAGNOSTIC_LINES = 20;
@@ -61,7 +75,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly url: URL;
   private readonly where: string;
   private readonly configuredHeaders: [string, string][];
-  private readonly fetchImpl: typeof fetch;
+  /** Every request of this transport: its keep-alive connections live and die with the transport. */
+  private readonly requester: HttpRequester = createHttpRequester();
   private readonly maxMessageBytes: number;
   private readonly wantGetStream: boolean;
   private readonly closeTimeoutMs: number;
@@ -71,8 +86,6 @@ export class StreamableHttpTransport implements Transport {
   private sessionId: string | undefined;
   private protocolVersionHeader: string | undefined;
   private getStreamOpened = false;
-  /** Aborted on close or session expiry: ends every open request and stream at once. */
-  private readonly lifetime = new AbortController();
   private closing: Promise<void> | undefined;
   private readonly problems: string[] = [];
   /** The reply of the POST that carried each request still waiting for its response. */
@@ -82,10 +95,9 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.where = describeUrl(this.url);
     this.configuredHeaders = checkConfiguredHeaders(options.headers);
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wantGetStream = options.openGetStream ?? true;
-    this.closeTimeoutMs = options.closeTimeoutMs ?? 2000;
+    this.closeTimeoutMs = timerDelay(options.closeTimeoutMs ?? 2000);
     this.postTimeoutMs = timerDelay(options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS);
   }
 
@@ -103,7 +115,7 @@ export class StreamableHttpTransport implements Transport {
       );
     }
     if (this.url.username !== '' || this.url.password !== '') {
-      // fetch refuses such URLs anyway, with a message that quotes them.
+      // Node would turn them into a Basic Authorization header, silently; fetch refused them.
       throw new HttpTransportError(
         'protocol',
         `the URL of the MCP server at ${this.where} contains credentials (a name or password before "@"), which cannot be sent that way; put them in an Authorization header instead`,
@@ -127,79 +139,86 @@ export class StreamableHttpTransport implements Transport {
     const requestIds = requestIdsOf(message);
     const isInitialize = hasMethod(message, 'initialize');
 
-    // A POST without requests waits only for its acknowledgement, and only so long.
-    const acknowledgeTimeout = requestIds.length === 0 ? AbortSignal.timeout(this.postTimeoutMs) : undefined;
-    const reply = requestIds.length === 0 ? undefined : this.openReply(requestIds);
-    const signal = AbortSignal.any([
-      this.lifetime.signal,
-      ...(acknowledgeTimeout ? [acknowledgeTimeout] : []),
-      ...(reply ? [reply.controller.signal] : []),
-    ]);
     // The peer gave up on a request (timeout or abort): its reply stream is no longer wanted.
     const cancelled = cancelledRequestOf(message);
     if (cancelled !== undefined) this.release(cancelled);
-    let response: Response;
+    const exchange = this.requester.request(this.url, {
+      method: 'POST',
+      headers: this.headersFor(ACCEPT_REPLY, true),
+      body: JSON.stringify(message),
+    });
+    // A POST with requests lives as long as somebody waits on one of them (see openReply); a POST
+    // without requests waits only for its acknowledgement, and only so long.
+    const reply = requestIds.length === 0 ? undefined : this.openReply(requestIds, exchange);
+    let unacknowledged = false;
+    const acknowledgeTimer =
+      reply === undefined
+        ? setTimeout(() => {
+            unacknowledged = true;
+            exchange.abort();
+          }, this.postTimeoutMs)
+        : undefined;
     try {
-      response = await this.fetchImpl(this.url, {
-        method: 'POST',
-        headers: this.headersFor('application/json, text/event-stream', true),
-        body: JSON.stringify(message),
-        signal,
-      });
-    } catch (error) {
-      this.assertUsable();
-      if (reply) {
-        // Every request it carried was already given up on; nobody waits for this POST any more.
-        if (reply.controller.signal.aborted) return;
-        this.releaseAll(reply);
+      let response: HttpReply;
+      try {
+        response = await exchange.reply;
+      } catch (error) {
+        this.assertUsable();
+        if (reply) {
+          // Every request it carried was already given up on; nobody waits for this POST any more.
+          if (reply.released) return;
+          this.releaseAll(reply);
+        }
+        if (unacknowledged) throw this.note(this.unacknowledged());
+        throw this.note(
+          new HttpTransportError(
+            'network',
+            `cannot reach MCP server at ${this.where}: ${describeNetworkFailure(error)}`,
+            { cause: error },
+          ),
+        );
       }
-      if (acknowledgeTimeout?.aborted) throw this.note(this.unacknowledged());
-      throw this.note(
-        new HttpTransportError(
-          'network',
-          `cannot reach MCP server at ${this.where}: ${describeNetworkFailure(error)}`,
-          { cause: error },
-        ),
-      );
-    }
 
-    if (isInitialize) {
-      const assigned = response.headers.get('mcp-session-id');
-      if (assigned !== null && assigned !== '') this.sessionId = assigned;
-    }
-    if (!response.ok) {
-      // The error body is read first: releasing the reply aborts it.
-      const error = await this.statusError(response, 'POST');
-      if (reply) this.releaseAll(reply);
-      throw error;
-    }
+      if (isInitialize) {
+        const assigned = response.header('mcp-session-id');
+        if (assigned !== undefined && assigned !== '') this.sessionId = assigned;
+      }
+      if (!isOk(response)) {
+        // The error body is read first: releasing the reply aborts it.
+        const error = await this.statusError(response, 'POST');
+        if (reply) this.releaseAll(reply);
+        throw error;
+      }
 
-    if (reply === undefined) {
-      // Notifications and responses: the server acknowledges with 202 and no body. Any other 2xx is
-      // accepted too, and a body, if any, is read and dropped so the connection can be reused.
-      await drainBody(response);
-      if (acknowledgeTimeout?.aborted) throw this.note(this.unacknowledged());
-      if (hasMethod(message, 'notifications/initialized')) this.openGetStream();
-      return;
-    }
+      if (reply === undefined) {
+        // Notifications and responses: the server acknowledges with 202 and no body. Any other 2xx is
+        // accepted too, and a body, if any, is read and dropped so the connection can be reused.
+        await drainBody(response);
+        if (unacknowledged) throw this.note(this.unacknowledged());
+        if (hasMethod(message, 'notifications/initialized')) this.openGetStream();
+        return;
+      }
 
-    const type = mediaType(response);
-    if (type === 'text/event-stream') {
-      void this.readSseReply(response, reply);
-    } else if (type === 'application/json') {
-      void this.readJsonReply(response, reply);
-    } else {
-      const body = await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS);
-      this.releaseAll(reply);
-      throw this.note(
-        new HttpTransportError(
-          'protocol',
-          `MCP server at ${this.where} answered a request with HTTP ${response.status} and ` +
-            (type === '' ? 'no content type' : `content type "${type}"`) +
-            '; expected application/json or text/event-stream',
-          { status: response.status, body: truncateBody(body) },
-        ),
-      );
+      const type = mediaType(response);
+      if (type === 'text/event-stream') {
+        void this.readSseReply(response, reply);
+      } else if (type === 'application/json') {
+        void this.readJsonReply(response, reply);
+      } else {
+        const body = await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS);
+        this.releaseAll(reply);
+        throw this.note(
+          new HttpTransportError(
+            'protocol',
+            `MCP server at ${this.where} answered a request with HTTP ${response.status} and ` +
+              (type === '' ? 'no content type' : `content type "${type}"`) +
+              '; expected application/json or text/event-stream',
+            { status: response.status, body: truncateBody(body) },
+          ),
+        );
+      }
+    } finally {
+      clearTimeout(acknowledgeTimer);
     }
   }
 
@@ -212,22 +231,26 @@ export class StreamableHttpTransport implements Transport {
     const wasOpen = this.state === 'open';
     const alreadyEnded = this.state === 'expired' || this.state === 'closed';
     this.state = 'closed';
-    this.lifetime.abort();
+    // Every open request and stream ends at once; the pool stays for the DELETE.
+    this.requester.abortAll();
     if (wasOpen && this.sessionId !== undefined) await this.deleteSession();
+    this.requester.close();
     if (!alreadyEnded) this.onclose?.({ message: 'transport closed by the client' });
   }
 
   /** Ends the session explicitly. 405 (not allowed) and every failure are fine: we are leaving anyway. */
   private async deleteSession(): Promise<void> {
+    const exchange = this.requester.request(this.url, {
+      method: 'DELETE',
+      headers: this.headersFor(undefined, false),
+    });
+    const timer = setTimeout(() => exchange.abort(), this.closeTimeoutMs);
     try {
-      const response = await this.fetchImpl(this.url, {
-        method: 'DELETE',
-        headers: this.headersFor(undefined, false),
-        signal: AbortSignal.timeout(this.closeTimeoutMs),
-      });
-      await drainBody(response);
+      await drainBody(await exchange.reply);
     } catch {
       // Ignored on purpose (see above).
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -235,7 +258,7 @@ export class StreamableHttpTransport implements Transport {
   private expire(): void {
     if (this.state !== 'open') return;
     this.state = 'expired';
-    this.lifetime.abort();
+    this.requester.close();
     // After the failing send() has rejected, so its caller sees the specific error first.
     setImmediate(() =>
       this.onclose?.({
@@ -253,19 +276,24 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  private headersFor(accept: string | undefined, withBody: boolean): Headers {
-    const headers = new Headers(this.configuredHeaders);
-    if (accept !== undefined) headers.set('Accept', accept);
-    if (withBody) headers.set('Content-Type', 'application/json');
-    if (this.sessionId !== undefined) headers.set('Mcp-Session-Id', this.sessionId);
+  private headersFor(accept: string | undefined, withBody: boolean): Record<string, string> {
+    // Our defaults first: a configured header of the same name (in any case) replaces them.
+    const headers: Record<string, string> = {
+      'User-Agent': USER_AGENT,
+      'Accept-Encoding': ACCEPTED_ENCODINGS,
+    };
+    for (const [name, value] of this.configuredHeaders) headers[name] = value;
+    if (accept !== undefined) headers.Accept = accept;
+    if (withBody) headers['Content-Type'] = 'application/json';
+    if (this.sessionId !== undefined) headers['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersionHeader !== undefined) {
-      headers.set('MCP-Protocol-Version', this.protocolVersionHeader);
+      headers['MCP-Protocol-Version'] = this.protocolVersionHeader;
     }
     return headers;
   }
 
   /** The error for a non-2xx reply; a 404 on a live session also ends the transport. */
-  private async statusError(response: Response, method: string): Promise<HttpTransportError> {
+  private async statusError(response: HttpReply, method: string): Promise<HttpTransportError> {
     const body = truncateBody(await readErrorBody(response, MAX_ERROR_BODY_CHARS * 2, ERROR_BODY_WAIT_MS));
     if (response.status === 404 && this.sessionId !== undefined) {
       this.expire();
@@ -282,12 +310,12 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private async readJsonReply(response: Response, reply: Reply): Promise<void> {
+  private async readJsonReply(response: HttpReply, reply: Reply): Promise<void> {
     let text: string;
     try {
       text = await readBodyText(response, this.maxMessageBytes);
     } catch (error) {
-      if (this.state !== 'open' || reply.controller.signal.aborted) return;
+      if (this.state !== 'open' || reply.released) return;
       if (error instanceof BodyTooLargeError) {
         this.fail(reply, new HttpTransportError('protocol', `MCP server at ${this.where}: ${error.message}`));
       } else {
@@ -323,13 +351,8 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private async readSseReply(response: Response, reply: Reply): Promise<void> {
-    const outcome = await this.readSse(
-      response,
-      (message) => this.deliver(message, reply),
-      'request',
-      reply.controller.signal,
-    );
+  private async readSseReply(response: HttpReply, reply: Reply): Promise<void> {
+    const outcome = await this.readSse(response, (message) => this.deliver(message, reply), 'request', reply);
     if (outcome.kind === 'aborted') return;
     if (outcome.kind === 'malformed' || outcome.kind === 'overflow') {
       this.fail(reply, new HttpTransportError('protocol', `MCP server at ${this.where}: ${outcome.problem}`));
@@ -354,12 +377,13 @@ export class StreamableHttpTransport implements Transport {
   /**
    * Reads one SSE body to its end. On a POST stream, data that is not JSON ends the stream (its
    * requests fail at once: the reply cannot be trusted); on the GET stream it is only reported.
+   * What arrives on a POST stream after its reply was released is dropped unread.
    */
   private async readSse(
-    response: Response,
+    response: HttpReply,
     onMessage: (message: unknown) => void,
     stream: 'request' | 'listen',
-    released?: AbortSignal,
+    reply?: Reply,
   ): Promise<SseOutcome> {
     let stop: SseOutcome | undefined;
     const decoder = createSseMessageDecoder(
@@ -379,24 +403,20 @@ export class StreamableHttpTransport implements Transport {
       },
       { maxEventChars: this.maxMessageBytes },
     );
-    if (response.body === null) return { kind: 'ended', unfinishedEvent: false };
-    const reader = response.body.getReader();
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return { kind: 'ended', unfinishedEvent: decoder.end().unfinishedEvent };
-        decoder.push(value);
-        if (stop !== undefined) {
-          await reader.cancel().catch(() => {});
-          return stop;
-        }
-        if (released?.aborted) {
-          await reader.cancel().catch(() => {});
-          return { kind: 'aborted' };
-        }
+      const outcome = await forEachChunk(response.body, (chunk) => {
+        if (reply?.released) return true;
+        decoder.push(chunk);
+        return stop === undefined;
+      });
+      if (outcome === 'stopped') {
+        response.cancel();
+        return stop ?? { kind: 'aborted' };
       }
+      if (reply?.released) return { kind: 'aborted' };
+      return { kind: 'ended', unfinishedEvent: decoder.end().unfinishedEvent };
     } catch (error) {
-      if (this.state !== 'open' || released?.aborted) return { kind: 'aborted' };
+      if (this.state !== 'open' || reply?.released) return { kind: 'aborted' };
       return { kind: 'cut', problem: describeNetworkFailure(error) };
     }
   }
@@ -409,13 +429,12 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private async listen(): Promise<void> {
-    let response: Response;
+    let response: HttpReply;
     try {
-      response = await this.fetchImpl(this.url, {
+      response = await this.requester.request(this.url, {
         method: 'GET',
         headers: this.headersFor('text/event-stream', false),
-        signal: this.lifetime.signal,
-      });
+      }).reply;
     } catch (error) {
       if (this.state === 'open') {
         this.onerror?.(
@@ -434,7 +453,7 @@ export class StreamableHttpTransport implements Transport {
       this.remember(`${this.where} offers no GET stream (405)`);
       return;
     }
-    if (!response.ok) {
+    if (!isOk(response)) {
       const error = await this.statusError(response, 'GET');
       if (this.state === 'open') this.onerror?.(error);
       return;
@@ -472,24 +491,27 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /**
-   * One AbortController per POST that carries requests. The reply (a JSON body or an SSE stream)
-   * holds a socket until it is read to the end or aborted, so it is aborted as soon as nobody waits on
-   * it any more: every request it carries has been answered, failed, or given up on (timeout or
-   * cancellation, seen as our outgoing `notifications/cancelled`). A server that leaves a stream open
-   * after its response therefore costs nothing.
+   * Tracks a POST that carries requests. The reply (a JSON body or an SSE stream) holds a connection
+   * until it is read to the end or aborted, so it is let go as soon as nobody waits on it any more:
+   * every request it carries has been answered, failed, or given up on (timeout or cancellation, seen
+   * as our outgoing `notifications/cancelled`). A server that leaves a stream open after its response
+   * therefore costs nothing. The transport's end aborts every exchange at once (see shutDown).
    */
-  private openReply(requestIds: RequestId[]): Reply {
-    const reply: Reply = { pending: new Set(requestIds), controller: new AbortController() };
+  private openReply(requestIds: RequestId[], exchange: HttpExchange): Reply {
+    const reply: Reply = { pending: new Set(requestIds), exchange, released: false };
     for (const id of requestIds) this.replies.set(id, reply);
     return reply;
   }
 
-  /** Request `id` needs nothing more from its reply; the last one to go aborts the POST. */
+  /** Request `id` needs nothing more from its reply; the last one to go lets the POST go. */
   private release(id: RequestId, reply = this.replies.get(id)): void {
     if (reply === undefined) return;
     reply.pending.delete(id);
     if (this.replies.get(id) === reply) this.replies.delete(id);
-    if (reply.pending.size === 0) reply.controller.abort();
+    if (reply.pending.size === 0 && !reply.released) {
+      reply.released = true;
+      letGo(reply.exchange);
+    }
   }
 
   private releaseAll(reply: Reply): void {
@@ -503,7 +525,7 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private streamCut(response: Response, problem: string): HttpTransportError {
+  private streamCut(response: HttpReply, problem: string): HttpTransportError {
     return new HttpTransportError(
       'stream-ended',
       `the reply from ${this.where} was cut off before the response arrived (${problem})`,
@@ -527,7 +549,18 @@ export class StreamableHttpTransport implements Transport {
 /** The reply to one POST: the requests still waiting on it, and the means to drop it. */
 interface Reply {
   readonly pending: Set<RequestId>;
-  readonly controller: AbortController;
+  readonly exchange: HttpExchange;
+  /** Nobody waits on it any more; what still arrives on it is dropped. */
+  released: boolean;
+}
+
+/**
+ * Drops a reply nobody waits on. One read to its end has already handed its connection back; a stream
+ * still open gets a short grace to end by itself (see RELEASED_STREAM_GRACE_MS) and is then cut.
+ */
+function letGo(exchange: HttpExchange): void {
+  if (!exchange.open) return;
+  setTimeout(() => exchange.abort(), RELEASED_STREAM_GRACE_MS).unref();
 }
 
 type SseOutcome =
@@ -538,8 +571,12 @@ type SseOutcome =
   | { kind: 'aborted' };
 
 /** `application/json; charset=utf-8` -> `application/json`. */
-function mediaType(response: Response): string {
-  return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+function mediaType(response: HttpReply): string {
+  return (response.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function isOk(response: HttpReply): boolean {
+  return response.status >= 200 && response.status <= 299;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
