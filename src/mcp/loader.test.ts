@@ -29,7 +29,8 @@ function stdio(script: string, args: string[] = [], extra: Partial<ResolvedServe
     args: [serverPath(script), ...args],
     sandbox: 'none',
     category: 'execute',
-    timeout: 10,
+    // Generous: a loaded machine may take seconds to start a server. Tests that want a timeout set their own.
+    timeout: 30,
     enabled: true,
     ...extra,
   } as ResolvedServer;
@@ -84,7 +85,7 @@ describe('loadMcpServers with real servers', () => {
           type: 'http',
           url: http.url,
           category: 'read',
-          timeout: 10,
+          timeout: 30,
           enabled: true,
         },
       },
@@ -141,7 +142,7 @@ describe('loadMcpServers with real servers', () => {
     const result = await registry.execute('mcp__fragile__echo', { message: 'x' }, ctx);
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('fragile');
-    await expect.poll(() => handle.statuses()[0]?.status).toBe('error');
+    await expect.poll(() => handle.statuses()[0]?.status, { timeout: 15_000 }).toBe('error');
     expect(handle.statuses()[0]?.error).toContain('connection was lost');
     expect(registry.has('mcp__fragile__echo')).toBe(true);
     const again = await registry.execute('mcp__fragile__echo', { message: 'x' }, ctx);
@@ -152,14 +153,21 @@ describe('loadMcpServers with real servers', () => {
   it('re-lists after a real notifications/tools/list_changed and keeps the registry as it was', async () => {
     const registry = new ToolRegistry();
     const events: ServerEvent[] = [];
-    const handle = loadMcpServers({ good: stdio('well-behaved', ['--list-changed-after', '50']) }, registry, {
-      cwd: os.tmpdir(),
-      onEvent: (event) => events.push(event),
-    });
+    // The loader listens for list_changed only once connect() (initialize, initialized, tools/list) is
+    // done, so the notification must come well after the handshake: at 50 ms a loaded machine could
+    // delay our tools/list past it and the notification would be dropped. 1 s leaves a wide margin.
+    const handle = loadMcpServers(
+      { good: stdio('well-behaved', ['--list-changed-after', '1000']) },
+      registry,
+      {
+        cwd: os.tmpdir(),
+        onEvent: (event) => events.push(event),
+      },
+    );
     handles.push(handle);
     await handle.ready;
     const before = registry.names();
-    await expect.poll(() => events.filter((e) => e.status === 'ok').length).toBe(2);
+    await expect.poll(() => events.filter((e) => e.status === 'ok').length, { timeout: 15_000 }).toBe(2);
     expect(events.at(-1)).toMatchObject({ status: 'ok', tools: WELL_BEHAVED_TOOLS.length });
     expect(registry.names()).toEqual(before);
   });
@@ -297,7 +305,7 @@ describe('loadMcpServers with real servers', () => {
       { cwd: os.tmpdir(), clientFactory: factory },
     );
     handles.push(handle);
-    await expect.poll(() => pids().length).toBe(1);
+    await expect.poll(() => pids().length, { timeout: 15_000 }).toBe(1);
     await handle.close();
     const [status] = await handle.ready;
     expect(status?.status).toBe('error');
