@@ -192,8 +192,11 @@ describe('agent loop over the Anthropic API with real MCP servers', () => {
     expect(result.stopReason).toBe('end_turn');
     const [slow, fast] = toolCalls(project.received('exec'));
     expect(slow.params.name).toBe('slow_echo');
-    // The second call is sent only after the first answered, which takes at least its delay.
-    expect(fast.t - slow.t).toBeGreaterThanOrEqual(300);
+    // The second call is sent only after the first answered, which takes its 300 ms delay; run together,
+    // both would arrive within a few ms. The bound sits below 300 because the server stamps arrivals with
+    // Date.now() but starts the delay on the event loop's cached clock, which a loaded machine can leave
+    // tens of ms behind: a 300 ms wait may end less than 300 ms after the stamp.
+    expect(fast.t - slow.t).toBeGreaterThanOrEqual(200);
     const results = toolResults(api.requests[1]);
     expect(results.map((r) => [r.tool_use_id, resultText(r), r.is_error])).toEqual([
       ['toolu_1', 'one', false],
