@@ -14,8 +14,12 @@ export const TEST_API_KEY = 'sk-ant-test-0123456789-secret';
 export interface ProjectOptions {
   /** Server name -> its category (`read` tools run in parallel; others one by one). */
   servers?: Record<string, 'read' | 'edit' | 'execute'>;
-  /** Other test servers by name: which one (e.g. `slow`) and its flags; category execute. */
-  otherServers?: Record<string, { script: string; args: string[] }>;
+  /**
+   * Other test servers by name: which one (e.g. `slow`) and its flags; category execute. A `gated`
+   * server is spawned at once but starts only when the test calls `release(name)`: until then it stays
+   * "connecting" for as long as the test needs, however slow the machine (no delay to race against).
+   */
+  otherServers?: Record<string, { script: string; args: string[]; gated?: boolean }>;
   mode?: 'strict' | 'accept-edits' | 'auto' | 'bypass';
   rules?: { tool_glob: string; action: 'allow' | 'ask' | 'deny' }[];
   maxIterations?: number;
@@ -30,6 +34,8 @@ export interface TempProject {
   recordFile(server: string): string;
   /** The messages a server received so far (its record file, parsed). */
   received(server: string): Json[];
+  /** Lets a `gated` server start (its initialize has been waiting in the pipe). */
+  release(server: string): void;
   cleanup(): void;
 }
 
@@ -49,11 +55,18 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
       timeout: 20,
     };
   }
-  for (const [name, { script, args }] of Object.entries(options.otherServers ?? {})) {
+  const gateFile = (server: string) => path.join(dir, `${server}.go`);
+  for (const [name, { script, args, gated }] of Object.entries(options.otherServers ?? {})) {
+    const server = [process.execPath, serverPath(script), ...args, '--record', recordFile(name)];
     mcp_servers[name] = {
       type: 'stdio',
-      command: process.execPath,
-      args: [serverPath(script), ...args, '--record', recordFile(name)],
+      // A gated server: a shell waits for the gate file, then becomes the server (exec, same pid).
+      ...(gated
+        ? {
+            command: '/bin/sh',
+            args: ['-c', 'while [ ! -e "$0" ]; do sleep 0.02; done; exec "$@"', gateFile(name), ...server],
+          }
+        : { command: server[0], args: server.slice(1) }),
       timeout: 20,
     };
   }
@@ -99,6 +112,7 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
         .filter((entry) => entry.kind === 'message')
         .map((entry) => ({ ...entry.message, t: entry.t }));
     },
+    release: (server) => writeFileSync(gateFile(server), ''),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
