@@ -1,10 +1,16 @@
 /**
  * Validation of the merged, expanded tree with the generated (precompiled) validator, and the translation
  * of its errors into messages a person can act on: file:line:col of the offending value, the key path and
- * what was expected. Messages name types and allowed values from the schema, never the value itself.
+ * what was expected, in plain English for every keyword the schema uses (never Ajv's own wording).
+ *
+ * Messages name types, bounds and allowed values from the schema. The offending value itself is shown
+ * (`(got 100)`) only where it cannot be a secret: a number against a bound, or a short word against a
+ * fixed list of choices, never under `env`, `headers` or `api_key` (see secrets.ts) and never when
+ * `${VAR}` expansion filled it from the environment.
  */
 import { validateConfig } from '../generated/config/validate.js';
 import type { ConfigError } from './errors.js';
+import { isSecretPath } from './secrets.js';
 import { isServerType, objectKindAt, SHAPES } from './shape.js';
 import { nearest } from './suggest.js';
 import {
@@ -106,12 +112,49 @@ function translateOne(root: MapNode, error: ValidatorErrorLike): ConfigError | u
   }
 }
 
+/**
+ * Every validation keyword that `expectation` puts into words. A test walks schemas/config.schema.json
+ * and fails when the schema uses a keyword missing here, so no message ever falls back to Ajv's text.
+ * (`required`, `additionalProperties` and `propertyNames` are worded by `translateOne`, `oneOf` for
+ * servers by `filterServerError`; `not` only guards server names, inside `propertyNames`.)
+ */
+export const WORDED_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'const',
+  'enum',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'oneOf',
+  'anyOf',
+  'not',
+]);
+
 /** What the value should have been, in words. */
 function expectation(error: ValidatorErrorLike, node: ConfigNode, path: readonly PathSegment[]): string {
   const p = error.params;
+  const got = shownValue(node, path);
+  const gotText = got === undefined ? '' : ` (got ${got})`;
   switch (error.keyword) {
     case 'type': {
       const expected = typeWords(String(p.type));
+      // 1.5 where a whole number belongs is "a number" too: say what is wrong with it instead.
+      if (p.type === 'integer' && node.kind === 'scalar' && typeof node.value === 'number')
+        return `must be a whole number${gotText}`;
       const actual = describe(node);
       const quoteHint =
         expected === 'a string' && (actual === 'a number' || actual === 'true or false')
@@ -120,23 +163,74 @@ function expectation(error: ValidatorErrorLike, node: ConfigNode, path: readonly
       return `must be ${expected}, not ${actual}${quoteHint}`;
     }
     case 'const':
-      return `must be ${JSON.stringify(p.allowedValue)}`;
+      return `must be ${JSON.stringify(p.allowedValue)}${gotText}`;
     case 'enum':
-      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => String(v)).join(', ')}`;
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => String(v)).join(', ')}${gotText}`;
     case 'minimum':
-      return `must be at least ${String(p.limit)}`;
+      return `must be at least ${String(p.limit)}${gotText}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}${gotText}`;
     case 'exclusiveMinimum':
-      return `must be greater than ${String(p.limit)}`;
+      return `must be greater than ${String(p.limit)}${gotText}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}${gotText}`;
+    case 'multipleOf':
+      return `must be a multiple of ${String(p.multipleOf)}${gotText}`;
     case 'minLength':
-      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${count(p.limit, 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${count(p.limit, 'character')} long`;
     case 'pattern': {
       const last = path[path.length - 1];
       if (last === 'url' || last === 'base_url') return 'must be an http:// or https:// URL without spaces';
-      return `must match the pattern ${String(p.pattern)}`;
+      return `is not in the accepted form (it must match the pattern ${String(p.pattern)})`;
     }
+    case 'format':
+      return `must be a valid ${String(p.format)}`;
+    case 'minItems':
+      return Number(p.limit) === 1
+        ? 'must not be an empty list'
+        : `must list at least ${count(p.limit, 'item')}`;
+    case 'maxItems':
+      return `must list at most ${count(p.limit, 'item')}`;
+    case 'uniqueItems':
+      return `must not list the same value twice (items ${Number(p.j) + 1} and ${Number(p.i) + 1} are equal)`;
+    case 'minProperties':
+      return Number(p.limit) === 1
+        ? 'must not be an empty map'
+        : `must have at least ${count(p.limit, 'key')}`;
+    case 'maxProperties':
+      return `must have at most ${count(p.limit, 'key')}`;
+    case 'oneOf':
+    case 'anyOf':
+      return 'does not match any of the accepted forms';
+    case 'not':
+      return 'is not allowed here';
     default:
-      return error.message ?? `is invalid (${error.keyword})`;
+      // A keyword the schema does not use today (WORDED_KEYWORDS is checked against the schema):
+      // still no Ajv wording, just which rule failed.
+      return `is not valid here (rule "${error.keyword}")`;
   }
+}
+
+function count(limit: unknown, noun: string): string {
+  const n = Number(limit);
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Words longer than this are not echoed back: a choice from a list is short, anything else may be data. */
+const SHOWN_WORD_MAX = 32;
+
+/**
+ * The offending value for `(got …)`, or undefined when it must not be shown: anything under a secret
+ * path, anything `${VAR}` filled in, maps and lists, and strings that are not one short plain word.
+ */
+export function shownValue(node: ConfigNode, path: readonly PathSegment[]): string | undefined {
+  if (node.kind !== 'scalar' || node.fromEnv === true || isSecretPath(path)) return undefined;
+  const v = node.value;
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
+  if (typeof v === 'string' && v.length <= SHOWN_WORD_MAX && /^[A-Za-z0-9_.-]+$/.test(v)) return `"${v}"`;
+  return undefined;
 }
 
 function typeWords(type: string): string {
