@@ -10,16 +10,16 @@
  * BOM is not stripped (so it is a syntax error, as for JSON.parse).
  *
  * How strings stay cheap:
- * - the bytes of a string are located with `indexOf` (native memchr), never walked byte by byte in JS;
- * - they are copied into a reused staging buffer (the caller's chunk is not kept) and decoded in
+ * - long runs of plain bytes are located with `indexOf` (native memchr) and checked for raw control
+ *   characters with a native regex; only short runs (at most PEEK bytes, e.g. between the escapes of
+ *   JSON embedded in a string) are looked at byte by byte in JS;
+ * - the bytes are copied into a reused staging buffer (the caller's chunk is not kept) and decoded in
  *   pieces of up to STAGE_MAX bytes: big enough to land in V8's large-object space, which the young
  *   generation GC never copies;
+ * - escapes go into the staging buffer as UTF-8 too, so `\"` or `\n` every few bytes does not cut the
+ *   string into tiny pieces; only a lone surrogate (which UTF-8 cannot carry) becomes a piece of its own;
  * - pieces are appended with `+`, which makes a V8 rope (no copy), instead of an array `join`, which
- *   would copy everything again while the pieces are still alive;
- * - escapes are written into the staging buffer as UTF-8 too (`\"` in a JSON-in-JSON string must not
- *   cut the string into thousands of tiny pieces). Only escapes that yield a control character or a
- *   lone surrogate are emitted apart, so the control-character check can run on the decoded text with
- *   a native regex and only ever sees raw bytes.
+ *   would copy everything again while the pieces are still alive.
  *
  * Nesting uses an explicit stack, so depth is bounded by `maxDepth`, not by the call stack.
  */
@@ -46,6 +46,8 @@ const STAGE_MIN = 16 * 1024;
 const STAGE_MAX = 512 * 1024;
 /** A run of plain string bytes at least this long is decoded in place, without staging. */
 const DIRECT_MIN = STAGE_MAX;
+/** Plain string bytes checked and copied in JS before handing the rest of a run to native search. */
+const PEEK = 32;
 /** Decoded pieces shorter than this are gathered and joined, so a rope never has tiny leaves. */
 const PIECE_MIN = 8 * 1024;
 
@@ -73,6 +75,22 @@ const LITERALS: Record<number, { text: string; value: unknown }> = {
   110: { text: 'null', value: null },
 };
 
+/** The byte each one-letter escape stands for, indexed by the letter's byte (NOT_SIMPLE: no such escape). */
+const NOT_SIMPLE = 0xff;
+const SIMPLE_ESCAPES = new Uint8Array(256).fill(NOT_SIMPLE);
+for (const [letter, byte] of Object.entries({
+  '"': 0x22,
+  '\\': 0x5c,
+  '/': 0x2f,
+  b: 8,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+})) {
+  SIMPLE_ESCAPES[letter.charCodeAt(0)] = byte;
+}
+
 const NUMBER_SYNTAX = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 const OBJECT_PROTOTYPE = Object.prototype;
@@ -99,11 +117,8 @@ export class IncrementalJsonParser {
 
   // The string being read.
   private stringIsKey = false;
-  private stringStart = 0;
   private stage: Buffer | undefined;
   private stageFill = 0;
-  /** Pairs [stage offset, input position]: where raw bytes in the stage came from, for error positions. */
-  private anchors: number[] = [];
   private pieces: string[] = [];
   private piecesLength = 0;
   private rope = '';
@@ -130,7 +145,10 @@ export class IncrementalJsonParser {
    */
   push(chunk: Uint8Array): void {
     if (this.state === ENDED) throw new Error('IncrementalJsonParser: push() after end()');
-    if (this.state === FAILED) return;
+    if (this.state === FAILED) {
+      this.offset += chunk.byteLength;
+      return;
+    }
     const bytes = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -187,7 +205,6 @@ export class IncrementalJsonParser {
     this.result = undefined;
     this.stage = undefined;
     this.stageFill = 0;
-    this.anchors = [];
     this.pieces = [];
     this.piecesLength = 0;
     this.rope = '';
@@ -352,64 +369,101 @@ export class IncrementalJsonParser {
   private startString(isKey: boolean, i: number): number {
     this.state = STRING;
     this.stringIsKey = isKey;
-    this.stringStart = this.offset + i;
     return i + 1;
   }
 
-  private scanString(bytes: Buffer, i: number): number {
-    // The positions are remembered per chunk, so a string with many escapes is still searched in linear time.
+  /**
+   * Read string content from i: plain runs go into the stage, escapes are handled inline while the
+   * chunk has their bytes. Returns where it stopped (the end of the chunk, or after the closing quote).
+   */
+  private scanString(bytes: Buffer, start: number): number {
+    const length = bytes.length;
+    let i = start;
+    while (i < length) {
+      // A high-surrogate escape followed by anything but another escape stays alone.
+      if (this.pendingHigh >= 0 && bytes[i] !== BACKSLASH) this.resolvePendingHigh();
+
+      // Short runs (typical between the escapes of JSON inside a string) are cheaper to copy here
+      // than to search with a native call; the peek is bounded, long runs are left to indexOf below.
+      const stage = this.ensureRoom(PEEK + 1);
+      let fill = this.stageFill;
+      let j = i;
+      const peekEnd = Math.min(length, i + PEEK);
+      let byte = 0;
+      while (j < peekEnd) {
+        byte = bytes[j]!;
+        if (byte === QUOTE || byte === BACKSLASH || byte < 0x20) break;
+        stage[fill++] = byte;
+        j++;
+      }
+      if (j < peekEnd && byte === BACKSLASH && j + 1 < length) {
+        // The common escapes, handled without leaving the loop.
+        const letter = bytes[j + 1]!;
+        const unit = SIMPLE_ESCAPES[letter]!;
+        if (unit !== NOT_SIMPLE && this.pendingHigh < 0) {
+          stage[fill++] = unit;
+          this.stageFill = fill;
+          i = j + 2;
+          continue;
+        }
+        if (letter === 0x75 && j + 5 < length) {
+          const code = hexQuad(bytes, j + 2);
+          if (code >= 0) {
+            this.stageFill = fill;
+            this.codeUnit(code);
+            i = j + 6;
+            continue;
+          }
+        }
+      }
+      this.stageFill = fill;
+      if (j < peekEnd && byte < 0x20) throw this.controlCharacter(j);
+      if (j === peekEnd && j < length) {
+        const end = this.nextSpecial(bytes, j);
+        this.addLongRun(bytes, j, end, end === length);
+        j = end;
+      }
+      if (j === length) return length;
+      if (bytes[j] === QUOTE) {
+        this.finishString();
+        return j + 1;
+      }
+      // A backslash: handle the escape here if its bytes are in this chunk.
+      this.escapeStart = this.offset + j;
+      if (j + 1 === length) {
+        this.state = ESCAPE;
+        return length;
+      }
+      i = this.escape(bytes, j + 1);
+      if (this.state !== STRING) return i;
+    }
+    return i;
+  }
+
+  /** Where the next '"' or '\' is, at or after i (the chunk's length if neither). Linear per chunk. */
+  private nextSpecial(bytes: Buffer, i: number): number {
     let quote = this.quoteAt;
     if (quote !== -1 && quote < i) quote = this.quoteAt = bytes.indexOf(QUOTE, i);
     let backslash = this.backslashAt;
     if (backslash !== -1 && backslash < i) backslash = this.backslashAt = bytes.indexOf(BACKSLASH, i);
-
-    if (quote !== -1 && (backslash === -1 || quote < backslash)) {
-      if (quote > i) this.addRun(bytes, i, quote, true, false);
-      this.finishString();
-      return quote + 1;
-    }
-    if (backslash !== -1) {
-      if (backslash > i) this.addRun(bytes, i, backslash, false, false);
-      this.state = ESCAPE;
-      this.escapeStart = this.offset + backslash;
-      return backslash + 1;
-    }
-    this.addRun(bytes, i, bytes.length, false, true);
-    return bytes.length;
+    if (quote === -1) return backslash === -1 ? bytes.length : backslash;
+    return backslash === -1 || quote < backslash ? quote : backslash;
   }
 
+  /** The byte after a backslash. */
   private escape(bytes: Buffer, i: number): number {
     const byte = bytes[i]!;
-    this.state = STRING;
-    switch (byte) {
-      case 0x22: // \"
-      case 0x5c: // \\
-      case 0x2f: // \/
-        this.resolvePendingHigh();
-        this.stageCodePoint(byte);
-        return i + 1;
-      case 0x62: // \b
-        return this.controlEscape(8, i);
-      case 0x66: // \f
-        return this.controlEscape(0x0c, i);
-      case 0x6e: // \n
-        return this.controlEscape(0x0a, i);
-      case 0x72: // \r
-        return this.controlEscape(0x0d, i);
-      case 0x74: // \t
-        return this.controlEscape(0x09, i);
-      case 0x75: // \u
-        this.state = UNICODE;
-        this.hexValue = 0;
-        this.hexCount = 0;
-        return i + 1;
+    if (byte === 0x75) {
+      this.state = UNICODE;
+      this.hexValue = 0;
+      this.hexCount = 0;
+      return this.unicodeEscape(bytes, i + 1);
     }
-    throw new JsonSyntaxError('Bad escape in JSON string', this.escapeStart);
-  }
-
-  private controlEscape(unit: number, i: number): number {
+    const unit = SIMPLE_ESCAPES[byte]!;
+    if (unit === NOT_SIMPLE) throw new JsonSyntaxError('Bad escape in JSON string', this.escapeStart);
+    this.state = STRING;
     this.resolvePendingHigh();
-    this.emitUnit(unit);
+    this.ensureRoom(1)[this.stageFill++] = unit;
     return i + 1;
   }
 
@@ -441,7 +495,7 @@ export class IncrementalJsonParser {
       this.resolvePendingHigh();
     }
     if (unit >= 0xd800 && unit <= 0xdbff) this.pendingHigh = unit;
-    else if (unit < 0x20 || (unit >= 0xdc00 && unit <= 0xdfff)) this.emitUnit(unit);
+    else if (unit >= 0xdc00 && unit <= 0xdfff) this.emitLoneSurrogate(unit);
     else this.stageCodePoint(unit);
   }
 
@@ -450,46 +504,49 @@ export class IncrementalJsonParser {
     if (this.pendingHigh < 0) return;
     const unit = this.pendingHigh;
     this.pendingHigh = -1;
-    this.emitUnit(unit);
+    this.emitLoneSurrogate(unit);
   }
 
-  /** A code unit that cannot go through the staging buffer (control character or lone surrogate). */
-  private emitUnit(unit: number): void {
+  /** UTF-8 cannot carry a lone surrogate, so it becomes a piece of its own. */
+  private emitLoneSurrogate(unit: number): void {
     this.flushStage(true);
     this.emit(String.fromCharCode(unit));
   }
 
-  /** Plain bytes of the string, [start, end) of the chunk. */
-  private addRun(bytes: Buffer, start: number, end: number, endsString: boolean, atChunkEnd: boolean): void {
-    this.resolvePendingHigh();
-    let from = start;
-    if (this.stageFill === 0 ? !(endsString || end - start >= DIRECT_MIN) : end - start < DIRECT_MIN) {
-      this.stageRaw(bytes, from, end);
+  private controlCharacter(i: number): JsonSyntaxError {
+    return new JsonSyntaxError('Bad control character in JSON string', this.offset + i);
+  }
+
+  /** A run of plain bytes longer than PEEK, [start, end) of the chunk. */
+  private addLongRun(bytes: Buffer, start: number, end: number, atChunkEnd: boolean): void {
+    if (end - start >= DIRECT_MIN) {
+      this.decodeInPlace(bytes, start, end, atChunkEnd);
       return;
     }
-    // Decode in place. First let the stage finish a UTF-8 sequence that the previous chunk cut.
-    while (this.stageFill > 0 && from < end) {
-      if (incompleteTail(this.stage!, 0, this.stageFill) === 0) {
-        this.flushStage(true);
-        break;
-      }
+    // Control characters must be found in the raw bytes: escaped ones (\n) are fine and share the stage.
+    // A latin1 view is a plain copy that a native regex can scan; it is garbage at once.
+    if (CONTROL_CHARACTER.test(bytes.toString('latin1', start, end))) {
+      throw this.controlCharacter(firstControl(bytes, start, end));
+    }
+    this.stageRaw(bytes, start, end);
+  }
+
+  /** A huge run: decode it straight from the chunk, no copy into the stage. */
+  private decodeInPlace(bytes: Buffer, start: number, end: number, atChunkEnd: boolean): void {
+    let from = start;
+    // First let the stage finish a UTF-8 sequence that an earlier chunk cut (at most a few bytes).
+    while (this.stageFill > 0 && from < end && incompleteTail(this.stage!, 0, this.stageFill) > 0) {
+      if (bytes[from]! < 0x20) throw this.controlCharacter(from);
       this.stageRaw(bytes, from, from + 1);
       from++;
     }
     if (from === end) return;
-    if (this.stageFill > 0) this.flushStage(true);
+    this.flushStage(true);
     // A sequence cut by the end of the chunk waits in the stage for its other bytes.
     const cut = atChunkEnd ? end - incompleteTail(bytes, from, end) : end;
-    if (cut > from) {
-      const text = bytes.toString('utf8', from, cut);
-      if (CONTROL_CHARACTER.test(text)) {
-        throw new JsonSyntaxError(
-          'Bad control character in JSON string',
-          this.offset + firstControl(bytes, from, cut),
-        );
-      }
-      this.emit(text);
-    }
+    const text = bytes.toString('utf8', from, cut);
+    if (CONTROL_CHARACTER.test(text)) throw this.controlCharacter(firstControl(bytes, from, cut));
+    this.emit(text);
     if (cut < end) this.stageRaw(bytes, cut, end);
   }
 
@@ -499,12 +556,7 @@ export class IncrementalJsonParser {
     while (from < end) {
       const stage = this.ensureRoom(1);
       const count = Math.min(end - from, stage.length - this.stageFill);
-      this.anchor(this.stageFill, this.offset + from);
-      if (count <= 16) {
-        for (let k = 0; k < count; k++) stage[this.stageFill + k] = bytes[from + k]!;
-      } else {
-        bytes.copy(stage, this.stageFill, from, from + count);
-      }
+      bytes.copy(stage, this.stageFill, from, from + count);
       this.stageFill += count;
       from += count;
     }
@@ -549,49 +601,18 @@ export class IncrementalJsonParser {
     return stage;
   }
 
-  /** Remember where raw bytes at this stage offset came from, unless that follows from the last anchor. */
-  private anchor(stageOffset: number, position: number): void {
-    const anchors = this.anchors;
-    const last = anchors.length - 2;
-    if (last >= 0 && anchors[last + 1]! + (stageOffset - anchors[last]!) === position) return;
-    anchors.push(stageOffset, position);
-  }
-
-  /** The input position of a raw byte in the stage. */
-  private stagePosition(stageOffset: number): number {
-    const anchors = this.anchors;
-    let k = anchors.length - 2;
-    while (k > 0 && anchors[k]! > stageOffset) k -= 2;
-    return k >= 0 ? anchors[k + 1]! + (stageOffset - anchors[k]!) : this.stringStart;
-  }
-
   /**
-   * Decode the stage into a piece of the string. `final`: the string's plain run has ended, so an
-   * incomplete UTF-8 sequence is invalid (U+FFFD); otherwise it waits in the stage for its other bytes.
+   * Decode the stage into a piece of the string. `final`: the plain run has ended, so an incomplete
+   * UTF-8 sequence is invalid (U+FFFD); otherwise it stays in the stage to wait for its other bytes.
+   * (Escapes put only complete sequences into the stage, so they never change how raw bytes decode.)
    */
   private flushStage(final: boolean): void {
     const stage = this.stage;
     const fill = this.stageFill;
     if (stage === undefined || fill === 0) return;
     const cut = final ? fill : fill - incompleteTail(stage, 0, fill);
-    if (cut > 0) {
-      const text = stage.toString('utf8', 0, cut);
-      // Escapes that yield control characters never enter the stage, so any found here was raw.
-      if (CONTROL_CHARACTER.test(text)) {
-        throw new JsonSyntaxError(
-          'Bad control character in JSON string',
-          this.stagePosition(firstControl(stage, 0, cut)),
-        );
-      }
-      this.emit(text);
-    }
-    if (cut < fill) {
-      const position = this.stagePosition(cut);
-      stage.copyWithin(0, cut, fill);
-      this.anchors = [0, position];
-    } else {
-      this.anchors.length = 0;
-    }
+    if (cut > 0) this.emit(stage.toString('utf8', 0, cut));
+    if (cut < fill) stage.copyWithin(0, cut, fill);
     this.stageFill = fill - cut;
   }
 
@@ -622,7 +643,6 @@ export class IncrementalJsonParser {
     this.flushPieces();
     const text = this.rope;
     this.rope = '';
-    this.anchors.length = 0;
     if (this.stringIsKey) {
       this.stack[this.stack.length - 1]!.key = text;
       this.state = COLON;
@@ -663,6 +683,15 @@ function hexDigit(byte: number): number {
 }
 
 /** Index of the first byte below 0x20 in [start, end) (only called once one is known to be there). */
+/** The value of four hex digits at bytes[at..at+3], or -1 if they are not all hex digits. */
+function hexQuad(bytes: Uint8Array, at: number): number {
+  const a = hexDigit(bytes[at]!);
+  const b = hexDigit(bytes[at + 1]!);
+  const c = hexDigit(bytes[at + 2]!);
+  const d = hexDigit(bytes[at + 3]!);
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
 function firstControl(bytes: Uint8Array, start: number, end: number): number {
   for (let k = start; k < end; k++) if (bytes[k]! < 0x20) return k;
   return start;
