@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BASH_MAX_OUTPUT_CHARS, bashTool, createBashTool } from './bash.js';
 import { builtinTools } from './index.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
@@ -44,10 +45,15 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Polls `check` for up to 10 s of real time (a loaded machine can be slow to end or start a process).
+ * It sleeps with node:timers/promises, which fake timers leave alone.
+ */
 async function waitUntil(check: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
     if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   return check();
 }
@@ -76,9 +82,22 @@ describe('bash', () => {
 
   it('kills the whole process group on timeout', async () => {
     const pidFile = path.join(project.root, 'bg.pid');
-    const { isError, text } = await run(`sleep 30 & echo $! > ${pidFile}; echo started; sleep 30`, {
-      timeout_ms: 300,
-    });
+    const ready = path.join(project.root, 'ready');
+    // The tool's deadline runs on fake timers and is moved past only once the command has started its
+    // background job and printed: a machine slow to start bash cannot make the timeout come first.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let outcome: Awaited<ReturnType<typeof run>>;
+    try {
+      const pending = run(`sleep 30 & echo $! > ${pidFile}; echo started; touch ${ready}; sleep 30`, {
+        timeout_ms: 300,
+      });
+      expect(await waitUntil(() => existsSync(ready))).toBe(true);
+      vi.advanceTimersByTime(300);
+      outcome = await pending;
+    } finally {
+      vi.useRealTimers();
+    }
+    const { isError, text } = outcome;
     expect(isError).toBe(true);
     expect(text).toContain('started');
     expect(text).toMatch(/timed out after 300 ms and was killed/);
@@ -111,8 +130,10 @@ describe('bash', () => {
 
   it('finishes when a child leaves the process group and keeps the output pipe open', async () => {
     const pidFile = path.join(project.root, 'escaped.pid');
+    // The timeout is only a backstop (a call that waited for the escaped sleep would hit it and fail);
+    // the call should end about 200 ms after bash exits, well before it.
     const pending = run(`setsid -f bash -c 'echo $$ > ${pidFile}; exec sleep 30'; echo started`, {
-      timeout_ms: 1500,
+      timeout_ms: 10_000,
     });
     // Whatever happens to the call, the escaped process is ended by its pid.
     const { isError, text } = await pending.finally(async () => {
