@@ -74,7 +74,7 @@ export class ContainerTransport implements Transport {
           void this.close();
         },
       },
-      options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      { maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES },
     );
     this.stderr = new TailBuffer(options.stderrBytes);
     this.demuxer = new DockerStreamDemuxer({

@@ -77,7 +77,9 @@ export class StdioTransport implements Transport {
       noise: (line) => this.recordNoise(line),
       overflow: (bytes, limit) => this.stopOversized(bytes, limit),
     };
-    this.decoder = new LineDecoder(sink, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.decoder = new LineDecoder(sink, {
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    });
     this.stderr = new TailBuffer(options.stderrBytes);
   }
 
