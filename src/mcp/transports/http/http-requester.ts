@@ -104,6 +104,9 @@ class NodeHttpRequester implements HttpRequester {
   /** Every exchange that may still hold a connection, for abortAll(). */
   private readonly exchanges = new Set<Exchange>();
   private closed = false;
+  /** The last URL's request options: a transport sends every request to the same URL. */
+  private lastHref = '';
+  private lastTarget: ReturnType<typeof urlToHttpOptions> | undefined;
 
   request(url: URL, options: HttpRequestOptions): HttpExchange {
     const exchange = new Exchange(this, options);
@@ -135,17 +138,16 @@ class NodeHttpRequester implements HttpRequester {
 
   /** @internal A new ClientRequest on this requester's keep-alive agent for the URL's scheme. */
   send(url: URL, options: HttpRequestOptions): ClientRequest {
-    const target = {
-      ...urlToHttpOptions(url),
-      method: options.method,
-      headers: options.headers,
-    };
-    if (url.protocol === 'https:') {
-      this.httpsAgent ??= new https.Agent({ keepAlive: true });
-      return https.request({ ...target, agent: this.httpsAgent });
+    if (this.lastTarget === undefined || url.href !== this.lastHref) {
+      this.lastTarget = urlToHttpOptions(url);
+      this.lastHref = url.href;
     }
-    this.httpAgent ??= new http.Agent({ keepAlive: true });
-    return http.request({ ...target, agent: this.httpAgent });
+    const secure = url.protocol === 'https:';
+    const agent = secure
+      ? (this.httpsAgent ??= new https.Agent({ keepAlive: true }))
+      : (this.httpAgent ??= new http.Agent({ keepAlive: true }));
+    const target = { ...this.lastTarget, method: options.method, headers: options.headers, agent };
+    return secure ? https.request(target) : http.request(target);
   }
 }
 

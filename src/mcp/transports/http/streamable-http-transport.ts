@@ -341,6 +341,8 @@ export class StreamableHttpTransport implements Transport {
       return;
     }
     for (const message of Array.isArray(value) ? value : [value]) this.deliver(message, reply);
+    // The usual case: the response was delivered and nobody is left to fail (nor an error to build).
+    if (reply.pending.size === 0) return;
     this.fail(
       reply,
       new HttpTransportError(
