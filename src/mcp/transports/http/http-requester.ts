@@ -142,12 +142,13 @@ class NodeHttpRequester implements HttpRequester {
       this.lastTarget = urlToHttpOptions(url);
       this.lastHref = url.href;
     }
-    const secure = url.protocol === 'https:';
-    const agent = secure
-      ? (this.httpsAgent ??= new https.Agent({ keepAlive: true }))
-      : (this.httpAgent ??= new http.Agent({ keepAlive: true }));
-    const target = { ...this.lastTarget, method: options.method, headers: options.headers, agent };
-    return secure ? https.request(target) : http.request(target);
+    const target = { ...this.lastTarget, method: options.method, headers: options.headers };
+    if (url.protocol === 'https:') {
+      this.httpsAgent ??= new https.Agent({ keepAlive: true });
+      return https.request({ ...target, agent: this.httpsAgent });
+    }
+    this.httpAgent ??= new http.Agent({ keepAlive: true });
+    return http.request({ ...target, agent: this.httpAgent });
   }
 }
 
