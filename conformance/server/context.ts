@@ -12,6 +12,7 @@ import { NotApplicable, type TransportKind } from './check.js';
 import { type Channel, HttpChannel, openChannel, StdioChannel, type Target } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
+import { type Waits, waitsFor } from './timing.js';
 
 export interface SuiteSettings {
   target: Target;
@@ -74,7 +75,8 @@ export async function initialize(session: Session, proposed: string): Promise<In
   } catch {
     // Judged by the ping checks; here we only needed the ordering.
   }
-  info.initializedReplies = session.orphans.slice(before);
+  // A late reply to an earlier request (its id is one we sent) is no reply to the notification.
+  info.initializedReplies = session.unsolicited(session.orphans.slice(before));
   return info;
 }
 
@@ -117,6 +119,11 @@ export class CheckContext {
 
   get timeoutMs(): number {
     return this.settings.timeoutMs;
+  }
+
+  /** Grace periods and other internal waits, derived from the step timeout. */
+  get waits(): Waits {
+    return waitsFor(this.settings.timeoutMs);
   }
 
   get capabilities(): JsonObject {

@@ -63,6 +63,8 @@ export class Session {
   readonly orphans: JsonObject[] = [];
   closedReason: string | null = null;
   private readonly pending = new Map<string, Pending>();
+  /** Every request id this session ever sent, answered or not: a late reply is still a reply to one. */
+  private readonly sent = new Set<string>();
   private next = 1;
 
   constructor(
@@ -73,7 +75,7 @@ export class Session {
   ) {
     channel.onMessage((message) => this.receive(message));
     channel.onClose((reason) => this.closed(reason));
-    channel.onUnanswered?.((id, reason) => this.unanswered(id, reason));
+    channel.onUnanswered?.((id, reason, timedOut) => this.unanswered(id, reason, timedOut));
   }
 
   /** Joins a run-wide log later (the shared session exists before the run's context does). */
@@ -114,8 +116,21 @@ export class Session {
     return promises;
   }
 
+  /**
+   * Responses among `messages` that answer nothing this session asked: an id it never sent, or a null
+   * or missing id. A late reply to an earlier request (one that timed out) is not among them.
+   */
+  unsolicited(messages: readonly JsonObject[]): JsonObject[] {
+    return messages.filter((message) => {
+      const id = message.id;
+      if (typeof id !== 'string' && typeof id !== 'number') return true;
+      return !this.sent.has(keyOf(id));
+    });
+  }
+
   private register(message: JsonObject, timeoutMs: number): Promise<Reply> {
     const key = keyOf(message.id as RequestId);
+    this.sent.add(key);
     const promise = new Promise<Reply>((resolve, reject) => {
       if (this.closedReason !== null) {
         reject(new ConnectionClosed(this.closedReason));
@@ -193,13 +208,13 @@ export class Session {
     }
   }
 
-  private unanswered(id: RequestId, reason: string): void {
+  private unanswered(id: RequestId, reason: string, timedOut: boolean): void {
     const key = keyOf(id);
     const entry = this.pending.get(key);
     if (!entry) return;
     this.pending.delete(key);
     clearTimeout(entry.timer);
-    entry.reject(new NotAnswered(reason));
+    entry.reject(timedOut ? new RequestTimeout(reason) : new NotAnswered(reason));
   }
 
   private closed(reason: string): void {

@@ -1,4 +1,7 @@
-/** The stdio transport: stdout hygiene, framing, and shutdown. */
+/**
+ * The stdio transport: stdout hygiene, framing, and shutdown. "A reasonable time" to exit is the run's
+ * exit grace (timing.ts: 30% of --timeout, at least 3 s).
+ */
 import { ALL_VERSIONS, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { StdioChannel } from './probe/channel.js';
@@ -8,8 +11,6 @@ const TRANSPORTS = 'MCP 2025-11-25 basic/transports (stdio)';
 const SHUTDOWN = 'MCP 2025-11-25 basic/lifecycle (Shutdown, stdio)';
 const SHUTDOWN_SENTENCE =
   'For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time; Sending SIGKILL if the server does not exit within a reasonable time after SIGTERM.';
-/** "A reasonable time" for a server to exit after stdin closes or SIGTERM arrives. */
-export const EXIT_GRACE_MS = 3000;
 
 const base = { section: 'stdio', versions: ALL_VERSIONS, transports: ['stdio'] } as const;
 
@@ -67,39 +68,39 @@ export const stdioChecks: Check[] = [
     ...base,
     id: 'stdio.exit-on-stdin-close',
     level: 'SHOULD',
-    title: `the server exits within ${EXIT_GRACE_MS / 1000} s of stdin closing`,
+    title: 'the server exits within a grace period of stdin closing',
     requirement: SHUTDOWN_SENTENCE,
     source: SHUTDOWN,
     async run(ctx) {
       ctx.session();
       const probe = await initializedProcess(ctx);
+      const grace = ctx.waits.exitGraceMs;
       const closedAt = probe.elapsed();
       probe.closeStdin();
-      const exit = await probe.waitForExit(EXIT_GRACE_MS);
-      if (!exit)
-        return fail('still running after stdin closed', `exit within ${EXIT_GRACE_MS} ms`, 'still running');
+      const exit = await probe.waitForExit(grace);
+      if (!exit) return fail('still running after stdin closed', `exit within ${grace} ms`, 'still running');
       const afterMs = Math.round(exit.at - closedAt);
       ctx.metrics.exitAfterStdinCloseMs = afterMs;
-      return pass(`exited after ${afterMs} ms (code ${exit.code})`);
+      return pass(`exited after ${afterMs} ms (code ${exit.code}; grace ${grace} ms)`);
     },
   },
   {
     ...base,
     id: 'stdio.exit-on-sigterm',
     level: 'SHOULD',
-    title: `the server exits within ${EXIT_GRACE_MS / 1000} s of SIGTERM`,
+    title: 'the server exits within a grace period of SIGTERM',
     requirement: SHUTDOWN_SENTENCE,
     source: SHUTDOWN,
     async run(ctx) {
       ctx.session();
       if (process.platform === 'win32') throw new NotApplicable('signals are not delivered on Windows');
       const probe = await initializedProcess(ctx);
+      const grace = ctx.waits.exitGraceMs;
       const sentAt = probe.elapsed();
       probe.signal('SIGTERM');
-      const exit = await probe.waitForExit(EXIT_GRACE_MS);
-      if (!exit)
-        return fail('still running after SIGTERM', `exit within ${EXIT_GRACE_MS} ms`, 'still running');
-      return pass(`exited after ${Math.round(exit.at - sentAt)} ms`);
+      const exit = await probe.waitForExit(grace);
+      if (!exit) return fail('still running after SIGTERM', `exit within ${grace} ms`, 'still running');
+      return pass(`exited after ${Math.round(exit.at - sentAt)} ms (grace ${grace} ms)`);
     },
   },
 ];

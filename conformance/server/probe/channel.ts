@@ -5,6 +5,7 @@
  * HTTP posts each message and reads its JSON or SSE reply. Neither hides anything from the checks.
  */
 import type { TransportKind } from '../check.js';
+import { waitsFor } from '../timing.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
 import { type HttpExchange, HttpFailure, type HttpTarget, HttpTimeout, httpRequest } from './http.js';
 import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
@@ -30,7 +31,7 @@ export interface Channel {
    * HTTP only: a request whose HTTP exchange ended without its response (an HTTP error status, a 202,
    * a stream that ended early). Its waiter can give up at once instead of waiting for a timeout.
    */
-  onUnanswered?(listener: (id: string | number, reason: string) => void): () => void;
+  onUnanswered?(listener: (id: string | number, reason: string, timedOut: boolean) => void): () => void;
 }
 
 export class StdioChannel implements Channel {
@@ -82,7 +83,9 @@ export class HttpChannel implements Channel {
   protocolVersion: string | null = null;
   readonly posts: PostRecord[] = [];
   private readonly listeners = new Set<(message: unknown) => void>();
-  private readonly unansweredListeners = new Set<(id: string | number, reason: string) => void>();
+  private readonly unansweredListeners = new Set<
+    (id: string | number, reason: string, timedOut: boolean) => void
+  >();
 
   constructor(
     readonly target: HttpTarget,
@@ -123,6 +126,7 @@ export class HttpChannel implements Channel {
         this.unanswered(
           id,
           `HTTP ${exchange.status} (${type}) without a response to id ${JSON.stringify(id)}`,
+          false,
         );
       }
     } catch (error) {
@@ -131,17 +135,18 @@ export class HttpChannel implements Channel {
         error instanceof HttpFailure || error instanceof HttpTimeout
           ? error.message
           : `HTTP exchange failed (${error instanceof Error ? error.name : 'unknown error'})`;
-      if (id !== undefined) this.unanswered(id, record.error);
+      // A timeout may be a slow server; any other failure means the exchange is over.
+      if (id !== undefined) this.unanswered(id, record.error, error instanceof HttpTimeout);
     }
   }
 
-  onUnanswered(listener: (id: string | number, reason: string) => void): () => void {
+  onUnanswered(listener: (id: string | number, reason: string, timedOut: boolean) => void): () => void {
     this.unansweredListeners.add(listener);
     return () => this.unansweredListeners.delete(listener);
   }
 
-  private unanswered(id: string | number, reason: string): void {
-    for (const listener of this.unansweredListeners) listener(id, reason);
+  private unanswered(id: string | number, reason: string, timedOut: boolean): void {
+    for (const listener of this.unansweredListeners) listener(id, reason, timedOut);
   }
 
   onMessage(listener: (message: unknown) => void): () => void {
@@ -161,7 +166,11 @@ export class HttpChannel implements Channel {
   async close(): Promise<void> {
     if (this.sessionId === null) return;
     try {
-      await httpRequest(this.target, { method: 'DELETE', headers: this.sessionHeaders(), timeoutMs: 2000 });
+      await httpRequest(this.target, {
+        method: 'DELETE',
+        headers: this.sessionHeaders(),
+        timeoutMs: waitsFor(this.timeoutMs).closeSessionMs,
+      });
     } catch {
       // The server may already be gone; nothing to clean up on our side.
     }
