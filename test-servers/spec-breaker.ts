@@ -46,6 +46,26 @@ const CONCURRENT_LIMIT = 10;
 /** Shared state of the stdio defects that need it (one session per process on stdio). */
 let initializeSeen = false;
 let pingsInFlight = 0;
+let heldOnce = false;
+let releaseHeld: (() => void) | undefined;
+let strayIds = 0;
+
+/** The methods the core answers; any other one is "unknown" to the late-reply behaviour. */
+const CORE_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'logging/setLevel',
+]);
+
+const isNotification = (value: unknown): boolean =>
+  isPlainObject(value) && typeof value.method === 'string' && !('id' in value);
 
 const SESSION_DEFECTS = {
   /** initialize result without serverInfo. */
@@ -76,11 +96,49 @@ const SESSION_DEFECTS = {
   /** Every notification gets an error response (stdio; over HTTP notifications get 202 before this). */
   'answer-notifications': {
     onIncoming(value, sink) {
-      if (isPlainObject(value) && typeof value.method === 'string' && !('id' in value)) {
+      if (isNotification(value)) {
         sink.write(
           encodeError(null, new RpcError(ErrorCode.InvalidRequest, 'this server answers notifications')),
           'response',
         );
+      }
+      return false;
+    },
+  },
+  /** Every notification gets an error response whose id no client ever sent (stdio). */
+  'answer-notifications-stray-id': {
+    onIncoming(value, sink) {
+      if (isNotification(value)) {
+        strayIds++;
+        sink.write(
+          encodeError(
+            `spec-breaker-stray-${strayIds}`,
+            new RpcError(ErrorCode.InvalidRequest, 'this server answers notifications'),
+          ),
+          'response',
+        );
+      }
+      return false;
+    },
+  },
+  /**
+   * The first request for a method the core does not know is answered (-32601) only when the next
+   * notification arrives (stdio): a late reply to an earlier request, after the client's timeout. It is
+   * no reply to the notification, and must not be taken for one.
+   */
+  'late-reply': {
+    beforeRequest(request, signal) {
+      if (heldOnce || CORE_METHODS.has(request.method)) return;
+      heldOnce = true;
+      return new Promise<void>((resolve, reject) => {
+        releaseHeld = resolve;
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    },
+    onIncoming(value) {
+      if (isNotification(value) && releaseHeld) {
+        releaseHeld();
+        releaseHeld = undefined;
       }
       return false;
     },

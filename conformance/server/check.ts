@@ -60,6 +60,25 @@ export class NotApplicable extends Error {
   override readonly name = 'NotApplicable';
 }
 
+/**
+ * Thrown when a check could not observe what it judges: no reply within the step timeout, response
+ * headers that never came, a listing that broke off. That is no evidence that the server breaks the
+ * requirement, and no pass either: the runner reports `warn` with a message that starts
+ * `could not tell: ` and says what is unknown, whatever the check's level.
+ */
+export class CouldNotTell extends Error {
+  override readonly name = 'CouldNotTell';
+  constructor(
+    message: string,
+    readonly expected?: string,
+    readonly actual?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const COULD_NOT_TELL = 'could not tell: ';
+
 export const pass = (message?: string): CheckOutcome =>
   message ? { status: 'pass', message } : { status: 'pass' };
 

@@ -1,6 +1,7 @@
 /** Small helpers the section files share: schema validation with a structural fallback, sentinel waits. */
+import { CouldNotTell } from './check.js';
 import type { CheckContext } from './context.js';
-import { isObject, isResponse, type JsonObject, type Session } from './session.js';
+import { isObject, isResponse, type JsonObject, RequestTimeout, type Session } from './session.js';
 
 /**
  * Validates a result with the generated validators for the run's version.
@@ -23,10 +24,7 @@ export const NO_VALIDATORS = 'schema validators unavailable: structural check on
  * On a transport that keeps order (stdio, and HTTP where each POST is answered in turn) anything the
  * server says about `act` arrives before the ping reply; `answered` false means the server went quiet.
  */
-export async function untilSentinel(
-  session: Session,
-  act: () => Promise<unknown>,
-): Promise<{ messages: unknown[]; answered: boolean; error?: string }> {
+export async function untilSentinel(session: Session, act: () => Promise<unknown>): Promise<SentinelOutcome> {
   const mark = session.log.length;
   await act();
   try {
@@ -37,7 +35,37 @@ export async function untilSentinel(
       messages: inboundSince(session, mark),
       answered: false,
       error: error instanceof Error ? error.message : String(error),
+      // A timeout may be a slow server or machine; a closed connection or an ended exchange is final.
+      silence: error instanceof RequestTimeout ? 'timeout' : 'ended',
     };
+  }
+}
+
+export interface SentinelOutcome {
+  /** Everything the server said between the act and the sentinel ping's reply (or the give-up). */
+  messages: unknown[];
+  answered: boolean;
+  error?: string;
+  /** Why the sentinel went unanswered: still quiet at the step timeout, or the connection/exchange ended. */
+  silence?: 'timeout' | 'ended';
+}
+
+/**
+ * The reply to a request a SHOULD check judges. No reply at all leaves the check nothing to judge (an
+ * unanswered request is the MUST checks' business): it could not tell.
+ */
+export async function replyToJudge(
+  session: Session,
+  method: string,
+  params: JsonObject,
+  question: string,
+): Promise<JsonObject> {
+  try {
+    return (await session.request(method, params)).message;
+  } catch (error) {
+    throw new CouldNotTell(
+      `${question}: ${method} got no response (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }
 

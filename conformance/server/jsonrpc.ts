@@ -1,7 +1,7 @@
 /** JSON-RPC 2.0 as MCP uses it: ids, error codes, notifications, concurrency, batches (2025-03-26). */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, pass } from './check.js';
+import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, CouldNotTell, fail, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { errorOf, NO_VALIDATORS, responsesWithout, untilSentinel } from './helpers.js';
+import { errorOf, NO_VALIDATORS, responsesWithout, type SentinelOutcome, untilSentinel } from './helpers.js';
 import { errorCode, isErrorResponse, isObject, isResponse, type JsonObject } from './session.js';
 
 const BASIC = 'MCP 2025-11-25 basic (Messages)';
@@ -17,15 +17,8 @@ function hasNullOrNoId(message: JsonObject): boolean {
   return !('id' in message) || message.id === null;
 }
 
-interface Misbehaviour {
-  /** Everything the server said between our bad input and the sentinel ping's reply. */
-  messages: unknown[];
-  answered: boolean;
-  error?: string;
-}
-
 /** Sends one bad line on a session of its own (it may kill the server), then a sentinel ping. */
-function misbehave(ctx: CheckContext, key: string, text: string): Promise<Misbehaviour> {
+function misbehave(ctx: CheckContext, key: string, text: string): Promise<SentinelOutcome> {
   return ctx.memo(key, async () => {
     const { session } = await ctx.openInitialized('suite');
     return untilSentinel(session, () => session.sendRaw(text));
@@ -95,6 +88,7 @@ export const jsonrpcChecks: Check[] = [
       const outcome = await misbehave(ctx, 'jsonrpc.malformed', MALFORMED);
       const errors = outcome.messages.filter(isErrorResponse);
       const parseError = errors.find((m) => errorCode(m) === -32700);
+      if (!parseError && errors.length === 0) stillQuiet(outcome, 'whether malformed JSON gets -32700');
       if (!parseError) {
         return fail(
           'no -32700 error after malformed JSON',
@@ -138,6 +132,7 @@ export const jsonrpcChecks: Check[] = [
       ctx.session();
       const outcome = await misbehave(ctx, 'jsonrpc.invalid-request', INVALID_REQUEST);
       const errors = outcome.messages.filter(isErrorResponse);
+      if (errors.length === 0) stillQuiet(outcome, 'whether an invalid request gets -32600');
       if (!errors.some((m) => errorCode(m) === -32600)) {
         return fail(
           'a request whose method is a number was not reported as -32600',
@@ -167,10 +162,16 @@ export const jsonrpcChecks: Check[] = [
       );
       if (!outcome.answered)
         return fail('the server stopped answering after a notification', 'a ping result', outcome.error);
-      const replies = session.orphans.slice(before);
+      // Attributed by id: a late reply to an earlier request (an id we sent) is not about the
+      // notification; a response with null, no, or a never-sent id can only be.
+      const orphans = session.orphans.slice(before);
+      const replies = session.unsolicited(orphans);
       if (replies.length > 0)
         return fail('the server replied to a notification', 'no reply', brief(replies[0]));
-      return pass();
+      const late = orphans.length - replies.length;
+      return pass(
+        late > 0 ? `${late} late reply(ies) to earlier requests, not to the notification` : undefined,
+      );
     },
   },
   {
@@ -255,6 +256,19 @@ export const jsonrpcChecks: Check[] = [
     },
   },
 ];
+
+/**
+ * The sentinel ping after the bad input timed out and the server said nothing: it may be slow (a loaded
+ * machine) rather than silent for good, so the SHOULD check cannot tell. A server that closed the
+ * connection, or ended the exchange, has said all it will: the caller judges that.
+ */
+function stillQuiet(outcome: SentinelOutcome, question: string): void {
+  if (!outcome.answered && outcome.silence === 'timeout') {
+    throw new CouldNotTell(
+      `${question}: the server said nothing and did not answer the ping after it either (${outcome.error})`,
+    );
+  }
+}
 
 function errorResponses(ctx: CheckContext): JsonObject[] {
   return responsesWithout(

@@ -15,7 +15,14 @@ import {
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
 import { ensureImage } from '../../src/sandbox/image.js';
-import { type Check, type CheckOutcome, NotApplicable, SECTIONS } from './check.js';
+import {
+  type Check,
+  type CheckOutcome,
+  COULD_NOT_TELL,
+  CouldNotTell,
+  NotApplicable,
+  SECTIONS,
+} from './check.js';
 import { ALL_CHECKS } from './checks.js';
 import {
   CheckContext,
@@ -160,10 +167,7 @@ async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
     try {
       outcome = await check.run(ctx);
     } catch (error) {
-      outcome =
-        error instanceof NotApplicable
-          ? { status: 'skip', message: error.message }
-          : { status: 'fail', message: `the check could not complete: ${describe(error)}` };
+      outcome = outcomeOfError(check, error);
     }
     try {
       await ctx.endCheck();
@@ -185,6 +189,25 @@ async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
   if (outcome.expected !== undefined) result.expected = outcome.expected;
   if (outcome.actual !== undefined) result.actual = outcome.actual;
   return result;
+}
+
+/**
+ * What a check that threw means. NotApplicable: skip. CouldNotTell: warn, at any level. Anything else
+ * (a timeout, a closed connection, a bug): a MUST check fails — most MUSTs need an answer, and a
+ * request left unanswered breaks "the Server MUST reply with a Response" — while a SHOULD (or MAY) check
+ * only warns that it could not tell: its requirement was never observed either way.
+ */
+export function outcomeOfError(check: Pick<Check, 'level'>, error: unknown): CheckOutcome {
+  if (error instanceof NotApplicable) return { status: 'skip', message: error.message };
+  if (error instanceof CouldNotTell) {
+    const outcome: CheckOutcome = { status: 'warn', message: `${COULD_NOT_TELL}${error.message}` };
+    if (error.expected !== undefined) outcome.expected = error.expected;
+    if (error.actual !== undefined) outcome.actual = error.actual;
+    return outcome;
+  }
+  const reason = `the check could not complete: ${describe(error)}`;
+  if (check.level === 'MUST') return { status: 'fail', message: reason };
+  return { status: 'warn', message: `${COULD_NOT_TELL}${reason}` };
 }
 
 /** Sections in report order; within a section, the order the section file lists its checks. */
