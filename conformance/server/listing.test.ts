@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fetchAll, type Requester } from './listing.js';
-import type { JsonObject } from './session.js';
+import { CouldNotTell, NotApplicable } from './check.js';
+import { fetchAll, paginationOutcome, type Requester } from './listing.js';
+import { type JsonObject, RequestTimeout } from './session.js';
 
 /** A server that pages `itemsOf(page)` on each page; cursors are page numbers. */
 function pagedServer(totalPages: number, itemsOf: (page: number) => JsonObject[]): Requester {
@@ -42,5 +43,40 @@ describe('fetchAll', () => {
     const server = pagedServer(2, () => [{ name: 'same' }]);
     const listing = await fetchAll(server, 'prompts/list', 'prompts', 'name');
     expect(listing.repeated).toEqual(['same']);
+  });
+});
+
+/** Page 0 lists one prompt and a cursor; page 1 does what `second` says. */
+function breakingOnPage2(second: 'timeout' | 'error'): Requester {
+  return {
+    async request(_method, params) {
+      if (params.cursor === undefined)
+        return { message: { jsonrpc: '2.0', id: 1, result: { prompts: [{ name: 'a' }], nextCursor: 'c1' } } };
+      if (second === 'timeout') throw new RequestTimeout('no response to prompts/list within 10 ms');
+      return { message: { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad cursor' } } };
+    },
+  };
+}
+
+describe('paginationOutcome', () => {
+  it('fails a listing the server broke after a cursor', async () => {
+    const listing = await fetchAll(breakingOnPage2('error'), 'prompts/list', 'prompts', 'name');
+    expect(paginationOutcome(listing, 'prompt names', true).status).toBe('fail');
+  });
+
+  it('cannot tell when a later page got no reply in time', async () => {
+    const listing = await fetchAll(breakingOnPage2('timeout'), 'prompts/list', 'prompts', 'name');
+    expect(listing.timedOut).toBe(true);
+    expect(() => paginationOutcome(listing, 'prompt names', true)).toThrow(CouldNotTell);
+  });
+
+  it('has nothing to judge when the first page failed (the list-valid checks report it)', async () => {
+    const failing: Requester = {
+      async request() {
+        return { message: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'down' } } };
+      },
+    };
+    const listing = await fetchAll(failing, 'prompts/list', 'prompts', 'name');
+    expect(() => paginationOutcome(listing, 'prompt names', true)).toThrow(NotApplicable);
   });
 });

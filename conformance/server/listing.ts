@@ -2,10 +2,10 @@
  * Follows a paginated list (tools, resources, resource templates, prompts) to its end, once per run,
  * recording what pagination did wrong instead of looping forever.
  */
-import { brief, type CheckOutcome, fail, NotApplicable, pass } from './check.js';
+import { brief, type CheckOutcome, CouldNotTell, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { describe } from './context.js';
-import { isObject, type JsonObject } from './session.js';
+import { isObject, type JsonObject, RequestTimeout } from './session.js';
 
 export interface Listing {
   /** Every item across pages, in order. */
@@ -14,6 +14,10 @@ export interface Listing {
   pages: JsonObject[];
   /** Why listing stopped early: an error response, a timeout, a malformed page. */
   error: string | null;
+  /** The page (0-based) that `error` happened on. */
+  failedPage: number | null;
+  /** The failing request got no reply within the step timeout: a slow server is not a broken one. */
+  timedOut: boolean;
   /** A cursor the server handed out twice: following it again would loop. */
   repeatedCursor: string | null;
   /** Items whose key (name or uri) appeared on an earlier page: pagination went back. */
@@ -55,6 +59,8 @@ export async function fetchAll(
     items: [],
     pages: [],
     error: null,
+    failedPage: null,
+    timedOut: false,
     repeatedCursor: null,
     repeated: [],
     duplicates: [],
@@ -69,11 +75,14 @@ export async function fetchAll(
       message = (await session.request(method, cursor === undefined ? {} : { cursor })).message;
     } catch (error) {
       listing.error = describe(error);
+      listing.failedPage = page;
+      listing.timedOut = error instanceof RequestTimeout;
       return listing;
     }
     if (!isObject(message.result)) {
       listing.pages.push(message);
       listing.error = `${method} answered with an error: ${JSON.stringify(message.error).slice(0, 200)}`;
+      listing.failedPage = page;
       return listing;
     }
     const result = message.result;
@@ -81,6 +90,7 @@ export async function fetchAll(
     const items = result[field];
     if (!Array.isArray(items)) {
       listing.error = `${method} result has no "${field}" array`;
+      listing.failedPage = page;
       return listing;
     }
     for (const item of items) {
@@ -98,6 +108,7 @@ export async function fetchAll(
     if (next === undefined || next === null) return listing;
     if (typeof next !== 'string') {
       listing.error = `nextCursor is not a string: ${JSON.stringify(next)}`;
+      listing.failedPage = page;
       return listing;
     }
     if (seenCursors.has(next)) {
@@ -116,8 +127,10 @@ export function truncatedNote(listing: Listing): string {
 }
 
 /**
- * The shared verdict of the *.pagination checks: a loop or a repeat fails, a listing that did not
- * complete fails (the server broke it), a listing furfly stopped following is not judged.
+ * The shared verdict of the *.pagination checks: a loop or a repeat fails, a listing the server broke
+ * past its first page fails (an error or a malformed page after a cursor), a listing furfly stopped
+ * following is not judged. A first page that failed leaves no pagination to judge (the *.list-valid
+ * checks report it); a later page that got no reply in time is something the check could not tell.
  */
 export function paginationOutcome(listing: Listing, noun: string, includeDuplicates: boolean): CheckOutcome {
   if (listing.repeatedCursor !== null)
@@ -132,6 +145,12 @@ export function paginationOutcome(listing: Listing, noun: string, includeDuplica
       `${noun} repeat across pages`,
       `each ${noun.replace(/s$/, '')} once`,
       repeated.slice(0, 5).join(', '),
+    );
+  if (listing.error && listing.failedPage === 0 && listing.items.length === 0)
+    throw new NotApplicable(`the first page failed (${listing.error}): no pagination to judge`);
+  if (listing.error && listing.timedOut)
+    throw new CouldNotTell(
+      `page ${(listing.failedPage ?? 0) + 1} got no reply in time (${listing.error}), so whether pagination completes is unknown`,
     );
   if (listing.error)
     return fail('pagination did not complete', 'pages until nextCursor is absent', listing.error);

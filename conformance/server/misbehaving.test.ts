@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { killLeftoverProbes } from './probe/stdio.js';
@@ -26,6 +27,15 @@ const cases = readdirSync(dir)
   .filter((file) => file.endsWith('.expected.json'))
   .sort()
   .map((file) => ({ file, expectation: JSON.parse(readFileSync(`${dir}${file}`, 'utf8')) as Expectation }));
+
+/** The step timeout of a first run: short, because these servers leave some requests unanswered on purpose. */
+const STEP_MS = 4000;
+/**
+ * A run that does not match its fixture is run once more with three times the step. On a loaded machine
+ * (two cores, other test files in parallel) a reply that is merely late looks like no reply at a 4 s step;
+ * a real difference shows at any step. The retry is logged, so a fixture that needs it stays visible.
+ */
+const RETRY_STEP_MS = 3 * STEP_MS;
 
 /** At most this many servers at once: two cores, and every server must answer within the step timeout. */
 const PARALLEL = 3;
@@ -56,16 +66,26 @@ describe('conformance suite against misbehaving servers', () => {
   for (const { file, expectation } of cases) {
     it.concurrent(`${file}: fails exactly the recorded checks`, { timeout: 120_000 }, async ({ expect }) => {
       const extra = {
-        // A short step timeout: these servers leave some requests unanswered on purpose.
-        timeoutMs: 4000,
         callTools: expectation.callTools ?? false,
         fuzz: expectation.fuzz ?? 0,
         ...(expectation.specVersion ? { specVersion: expectation.specVersion } : {}),
       };
       const run = expectation.transport === 'http' ? runAgainstHttp : runAgainst;
-      const report = await limited(() => run(expectation.server, expectation.args, extra));
-      expect(idsWith(report, 'fail').sort()).toEqual([...expectation.fail].sort());
-      expect(idsWith(report, 'warn').sort()).toEqual([...(expectation.warn ?? [])].sort());
+      const verdicts = async (timeoutMs: number) => {
+        const report = await limited(() =>
+          run(expectation.server, expectation.args, { ...extra, timeoutMs }),
+        );
+        return { fail: idsWith(report, 'fail').sort(), warn: idsWith(report, 'warn').sort() };
+      };
+      const recorded = { fail: [...expectation.fail].sort(), warn: [...(expectation.warn ?? [])].sort() };
+      let seen = await verdicts(STEP_MS);
+      if (!isDeepStrictEqual(seen, recorded)) {
+        console.warn(
+          `${file}: ${JSON.stringify(seen)} at a ${STEP_MS} ms step; running again at ${RETRY_STEP_MS} ms`,
+        );
+        seen = await verdicts(RETRY_STEP_MS);
+      }
+      expect(seen).toEqual(recorded);
     });
   }
 });

@@ -1,7 +1,7 @@
 /** Prompts, where the server declares them: list, get, pagination, unknown names. */
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
@@ -89,13 +89,14 @@ export const promptsChecks: Check[] = [
     source: `${PROMPTS} (Error Handling)`,
     async run(ctx) {
       ctx.requireCapability('prompts');
-      const reply = await ctx.session().request('prompts/get', { name: 'furfly_conformance_no_such_prompt' });
-      if (errorCode(reply.message) !== -32602)
-        return fail(
-          'an unknown prompt was not reported as -32602',
-          'error code -32602',
-          brief(reply.message),
-        );
+      const message = await replyToJudge(
+        ctx.session(),
+        'prompts/get',
+        { name: 'furfly_conformance_no_such_prompt' },
+        'whether an unknown prompt name gets -32602',
+      );
+      if (errorCode(message) !== -32602)
+        return fail('an unknown prompt was not reported as -32602', 'error code -32602', brief(message));
       return pass();
     },
   },

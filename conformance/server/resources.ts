@@ -1,7 +1,7 @@
 /** Resources, where the server declares them: list, templates, read, pagination, unknown URIs. */
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
@@ -117,11 +117,14 @@ export const resourcesChecks: Check[] = [
     source: `${RESOURCES} (Error Handling)`,
     async run(ctx) {
       ctx.requireCapability('resources');
-      const reply = await ctx
-        .session()
-        .request('resources/read', { uri: 'furfly-conformance://no/such/resource' });
-      if (errorCode(reply.message) !== -32002)
-        return fail('an unknown URI was not reported as -32002', 'error code -32002', brief(reply.message));
+      const message = await replyToJudge(
+        ctx.session(),
+        'resources/read',
+        { uri: 'furfly-conformance://no/such/resource' },
+        'whether an unknown URI gets -32002',
+      );
+      if (errorCode(message) !== -32002)
+        return fail('an unknown URI was not reported as -32002', 'error code -32002', brief(message));
       return pass();
     },
   },

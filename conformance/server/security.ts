@@ -1,13 +1,27 @@
 /**
  * Security advisories: patterns that suggest a tool tries to steer the model or impersonate another
- * tool. They are SHOULD-level and report `warn`, never `fail`: a human decides.
+ * tool. They are SHOULD-level and report `warn`, never `fail`: a human decides. What they could not see
+ * (a listing that broke off, a second listing that failed) is a warning that says so, never a pass.
  */
 import { builtinTools } from '../../src/tools/builtins/index.js';
-import { ALL_VERSIONS, BOTH_TRANSPORTS, type Check, NotApplicable, pass, warn } from './check.js';
+import {
+  ALL_VERSIONS,
+  BOTH_TRANSPORTS,
+  type Check,
+  type CheckOutcome,
+  CouldNotTell,
+  NotApplicable,
+  pass,
+  warn,
+} from './check.js';
+import type { CheckContext } from './context.js';
 import { isObject, type JsonObject } from './session.js';
 import { toolListing } from './tools.js';
 
-const SECURITY = 'MCP 2025-11-25 basic/security_best_practices; server/tools (Security Considerations)';
+const USER_INTERACTION = 'MCP 2025-11-25 server/tools (User Interaction Model)';
+/** The tools page's own security sentences are about inputs, access and outputs; these are about review. */
+const HUMAN_IN_THE_LOOP =
+  'For trust & safety and security, there SHOULD always be a human in the loop with the ability to deny tool invocations. Applications SHOULD: Provide UI that makes clear which tools are being exposed to the AI model.';
 const base = {
   section: 'security',
   versions: ALL_VERSIONS,
@@ -55,10 +69,33 @@ function textsOf(tool: JsonObject): string[] {
   return texts;
 }
 
-async function tools(ctx: Parameters<Check['run']>[0]): Promise<JsonObject[]> {
+interface ToolsRead {
+  tools: JsonObject[];
+  /** Why the listing is incomplete (the advisory judged only part of it), or null. */
+  partial: string | null;
+}
+
+async function tools(ctx: CheckContext): Promise<ToolsRead> {
   const listing = await toolListing(ctx);
+  // No list at all: tools.list-valid reports why; there is nothing to advise on.
+  if (listing.items.length === 0 && listing.error)
+    throw new NotApplicable(`tools/list failed: ${listing.error}`);
   if (listing.items.length === 0) throw new NotApplicable('no tools listed');
-  return listing.items;
+  const partial = listing.error
+    ? `the listing broke off (${listing.error})`
+    : listing.truncated
+      ? `furfly stopped following cursors after ${listing.pages.length} pages`
+      : null;
+  return { tools: listing.items, partial };
+}
+
+/** Nothing found: a pass, unless part of the listing was never seen. */
+function nothingFound(read: ToolsRead): CheckOutcome {
+  if (read.partial)
+    throw new CouldNotTell(
+      `nothing found in the ${read.tools.length} tool(s) read, but ${read.partial}: the rest is unknown`,
+    );
+  return pass(`${read.tools.length} tool(s)`);
 }
 
 function codepoints(text: string): string {
@@ -74,11 +111,11 @@ export const securityChecks: Check[] = [
     ...base,
     id: 'security.hidden-instructions',
     title: 'tool descriptions carry no hidden or overriding instructions',
-    requirement:
-      'Implementations MUST carefully validate all prompt inputs and outputs to prevent injection attacks or unauthorized access to resources. (Advisory: tool descriptions reach the model verbatim.)',
-    source: SECURITY,
+    requirement: `${HUMAN_IN_THE_LOOP} (Advisory: descriptions reach the model verbatim; invisible text, or instructions aimed at the model, act on it without the human in the loop seeing them.)`,
+    source: USER_INTERACTION,
     async run(ctx) {
-      for (const tool of await tools(ctx)) {
+      const read = await tools(ctx);
+      for (const tool of read.tools) {
         for (const text of textsOf(tool)) {
           if (INVISIBLE.test(text)) {
             return warn(
@@ -98,23 +135,23 @@ export const securityChecks: Check[] = [
           }
         }
       }
-      return pass();
+      return nothingFound(read);
     },
   },
   {
     ...base,
     id: 'security.shadowing-names',
     title: 'no tool name shadows a built-in agent tool',
-    requirement:
-      'Tool names SHOULD be unique within a server. (Advisory: a remote tool named like a built-in one invites confusion.)',
-    source: SECURITY,
+    requirement: `${HUMAN_IN_THE_LOOP} (Advisory: a remote tool named like a built-in agent tool blurs which of the two the model calls and the human approves.)`,
+    source: USER_INTERACTION,
     async run(ctx) {
-      const shadowing = (await tools(ctx))
+      const read = await tools(ctx);
+      const shadowing = read.tools
         .map((tool) => String(tool.name))
         .filter((name) => BUILTIN_NAMES.has(name.toLowerCase()));
       if (shadowing.length > 0)
         return warn('tool names shadow built-in agent tools', 'distinct names', shadowing.join(', '));
-      return pass();
+      return nothingFound(read);
     },
   },
   {
@@ -126,22 +163,40 @@ export const securityChecks: Check[] = [
     source: 'MCP 2025-11-25 server/tools (List Changed Notification)',
     async run(ctx) {
       const first = await tools(ctx);
-      const second = await ctx.session().request('tools/list', {});
-      const result = second.message.result;
-      if (!isObject(result) || !Array.isArray(result.tools))
-        throw new NotApplicable('the second tools/list failed');
-      const before = new Map(first.map((tool) => [String(tool.name), JSON.stringify(tool)]));
-      for (const tool of result.tools as JsonObject[]) {
-        const previous = before.get(String(tool.name));
-        if (previous !== undefined && previous !== JSON.stringify(tool)) {
-          return warn(
-            `the definition of ${JSON.stringify(tool.name)} changed between two listings`,
-            'the same definition',
-            'changed',
-          );
-        }
+      const session = ctx.session();
+      let result: unknown;
+      try {
+        result = (await session.request('tools/list', {})).message.result;
+      } catch (error) {
+        throw new CouldNotTell(`the second tools/list got no reply (${(error as Error).message})`);
       }
-      return pass();
+      if (!isObject(result) || !Array.isArray(result.tools))
+        throw new CouldNotTell('the second tools/list returned no tools array: nothing to compare');
+      const before = new Map(first.tools.map((tool) => [String(tool.name), JSON.stringify(tool)]));
+      const changed = (result.tools as unknown[]).find((tool): tool is JsonObject => {
+        if (!isObject(tool)) return false;
+        const previous = before.get(String(tool.name));
+        return previous !== undefined && previous !== JSON.stringify(tool);
+      });
+      if (changed) {
+        // The sentence asks for a notification; a change the server announced is the protocol working.
+        const announced = session.log.some(
+          (entry) =>
+            entry.direction === 'in' &&
+            isObject(entry.message) &&
+            entry.message.method === 'notifications/tools/list_changed',
+        );
+        if (announced)
+          return pass(
+            `${JSON.stringify(changed.name)} changed, announced by notifications/tools/list_changed`,
+          );
+        return warn(
+          `the definition of ${JSON.stringify(changed.name)} changed between two listings without notifications/tools/list_changed`,
+          'the same definition, or a list_changed notification',
+          'changed silently',
+        );
+      }
+      return nothingFound(first);
     },
   },
   {
@@ -150,9 +205,10 @@ export const securityChecks: Check[] = [
     title: `tool descriptions are shorter than ${LONG_DESCRIPTION} characters`,
     requirement:
       'Applications SHOULD: Provide UI that makes clear which tools are being exposed to the AI model. (Advisory: very long descriptions hide content from review.)',
-    source: 'MCP 2025-11-25 server/tools (User Interaction Model)',
+    source: USER_INTERACTION,
     async run(ctx) {
-      const long = (await tools(ctx)).filter(
+      const read = await tools(ctx);
+      const long = read.tools.filter(
         (tool) => typeof tool.description === 'string' && tool.description.length > LONG_DESCRIPTION,
       );
       if (long.length > 0) {
@@ -162,7 +218,7 @@ export const securityChecks: Check[] = [
           long.map((t) => `${String(t.name)} (${(t.description as string).length})`).join(', '),
         );
       }
-      return pass();
+      return nothingFound(read);
     },
   },
 ];

@@ -11,6 +11,7 @@ import {
   brief,
   type Check,
   type CheckOutcome,
+  CouldNotTell,
   fail,
   NotApplicable,
   pass,
@@ -18,7 +19,7 @@ import {
 } from './check.js';
 import { type CheckContext, describe } from './context.js';
 import { sampleArguments } from './fuzz.js';
-import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
@@ -185,13 +186,14 @@ export const toolsChecks: Check[] = [
     source: PAGINATION,
     async run(ctx) {
       ctx.requireCapability('tools');
-      const reply = await ctx.session().request('tools/list', { cursor: 'furfly:not-a-cursor' });
-      if (errorCode(reply.message) !== -32602) {
-        return fail(
-          'the invalid cursor was not rejected with -32602',
-          'error code -32602',
-          brief(reply.message),
-        );
+      const message = await replyToJudge(
+        ctx.session(),
+        'tools/list',
+        { cursor: 'furfly:not-a-cursor' },
+        'whether an invalid cursor gets -32602',
+      );
+      if (errorCode(message) !== -32602) {
+        return fail('the invalid cursor was not rejected with -32602', 'error code -32602', brief(message));
       }
       return pass();
     },
@@ -227,14 +229,22 @@ export const toolsChecks: Check[] = [
     id: 'tools.names-unique',
     level: 'SHOULD',
     title: 'tool names are unique within the server',
-    requirement: 'Tool names SHOULD be unique within a server.',
-    source: `${TOOLS} (Tool Names)`,
+    requirement:
+      'Tool names SHOULD be unique within a server. (2025-06-18 and 2025-03-26: "name: Unique identifier for the tool".)',
+    source: `${TOOLS} (Tool Names); MCP 2025-06-18 server/tools (Tool)`,
     async run(ctx) {
       const listing = await toolListing(ctx);
       const repeated = [...listing.duplicates, ...listing.repeated];
       if (repeated.length > 0)
         return fail('tool names repeat', 'unique names', repeated.slice(0, 5).join(', '));
-      return pass();
+      // Nothing listed because listing failed: tools.list-valid reports that; there is nothing to judge.
+      if (listing.error && listing.items.length === 0)
+        throw new NotApplicable(`tools/list failed: ${listing.error}`);
+      if (listing.error || listing.truncated)
+        throw new CouldNotTell(
+          `no name repeats among the ${listing.items.length} tool(s) read, but the listing ${listing.truncated ? `was not followed past ${listing.pages.length} pages` : `broke off (${listing.error})`}, so the rest is unknown`,
+        );
+      return pass(`${listing.items.length} name(s)`);
     },
   },
   {
