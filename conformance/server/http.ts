@@ -5,10 +5,21 @@
  * Some checks judge every exchange the run already made (so every request the other sections sent
  * counts); the rest send one deliberately odd request of their own.
  */
-import { ALL_VERSIONS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  ALL_VERSIONS,
+  brief,
+  type Check,
+  type CheckOutcome,
+  COULD_NOT_TELL,
+  CouldNotTell,
+  fail,
+  NotApplicable,
+  pass,
+  warn,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import type { HttpChannel, PostRecord } from './probe/channel.js';
-import { type HttpExchange, httpRequest } from './probe/http.js';
+import { type HttpExchange, HttpTimeout, httpRequest } from './probe/http.js';
 import { isObject, isResponse } from './session.js';
 
 const TRANSPORTS = 'MCP 2025-11-25 basic/transports (Streamable HTTP)';
@@ -75,6 +86,61 @@ function pingWith(ctx: CheckContext, channel: HttpChannel, changes: Record<strin
     timeoutMs: ctx.timeoutMs,
     stopWhen: (message) => isResponse(message),
   });
+}
+
+/** An HTTP probe whose answer a check judges; a probe that timed out leaves it unable to tell. */
+async function probeOrCouldNotTell(probe: Promise<HttpExchange>, question: string): Promise<HttpExchange> {
+  try {
+    return await probe;
+  } catch (error) {
+    if (error instanceof HttpTimeout) throw new CouldNotTell(`${question}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Whether the URL names this machine (localhost, 127.0.0.0/8, ::1): the servers DNS rebinding reaches
+ * ("attackers could use DNS rebinding to interact with local MCP servers from remote websites").
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '[::1]') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * The verdict of http.foreign-origin on the answer to a request with a foreign Origin.
+ *
+ * Refused with 403: pass. Refused otherwise: a pass before 2025-11-25 (which names no status), a failure
+ * from it on (the server judged the Origin invalid, and then 403 is a MUST). Served: on a loopback URL a
+ * failure, since no allowlist of a local server can rightly contain a made-up remote site; on any other
+ * host the server decides which origins are valid (a public server may welcome every browser client),
+ * so accepting this one is no proof that it validates nothing: could not tell.
+ */
+export function originOutcome(exchange: HttpExchange, version: string, loopback: boolean): CheckOutcome {
+  if (exchange.status === 403) return pass();
+  if (exchange.status >= 400 && exchange.status < 500) {
+    if (version !== '2025-11-25') return pass(`refused with ${exchange.status}`);
+    return fail(
+      `a request with Origin ${FOREIGN_ORIGIN} was refused, but not with 403`,
+      'HTTP 403',
+      statusLine(exchange),
+    );
+  }
+  if (!loopback && exchange.status >= 200 && exchange.status < 300) {
+    return warn(
+      `${COULD_NOT_TELL}a request with Origin ${FOREIGN_ORIGIN} was served; on a host other than this machine the server decides which origins are valid, so whether it validates Origin at all is unknown`,
+      'HTTP 403 for origins the server does not serve',
+      statusLine(exchange),
+    );
+  }
+  return fail(`a request with Origin ${FOREIGN_ORIGIN} was not refused`, 'HTTP 403', statusLine(exchange));
 }
 
 function statusLine(exchange: HttpExchange): string {
@@ -196,7 +262,10 @@ export const httpChecks: Check[] = [
     async run(ctx) {
       const channel = sharedChannel(ctx);
       sessionIdOf(channel);
-      const exchange = await pingWith(ctx, channel, { 'mcp-session-id': null });
+      const exchange = await probeOrCouldNotTell(
+        pingWith(ctx, channel, { 'mcp-session-id': null }),
+        'whether a request without Mcp-Session-Id gets 400',
+      );
       if (exchange.status === 400) return pass();
       if (exchange.status < 300 && exchange.messages.some(isResponse))
         return pass('the server answers without its session id: it does not require one');
@@ -210,18 +279,23 @@ export const httpChecks: Check[] = [
   {
     ...base,
     id: 'http.session-unknown',
-    level: 'MUST',
-    title: 'a request with an unknown session id gets 404',
-    requirement: TERMINATED_404,
+    // The MUST covers sessions the server terminated; an id it never issued is covered by no sentence.
+    // 404 is still the answer a client can act on, hence SHOULD (docs/conformance.md explains).
+    level: 'SHOULD',
+    title: 'a request with a session id the server never issued gets 404',
+    requirement: `${TERMINATED_404} When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached. (Applied to an id the server never issued.)`,
     source: SESSIONS,
     async run(ctx) {
       const channel = sharedChannel(ctx);
       sessionIdOf(channel);
-      const exchange = await pingWith(ctx, channel, { 'mcp-session-id': UNKNOWN_SESSION });
+      const exchange = await probeOrCouldNotTell(
+        pingWith(ctx, channel, { 'mcp-session-id': UNKNOWN_SESSION }),
+        'how a never-issued session id is answered',
+      );
       if (exchange.status === 404) return pass();
       return fail(
-        `a request with the session id ${JSON.stringify(UNKNOWN_SESSION)} was not answered with 404`,
-        'HTTP 404',
+        `a request with the never-issued session id ${JSON.stringify(UNKNOWN_SESSION)} was not answered with 404`,
+        'HTTP 404 (the status on which a client starts a new session)',
         statusLine(exchange),
       );
     },
@@ -293,15 +367,7 @@ export const httpChecks: Check[] = [
     async run(ctx) {
       const channel = sharedChannel(ctx);
       const exchange = await pingWith(ctx, channel, { origin: FOREIGN_ORIGIN });
-      if (exchange.status === 403) return pass();
-      // Before 2025-11-25 the specification asks for validation without naming the status.
-      if (ctx.version !== '2025-11-25' && exchange.status >= 400 && exchange.status < 500)
-        return pass(`refused with ${exchange.status}`);
-      return fail(
-        `a request with Origin ${FOREIGN_ORIGIN} was not refused`,
-        'HTTP 403',
-        statusLine(exchange),
-      );
+      return originOutcome(exchange, ctx.version, isLoopbackUrl(channel.target.url));
     },
   },
   {
@@ -317,12 +383,26 @@ export const httpChecks: Check[] = [
       // A session of its own: a server may allow one GET stream per session.
       const { session } = await ctx.openInitialized();
       const channel = session.channel as HttpChannel;
-      const exchange = await httpRequest(channel.target, {
-        method: 'GET',
-        headers: { accept: 'text/event-stream', ...channel.sessionHeaders() },
-        timeoutMs: ctx.timeoutMs,
-        headersOnly: true,
-      });
+      const waitMs = ctx.waits.getStreamHeadersMs;
+      let exchange: HttpExchange;
+      try {
+        exchange = await httpRequest(channel.target, {
+          method: 'GET',
+          headers: { accept: 'text/event-stream', ...channel.sessionHeaders() },
+          timeoutMs: waitMs,
+          headersOnly: true,
+        });
+      } catch (error) {
+        // Some servers send a stream's headers only with its first event, and a GET stream may have no
+        // event for a long time: silence is no evidence of a wrong answer.
+        if (error instanceof HttpTimeout)
+          throw new CouldNotTell(
+            `no response headers to GET within ${waitMs} ms (a server may send them only with its first event), so whether it opens an event stream or answers 405 is unknown`,
+            'HTTP 200 text/event-stream, or HTTP 405',
+            'no response headers yet',
+          );
+        throw error;
+      }
       if (exchange.status === 405) return pass('no GET stream (405)');
       if (exchange.status === 200 && mediaType(exchange.contentType) === 'text/event-stream')
         return pass('a GET stream');
