@@ -64,7 +64,9 @@ function runFurfly(args: string[], env: Record<string, string>) {
   return { child, exit, out: () => stdout, err: () => stderr };
 }
 
-describe('furfly as a process', () => {
+// Each test starts the whole CLI one to four times; a loaded two-core machine can take seconds per
+// start, so the budget is generous (it bounds a hang, it is not a speed check).
+describe('furfly as a process', { timeout: 120_000 }, () => {
   it('-p --output-format json against ANTHROPIC_BASE_URL', async () => {
     project = tempProject({});
     const api = await startApi(['Hello from the local API.']);

@@ -156,7 +156,9 @@ function layOutLayers(user: string, project?: string): LaidOut {
   return l;
 }
 
-describe('secret canary (real CLI process)', () => {
+// Up to dozens of CLI runs per test, two at a time; a loaded two-core machine can take seconds per start,
+// so the budgets bound a hang, they are not speed checks.
+describe('secret canary (real CLI process)', { timeout: 120_000 }, () => {
   it('the built CLI exists', () => {
     expect(existsSync(CLI), `${CLI} is missing: run npm run build`).toBe(true);
   });
@@ -213,7 +215,7 @@ describe('secret canary (real CLI process)', () => {
   });
 
   it('every broken fixture: validate and show fail, with the secrets in the environment, printing none', {
-    timeout: 180_000,
+    timeout: 300_000,
   }, async () => {
     const broken = listCases().filter((c) => c.expectedError !== undefined);
     expect(broken.length).toBeGreaterThan(10);
