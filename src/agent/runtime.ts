@@ -13,7 +13,7 @@ import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
 import { Agent } from './loop.js';
 import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
-import { AnthropicProvider } from './provider/anthropic.js';
+import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
 import { UsageLedger } from './usage.js';
@@ -85,7 +85,10 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
   if (!choice.ok) return { ok: false, message: choice.message };
   const provider =
     options.providerFactory?.(choice.settings) ??
-    new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
+    new DeferredProvider(choice.settings.name, choice.settings.model, async () => {
+      const { AnthropicProvider } = await import('./provider/anthropic.js');
+      return new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
+    });
 
   const registry = new ToolRegistry();
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
