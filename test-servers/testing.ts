@@ -28,6 +28,12 @@ export interface Exit {
 
 const running = new Set<ChildProcess>();
 
+/**
+ * How long to wait for a line the server must write: generous, because a loaded machine can take
+ * seconds to start node, yet below vitest's 30 s test timeout so a failure says what was missing.
+ */
+const DEFAULT_WAIT_MS = 20_000;
+
 /** Reads a stream as lines; `next()` waits for the next one. */
 class LineReader {
   private buffered = '';
@@ -133,13 +139,13 @@ export function startStdioServer(name: string, args: string[] = []): StdioServer
     send(message) {
       child.stdin!.write(typeof message === 'string' ? message : `${JSON.stringify(message)}\n`);
     },
-    nextLine: (timeoutMs = 10_000) =>
+    nextLine: (timeoutMs = DEFAULT_WAIT_MS) =>
       lines.next(timeoutMs).catch((error: Error) => {
         // Say why: a dead server's exit status and stderr explain far more than "stream ended".
         const status = child.exitCode ?? child.signalCode ?? 'running';
         throw new Error(`${name}: ${error.message} (exit: ${status}; stderr: ${stderr.slice(-500)})`);
       }),
-    async nextMessage(timeoutMs = 10_000) {
+    async nextMessage(timeoutMs = DEFAULT_WAIT_MS) {
       for (;;) {
         const line = await server.nextLine(timeoutMs);
         try {
@@ -149,7 +155,7 @@ export function startStdioServer(name: string, args: string[] = []): StdioServer
         }
       }
     },
-    async request(id, method, params, timeoutMs = 10_000) {
+    async request(id, method, params, timeoutMs = DEFAULT_WAIT_MS) {
       server.send(
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
       );
@@ -180,7 +186,7 @@ export interface HttpServer {
 /** Starts `name --http --port 0 ...args` and waits for the `listening <url>` line. */
 export async function startHttpServer(name: string, args: string[] = []): Promise<HttpServer> {
   const server = startStdioServer(name, ['--http', '--port', '0', ...args]);
-  const line = await server.nextLine(10_000);
+  const line = await server.nextLine(DEFAULT_WAIT_MS);
   const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/.exec(line);
   if (!match) throw new Error(`unexpected first line from ${name}: ${line}`);
   return {

@@ -14,11 +14,14 @@ beforeEach(() => {
 });
 afterEach(() => project.remove());
 
-/** Runs a call, but gives up after 3 s; then a writer opens and closes the FIFO so a blocked reader ends. */
+/**
+ * Runs a call, but gives up after 10 s (a refusal takes milliseconds; the margin is for a loaded
+ * machine); then a writer opens and closes the FIFO so a blocked reader ends.
+ */
 async function callWithDeadline(tool: AnyTool, args: object, fifo: string) {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'blocked'>((resolve) => {
-    timer = setTimeout(() => resolve('blocked'), 3000);
+    timer = setTimeout(() => resolve('blocked'), 10_000);
   });
   try {
     return await Promise.race([tool.execute(args, project.context()), deadline]);
