@@ -94,6 +94,16 @@ export class HttpRequesterClosedError extends Error {
  */
 const MAX_REDIRECTS = 5;
 
+/**
+ * Pooled connections idle this long are closed (fetch's default too). Without a limit Node's agent also
+ * ignores the server's `Keep-Alive: timeout=N` hint, and a connection the server is closing at that
+ * very moment gets the next request, which then fails with ECONNRESET; servers commonly close idle
+ * connections after 5 s, while an agent's calls are often that far apart. Only idle pooled connections
+ * are affected: an open reply stream just gets a 'timeout' event nobody acts on.
+ */
+const IDLE_CONNECTION_MS = 4000;
+const AGENT_OPTIONS = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
+
 export function createHttpRequester(): HttpRequester {
   return new NodeHttpRequester();
 }
@@ -144,10 +154,10 @@ class NodeHttpRequester implements HttpRequester {
     }
     const target = { ...this.lastTarget, method: options.method, headers: options.headers };
     if (url.protocol === 'https:') {
-      this.httpsAgent ??= new https.Agent({ keepAlive: true });
+      this.httpsAgent ??= new https.Agent(AGENT_OPTIONS);
       return https.request({ ...target, agent: this.httpsAgent });
     }
-    this.httpAgent ??= new http.Agent({ keepAlive: true });
+    this.httpAgent ??= new http.Agent(AGENT_OPTIONS);
     return http.request({ ...target, agent: this.httpAgent });
   }
 }
@@ -189,8 +199,10 @@ class Exchange implements HttpExchange {
       return;
     }
     this.request = request;
-    // Before the reply this fails the exchange; after it, the body reports the same failure.
-    request.on('error', (error) => this.fail(error));
+    request.on('error', (error) => {
+      // After the reply the body reports the same failure; a redirect's first request no longer counts.
+      if (this.request === request && this.response === undefined) this.fail(error);
+    });
     request.on('response', (response) => this.receive(url, response, redirects));
     request.end(this.options.body);
   }
