@@ -7,6 +7,9 @@
  * that later breaks (stream cut, bad JSON, no response) fails its requests through a synthesized
  * JSON-RPC error response delivered to `onmessage` (codes in `errors.ts`). Every request therefore ends
  * promptly, never only at its timeout.
+ *
+ * Requests go through `http-requester.ts` (node:http, not fetch: see there why), with one keep-alive
+ * pool per transport that ends with it: after `close()` or session expiry no connection is left open.
  */
 
 import { timerDelay } from '../../../jsonrpc/timer-delay.js';
