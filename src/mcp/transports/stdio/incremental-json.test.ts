@@ -436,6 +436,17 @@ describe('IncrementalJsonParser examples', () => {
     }
   });
 
+  it('decodes a long run of multi-byte characters cut at chunk, peek and stage boundaries', () => {
+    // No escapes, so the runs are long: they fill the stage up to its limit (cutting a sequence there)
+    // or, in big chunks, are decoded in place after the first bytes went through the stage.
+    const text = 'a\u20ac\ud83d\ude00\u00e9'.repeat(120_000); // 1.2 MB of UTF-8
+    const bytes = utf8(JSON.stringify([text]));
+    for (const step of [65_536, 65_537, 700_001, 1_000_003, bytes.length]) {
+      const outcome = incremental(inSteps(bytes, step));
+      expect(outcome.ok && (outcome.value as string[])[0] === text, `chunks of ${step}`).toBe(true);
+    }
+  });
+
   it('decodes invalid UTF-8 in a huge string like Buffer#toString (incomplete sequences at chunk ends)', () => {
     const bytes = Buffer.alloc(2_100_000, 0x61);
     bytes[0] = 0x22;

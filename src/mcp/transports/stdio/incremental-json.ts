@@ -69,11 +69,15 @@ const ENDED = 12;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-const LITERALS: Record<number, { text: string; value: unknown }> = {
-  116: { text: 'true', value: true },
-  102: { text: 'false', value: false },
-  110: { text: 'null', value: null },
-};
+/** true, false and null, by their first byte. */
+const LITERALS: Record<number, { text: string; value: unknown }> = {};
+for (const [text, value] of [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+] as const) {
+  LITERALS[text.charCodeAt(0)] = { text, value };
+}
 
 /** The byte each one-letter escape stands for, indexed by the letter's byte (NOT_SIMPLE: no such escape). */
 const NOT_SIMPLE = 0xff;
@@ -129,7 +133,7 @@ export class IncrementalJsonParser {
   private hexCount = 0;
 
   // The number or literal being read.
-  private tokenStart = 0;
+  private numberStart = 0;
   private numberText = '';
   private literal: { text: string; value: unknown } | undefined;
   private literalIndex = 0;
@@ -248,10 +252,10 @@ export class IncrementalJsonParser {
       case VALUE:
         return this.startValue(bytes, i);
       case ARRAY_FIRST:
-        if (byte === 0x5d) return this.close(true, i);
+        if (byte === 0x5d) return this.close(i);
         return this.startValue(bytes, i);
       case OBJECT_FIRST:
-        if (byte === 0x7d) return this.close(false, i);
+        if (byte === 0x7d) return this.close(i);
         if (byte === QUOTE) return this.startString(true, i);
         break;
       case KEY:
@@ -270,8 +274,8 @@ export class IncrementalJsonParser {
           this.state = top.isArray ? VALUE : KEY;
           return i + 1;
         }
-        if (byte === 0x5d && top.isArray) return this.close(true, i);
-        if (byte === 0x7d && !top.isArray) return this.close(false, i);
+        if (byte === 0x5d && top.isArray) return this.close(i);
+        if (byte === 0x7d && !top.isArray) return this.close(i);
         break;
       }
     }
@@ -283,7 +287,7 @@ export class IncrementalJsonParser {
     if (byte === QUOTE) return this.startString(false, i);
     if (byte === 0x2d || (byte >= 0x30 && byte <= 0x39)) {
       this.state = NUMBER;
-      this.tokenStart = this.offset + i;
+      this.numberStart = this.offset + i;
       this.numberText = '';
       return i; // scanNumber takes the first byte too
     }
@@ -301,17 +305,14 @@ export class IncrementalJsonParser {
       this.state = LITERAL;
       this.literal = literal;
       this.literalIndex = 1;
-      this.tokenStart = this.offset + i;
       return i + 1;
     }
     return this.unexpected(byte, i);
   }
 
-  private close(isArray: boolean, i: number): number {
-    const frame = this.stack.pop()!;
-    // The caller checked the kind already; this guards the invariant.
-    if (frame.isArray !== isArray) return this.unexpected(isArray ? 0x5d : 0x7d, i);
-    this.complete(frame.container);
+  /** The closing bracket at i matches the innermost container (the caller checked). */
+  private close(i: number): number {
+    this.complete(this.stack.pop()!.container);
     return i + 1;
   }
 
@@ -346,7 +347,7 @@ export class IncrementalJsonParser {
     // Every byte that can appear in a number was taken, so a text that is not one number is an error
     // for JSON.parse too (whatever follows its longest valid prefix is not allowed after a value).
     if (!NUMBER_SYNTAX.test(this.numberText))
-      throw new JsonSyntaxError('Bad number in JSON', this.tokenStart);
+      throw new JsonSyntaxError('Bad number in JSON', this.numberStart);
     const value = Number(this.numberText); // same rounding as JSON.parse, 1e400 is Infinity there too
     this.numberText = '';
     this.complete(value);
