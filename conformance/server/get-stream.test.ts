@@ -21,9 +21,14 @@ const heldStreams = new Set<ServerResponse>();
 afterEach(async () => {
   for (const response of heldStreams) response.destroy();
   heldStreams.clear();
-  await new Promise<void>((done) => (proxy ? proxy.close(() => done()) : done()));
-  proxy?.closeAllConnections();
+  const closing = proxy;
   proxy = null;
+  if (closing) {
+    const closed = new Promise<void>((done) => closing.close(() => done()));
+    // Keep-alive sockets would hold close() open until they time out.
+    closing.closeAllConnections();
+    await closed;
+  }
   await stopAllServers();
 });
 
