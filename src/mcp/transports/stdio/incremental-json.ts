@@ -640,10 +640,17 @@ export class IncrementalJsonParser {
 
   private finishString(): void {
     this.resolvePendingHigh();
-    this.flushStage(true);
-    this.flushPieces();
-    const text = this.rope;
-    this.rope = '';
+    let text: string;
+    if (this.rope === '' && this.pieces.length === 0) {
+      // Short strings (keys, most values) are all in the stage: one decode, no bookkeeping.
+      text = this.stageFill === 0 ? '' : this.stage!.toString('utf8', 0, this.stageFill);
+      this.stageFill = 0;
+    } else {
+      this.flushStage(true);
+      this.flushPieces();
+      text = this.rope;
+      this.rope = '';
+    }
     if (this.stringIsKey) {
       this.stack[this.stack.length - 1]!.key = text;
       this.state = COLON;
