@@ -100,8 +100,9 @@ export function describeUrl(url: URL): string {
 }
 
 /**
- * A short, secret-free reason for a failed fetch, built from the error code (`ECONNREFUSED`,
- * `UND_ERR_SOCKET`...). undici's own messages are never used: they can quote the whole URL.
+ * A short, secret-free reason for a failed request, built from the error code (`ECONNREFUSED`,
+ * `ECONNRESET`, `DEPTH_ZERO_SELF_SIGNED_CERT`...). The errors' own messages are never used: they can
+ * name the host, and some libraries quote the whole URL.
  */
 export function describeNetworkFailure(error: unknown): string {
   for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
