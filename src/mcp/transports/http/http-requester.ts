@@ -219,7 +219,7 @@ class Exchange implements HttpExchange {
     this.request?.destroy();
   }
 
-  /** @internal Ends the exchange before its reply arrived. */
+  /** @internal Ends the exchange; a reply that has not arrived yet rejects with `error`. */
   fail(error: unknown): void {
     if (this.over) return;
     this.over = true;
