@@ -123,7 +123,9 @@ async function expectQuietExit(session: Awaited<ReturnType<typeof startSession>>
   expect(project!.received('well').some((m) => m.method === 'initialize')).toBe(true);
 }
 
-describe('the interactive session when its stdout is closed', () => {
+// Each test starts the whole CLI and an MCP server; a loaded two-core machine can take seconds for that,
+// so the budget is generous (it bounds a hang, it is not a speed check).
+describe('the interactive session when its stdout is closed', { timeout: 90_000 }, () => {
   it('at the prompt: the next thing it prints ends the session quietly (141), the MCP server is gone', async () => {
     const api = await startApi('Hi there.');
     const session = await startSession(api.url);
