@@ -23,6 +23,12 @@ async function serverEverythingEntry(): Promise<string> {
 
 const opened: { client: McpClient; transport: StdioTransport }[] = [];
 
+/**
+ * Budget for a connect that must succeed: it includes starting node, which a loaded two-core machine
+ * can make take seconds; a healthy server never uses it up. Below vitest's 30 s so a hang says where.
+ */
+const CONNECT_MS = 20_000;
+
 function open(name: string, args: string[], options: { stdinGraceMs?: number } = {}) {
   const transport = new StdioTransport({ command: process.execPath, args, name, ...options });
   const client = new McpClient(transport, { name });
@@ -48,7 +54,7 @@ afterEach(async () => {
 describe('McpClient against the well-behaved test server', () => {
   it('negotiates the latest version and lists every tool across pages', async () => {
     const { client } = open('well-behaved', [wellBehaved, '--page-size', '2']);
-    await client.connect({ timeoutMs: 10_000 });
+    await client.connect({ timeoutMs: CONNECT_MS });
     expect(client.protocolVersion).toBe('2025-11-25');
     expect(client.serverInfo?.name).toContain('well-behaved');
     expect(client.tools.map((t) => t.name).sort()).toEqual(
@@ -59,7 +65,7 @@ describe('McpClient against the well-behaved test server', () => {
 
   it('calls tools: text, isError, structured content, progress and a large result', async () => {
     const { client } = open('well-behaved', [wellBehaved]);
-    await client.connect({ timeoutMs: 10_000 });
+    await client.connect({ timeoutMs: CONNECT_MS });
     expect(await client.callTool('echo', { message: 'hi 🦊' })).toEqual({
       isError: false,
       content: [{ type: 'text', text: 'hi 🦊' }],
@@ -86,7 +92,7 @@ describe('McpClient against the well-behaved test server', () => {
 
   it('a timed-out call becomes isError and the connection stays usable', async () => {
     const { client } = open('well-behaved', [wellBehaved]);
-    await client.connect({ timeoutMs: 10_000 });
+    await client.connect({ timeoutMs: CONNECT_MS });
     const slow = await client.callTool(
       'slow_echo',
       { message: 'late', delay_ms: 60_000 },
@@ -104,7 +110,7 @@ describe('McpClient against the well-behaved test server', () => {
     try {
       const record = path.join(dir, 'record.jsonl');
       const { client } = open('well-behaved', [wellBehaved, '--record', record]);
-      await client.connect({ timeoutMs: 10_000 });
+      await client.connect({ timeoutMs: CONNECT_MS });
       await client.callTool('slow_echo', { message: 'late', delay_ms: 60_000 }, { timeoutMs: 50 });
       await client.callTool('echo', { message: 'after' }); // answered after the cancellation was read
       const received = (await readFile(record, 'utf8'))
@@ -136,7 +142,7 @@ describe('McpClient against the well-behaved test server', () => {
 
   it('a server that is killed mid-call fails the call promptly with the reason', async () => {
     const { client, transport } = open('well-behaved', [wellBehaved]);
-    await client.connect({ timeoutMs: 10_000 });
+    await client.connect({ timeoutMs: CONNECT_MS });
     const call = client.callTool('slow_echo', { message: 'x', delay_ms: 60_000 }, { timeoutMs: 60_000 });
     setTimeout(() => process.kill(transport.pid!, 'SIGKILL'), 50);
     const result = await call;
@@ -150,7 +156,7 @@ describe('McpClient against the well-behaved test server', () => {
 describe('interop: @modelcontextprotocol/server-everything over stdio', () => {
   it('lists its tools and calls echo', async () => {
     const { client } = open('everything', [await serverEverythingEntry(), 'stdio']);
-    await client.connect({ timeoutMs: 20_000 });
+    await client.connect({ timeoutMs: CONNECT_MS });
     expect(client.tools.map((t) => t.name)).toContain('echo');
     const result = await client.callTool('echo', { message: 'hello from furfly' });
     expect(result.isError).toBe(false);
