@@ -390,6 +390,25 @@ describe('loadMcpServers bookkeeping', () => {
     expect(await registry.execute('mcp__s__d', {}, ctx)).toEqual(textResult('called d'));
   });
 
+  it('re-lists once connected when list_changed arrived while connecting', async () => {
+    const registry = new ToolRegistry();
+    // The server's list changes (and it says so) after the handshake's tools/list was answered, but
+    // before connect() returned: the loader was not yet listening when the notification came.
+    const client = new FakeClient('s', ['a']);
+    const current = [definition('a'), definition('late')];
+    client.connect = async () => {
+      client.onnotification?.('notifications/tools/list_changed', undefined);
+    };
+    client.listTools = async () => current;
+    const handle = loadMcpServers({ s: fakeServer() }, registry, {
+      cwd: os.tmpdir(),
+      clientFactory: fakes({ s: client }),
+    });
+    handles.push(handle);
+    await handle.ready;
+    await expect.poll(() => registry.names(), { timeout: 15_000 }).toEqual(['mcp__s__a', 'mcp__s__late']);
+  });
+
   it('skips a tool whose name is taken, with an event naming both, and counts only registered tools', async () => {
     const registry = new ToolRegistry();
     registry.register({

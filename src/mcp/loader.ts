@@ -192,6 +192,15 @@ class Loader {
     state.client = client;
     this.clients.set(name, client);
 
+    // A list_changed can arrive while connect() runs (after its tools/list was sent, say): it is
+    // remembered and answered with one re-list once connected, so the registry is never left stale.
+    let changedWhileConnecting = false;
+    client.onnotification = (method) => {
+      if (method !== 'notifications/tools/list_changed') return;
+      if (state.connected) this.relist(state);
+      else changedWhileConnecting = true;
+    };
+
     const timeoutMs = this.options.connectTimeoutMs ?? server.timeout * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
@@ -239,11 +248,9 @@ class Loader {
         error: this.redact(state, `server "${name}": the connection was lost (${reason.message})`),
       });
     };
-    client.onnotification = (method) => {
-      if (method === 'notifications/tools/list_changed') this.relist(state);
-    };
     const skipped = this.syncTools(state, client.tools);
     this.emitOk(state, skipped);
+    if (changedWhileConnecting) this.relist(state);
   }
 
   /** Re-lists after `list_changed`; calls that arrive while one runs fold into one more run. */
