@@ -22,6 +22,11 @@ export interface ClientOptions {
   protocolVersion?: ProtocolVersion;
   /** Default per-request timeout (20 s: generous; tests that want a timeout pass a short one per call). */
   requestTimeoutMs?: number;
+  /**
+   * Time a stdio server gets to exit after stdin closes (300 ms). A test that proves a server ends on
+   * EOF by itself gives it long: a loaded machine can take more than 300 ms, and SIGTERM would follow.
+   */
+  stdinGraceMs?: number;
 }
 
 export interface Connection<T> {
@@ -123,7 +128,7 @@ export class ProcessHarness {
       command: process.execPath,
       args,
       name: options.name,
-      stdinGraceMs: STDIN_GRACE_MS,
+      stdinGraceMs: options.stdinGraceMs ?? STDIN_GRACE_MS,
       termGraceMs: TERM_GRACE_MS,
     });
     const connection = this.wire(transport, options);

@@ -22,7 +22,9 @@ describe.concurrent('close() stops the server', () => {
   });
 
   test('well-behaved: ends on stdin EOF by itself, no signal needed', async ({ harness }) => {
-    const { client, transport, closes } = await harness.connectStdio('well-behaved');
+    const { client, transport, closes } = await harness.connectStdio('well-behaved', [], {
+      stdinGraceMs: 10_000,
+    });
     const pid = transport.pid!;
     await client.close();
     expect(isAlive(pid)).toBe(false);

@@ -47,7 +47,7 @@ describe.runIf(process.platform === 'linux')('a stdio server behind a shell wrap
           env: { ...process.env, [name]: value },
         },
       },
-      timeoutMs: 4000,
+      timeoutMs: 10_000,
       callTools: false,
       fuzz: 0,
       only: ['stdio.exit-*'],

@@ -80,7 +80,7 @@ describe('HttpRequester', () => {
     );
     expect(server.openConnections()).toBeGreaterThan(0);
     requester.close();
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(0);
     const late = await requester.request(url, post({})).reply.catch((e: unknown) => e as { code?: string });
     expect(late).toMatchObject({ code: 'ERR_HTTP_REQUESTER_CLOSED' });
   });
@@ -90,14 +90,14 @@ describe('HttpRequester', () => {
       // Never answered.
     });
     const exchange = requester.request(url, post({}));
-    await expect.poll(() => server.requests.length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => server.requests.length, { timeout: 15_000 }).toBe(1);
     exchange.abort();
     exchange.abort(); // idempotent
     const error = await exchange.reply.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpAbortError);
     expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR' });
     expect(exchange.open).toBe(false);
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(0);
   });
 
   it('abort() in the middle of a body fails the read with an AbortError and closes the connection', async () => {
@@ -108,10 +108,10 @@ describe('HttpRequester', () => {
     const exchange = requester.request(url, post({}));
     const reply = await exchange.reply;
     const reading = text(reply);
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(1);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(1);
     exchange.abort();
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(0);
   });
 
   it('cancel() on a body left half read closes its connection; a later request opens a new one', async () => {
@@ -125,7 +125,7 @@ describe('HttpRequester', () => {
     const reply = await requester.request(url, post({})).reply;
     expect(await firstChunk(reply)).toBe('partial');
     reply.cancel();
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(0);
     expect(await text(await requester.request(url, post({})).reply)).toBe('second');
     expect(server.connections()).toBe(2);
   });
@@ -145,7 +145,7 @@ describe('HttpRequester', () => {
     const readings = replies.map((reply) => text(reply));
     requester.abortAll();
     for (const reading of readings) await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    await expect.poll(() => server.openConnections(), { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.openConnections(), { timeout: 15_000 }).toBe(0);
     expect(await text(await requester.request(url, post({})).reply)).toBe('later');
   });
 

@@ -64,8 +64,10 @@ async function runHost(script: string) {
   return { host, pid, exit };
 }
 
+/** Polls for up to 15 s of real time: a loaded machine can take seconds to reap a killed process. */
 async function waitUntilDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + 15_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   return !isAlive(pid);
 }
 

@@ -246,7 +246,7 @@ describe('StdioTransport process groups', () => {
     grandchildren.push(pid);
     expect(isAlive(pid)).toBe(true);
     await transport.close();
-    await until(() => !isAlive(pid), 'the wrapped server to be gone', 3000);
+    await until(() => !isAlive(pid), 'the wrapped server to be gone');
   });
 });
 
