@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { splitAt } from '../split-bytes.test-helpers.js';
 import { createSseMessageDecoder } from './sse.js';
 
 interface Decoded {
@@ -20,19 +21,6 @@ function decode(chunks: Uint8Array[]): Decoded {
   for (const chunk of chunks) decoder.push(chunk);
   const { unfinishedEvent } = decoder.end();
   return { messages, malformed, unfinishedEvent, lastEventId: decoder.lastEventId };
-}
-
-/** Splits bytes at the given cut points (any byte offset, including inside UTF-8 sequences and CRLF). */
-function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
 }
 
 const jsonMessage = fc.record({
@@ -72,9 +60,9 @@ describe('SSE message decoding', () => {
     (events, cuts) => {
       const bytes = new TextEncoder().encode(events.map((e) => e.text).join(''));
       const whole = decode([bytes]);
-      const chunked = decode(split(bytes, cuts));
+      const chunked = decode(splitAt(bytes, cuts));
       const byteByByte = decode(
-        split(
+        splitAt(
           bytes,
           Array.from({ length: bytes.length }, (_, i) => i),
         ),
@@ -96,7 +84,7 @@ describe('SSE message decoding', () => {
       const dataStartByte = new TextEncoder().encode(event.text.slice(0, dataStart)).length;
       // Cut somewhere after the message's first data line starts and before its final blank line.
       const end = dataStartByte + 1 + (cutAt % (bytes.length - 2 - dataStartByte));
-      const result = decode(split(bytes.subarray(0, end), cuts));
+      const result = decode(splitAt(bytes.subarray(0, end), cuts));
       expect(result.messages).toEqual([]);
       expect(result.unfinishedEvent).toBe(true);
     },

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { splitAt } from '../split-bytes.test-helpers.js';
 import { encodeMessage, LineDecoder } from './framing.js';
 
 function collect(maxMessageBytes?: number, streamingLineBytes?: number) {
@@ -15,19 +16,6 @@ function collect(maxMessageBytes?: number, streamingLineBytes?: number) {
     { maxMessageBytes, streamingLineBytes },
   );
   return { decoder, messages, noise, overflows };
-}
-
-/** Split a buffer at the given (sorted, deduplicated) offsets. */
-function splitAt(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const parts: Buffer[] = [];
-  let previous = 0;
-  for (const point of points) {
-    parts.push(bytes.subarray(previous, point));
-    previous = point;
-  }
-  parts.push(bytes.subarray(previous));
-  return parts;
 }
 
 // Full Unicode strings, so cuts land inside multi-byte UTF-8 sequences.

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { splitAt } from '../split-bytes.test-helpers.js';
 import { IncrementalJsonParser, incompleteTail, JsonSyntaxError } from './incremental-json.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -29,19 +30,6 @@ function incremental(chunks: readonly Uint8Array[], options?: { maxDepth?: numbe
   } catch (error) {
     return { ok: false, error };
   }
-}
-
-/** Split at the given offsets (taken modulo length + 1, sorted, deduplicated). */
-function splitAt(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const parts: Uint8Array[] = [];
-  let previous = 0;
-  for (const point of points) {
-    parts.push(bytes.subarray(previous, point));
-    previous = point;
-  }
-  parts.push(bytes.subarray(previous));
-  return parts;
 }
 
 function inSteps(bytes: Uint8Array, step: number): Uint8Array[] {
