@@ -2,15 +2,13 @@
  * The real `furfly` binary (dist/src/cli/main.js) as a child process, against a local HTTP server on
  * 127.0.0.1 that speaks the Messages API's SSE (msw cannot reach another process), via ANTHROPIC_BASE_URL.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Json, sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject, waitFor } from '../../agent/testing/project.test-helpers.js';
-
-const MAIN = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+import { spawnCli } from '../cli-process.test-helpers.js';
 
 let server: Server | undefined;
 let child: ChildProcess | undefined;
@@ -47,21 +45,9 @@ async function startApi(answers: string[]): Promise<{ url: string; bodies: Json[
 }
 
 function runFurfly(args: string[], env: Record<string, string>) {
-  child = spawn(process.execPath, [MAIN, ...args], {
-    cwd: project!.dir,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const exit = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-  return { child, exit, out: () => stdout, err: () => stderr };
+  const run = spawnCli(args, { cwd: project!.dir, env });
+  child = run.child;
+  return { ...run, exit: run.exit.then(({ code }) => code) };
 }
 
 // Each test starts the whole CLI one to four times; a loaded two-core machine can take seconds per

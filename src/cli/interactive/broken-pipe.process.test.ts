@@ -5,16 +5,14 @@
  * status 141 (as one-shot mode), no stack trace or EPIPE on stderr, and the MCP server it started is
  * gone. The Messages API is a local HTTP server on 127.0.0.1 (msw cannot reach another process).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject, waitFor } from '../../agent/testing/project.test-helpers.js';
-
-const MAIN = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
+import { spawnCli } from '../cli-process.test-helpers.js';
 
 let server: Server | undefined;
 let child: ChildProcess | undefined;
@@ -88,31 +86,17 @@ async function startApi(text: string, hold = false) {
 
 async function startSession(apiUrl: string) {
   project = tempProject({ servers: { well: 'read' } });
-  child = spawn(process.execPath, [MAIN], {
-    cwd: project.dir,
-    env: { ...project.env, ANTHROPIC_BASE_URL: apiUrl },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child!.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const out = () => stdout;
+  const session = spawnCli([], { cwd: project.dir, env: { ...project.env, ANTHROPIC_BASE_URL: apiUrl } });
+  child = session.child;
+  const { exit, out, err } = session;
   await waitFor('mcp ready', () => (out().includes('mcp: well ready') ? true : undefined), 20_000).catch(
     (error) => {
-      throw new Error(`${error.message}\nstdout: ${stdout}\nstderr: ${stderr}`);
+      throw new Error(`${error.message}\nstdout: ${out()}\nstderr: ${err()}`);
     },
   );
   const pid = await waitFor('the MCP server process', () => mcpServerPid('well'));
   serverPids.push(pid);
-  return { child, exit, out, err: () => stderr, serverPid: pid };
+  return { child, exit, out, err, serverPid: pid };
 }
 
 async function expectQuietExit(session: Awaited<ReturnType<typeof startSession>>) {
