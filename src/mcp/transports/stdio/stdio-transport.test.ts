@@ -210,6 +210,15 @@ describe('StdioTransport sends gathered per turn', () => {
     expect(order).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 
+  it('keeps writing when every send is awaited in a loop that never yields to the event loop', async () => {
+    const { transport } = node(LINE_REPORTER, { maxPendingWriteBytes: 1024 * 1024 });
+    await transport.start();
+    const text = 'x'.repeat(1000);
+    // 4 MB through a 1 MiB pending limit: only possible if sends are written as they go, not at the next tick.
+    for (let i = 0; i < 4000; i++) await transport.send({ jsonrpc: '2.0', method: 'n', params: { i, text } });
+    await until(() => transport.stderrText().includes('"i":3999'), 'the last line');
+  });
+
   it('still writes what was sent right before close()', async () => {
     const { transport, closed } = node(LINE_REPORTER);
     await transport.start();

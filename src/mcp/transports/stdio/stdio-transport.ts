@@ -42,6 +42,8 @@ const NOISE_LINE_CHARS = 200;
 const STREAM_DRAIN_MS = 500;
 const RESOLVED = Promise.resolve();
 const DEFAULT_MAX_PENDING_WRITE_BYTES = 64 * 1024 * 1024;
+/** A batch this large is written without waiting for the next tick (a Linux pipe holds 64 KiB). */
+const BATCH_WRITE_BYTES = 64 * 1024;
 
 export class StdioTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -150,6 +152,9 @@ export class StdioTransport implements Transport {
     if (this.batch === '') process.nextTick(this.flushBatch);
     this.batch += encoded;
     this.batchBytes += size;
+    // A caller that awaits each send in a loop never lets the tick come: past a pipe's worth of bytes
+    // the batch is written at once, so such a loop gets the pipe's backpressure instead of a growing queue.
+    if (this.batchBytes >= BATCH_WRITE_BYTES) this.flushBatch();
     return this.drained ?? RESOLVED;
   }
 
