@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createHttpRequester,
@@ -184,6 +184,25 @@ describe('HttpRequester', () => {
     expect(await text(await requester.request(url, post({ gzip: true })).reply)).toBe('{"zipped": true}');
     expect(await text(await requester.request(url, post({ gzip: false })).reply)).toBe('plain');
     expect(server.connections()).toBe(1);
+  });
+
+  it('is as lenient as fetch with compressed bodies: zlib or raw deflate, and gzip without its trailer', async () => {
+    const json = '{"compressed": true}';
+    const bodies: Record<string, [string, Buffer]> = {
+      zlib: ['deflate', deflateSync(json)],
+      raw: ['deflate', deflateRawSync(json)],
+      cut: ['gzip', gzipSync(json).subarray(0, -8)],
+      empty: ['deflate', Buffer.alloc(0)],
+    };
+    const { requester, url } = await setUp((r, res) => {
+      const [encoding, body] = bodies[(r.body as { kind: string }).kind]!;
+      res.writeHead(200, { 'Content-Encoding': encoding });
+      res.end(body);
+    });
+    for (const kind of ['zlib', 'raw', 'cut']) {
+      expect(await text(await requester.request(url, post({ kind })).reply)).toBe(json);
+    }
+    expect(await text(await requester.request(url, post({ kind: 'empty' })).reply)).toBe('');
   });
 
   it('follows a 307/308 on the same origin with the same method, headers and body, but not to another origin', async () => {

@@ -18,9 +18,9 @@
  */
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { pipeline, type Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
-import { createGunzip, createInflate } from 'node:zlib';
+import { createGunzip, createInflate, createInflateRaw, constants as zlibConstants } from 'node:zlib';
 
 export interface HttpRequestOptions {
   method: string;
@@ -291,19 +291,41 @@ function sameOriginRedirect(url: URL, response: IncomingMessage): URL | undefine
   return next.origin === url.origin ? next : undefined;
 }
 
-/** The body to read: the response itself, or a decompressor for the encodings we accept. */
+/**
+ * The body to read: the response itself, or a decompressor for the encodings we accept. Lenient where
+ * browsers and fetch are: a gzip body cut before its trailer still yields what it decoded
+ * (`Z_SYNC_FLUSH`), and `deflate` may come as zlib data or, a common server mistake, as raw deflate.
+ */
 function decoded(response: IncomingMessage): Readable {
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   if (encoding === undefined || encoding === '' || encoding === 'identity') return response;
-  const decompressor =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? createGunzip()
-      : encoding === 'deflate'
-        ? createInflate()
-        : undefined;
+  const lenient = { finishFlush: zlibConstants.Z_SYNC_FLUSH };
+  if (encoding === 'gzip' || encoding === 'x-gzip') {
+    return pipeline(response, createGunzip(lenient), ignore);
+  }
   // An encoding we did not ask for is passed through: the reader then reports a body it cannot parse.
-  if (decompressor === undefined) return response;
-  return pipeline(response, decompressor, ignore);
+  if (encoding !== 'deflate') return response;
+  // Which of the two it is shows in the first byte, so the inflater is chosen when that arrives.
+  const output = new PassThrough();
+  let started = false;
+  response.once('data', (first: Buffer) => {
+    started = true;
+    // zlib data starts with a header whose low nibble is 8 (the deflate method); raw deflate does not.
+    const inflate = (first[0]! & 0x0f) === 8 ? createInflate(lenient) : createInflateRaw(lenient);
+    inflate.write(first);
+    pipeline(response, inflate, output, ignore);
+  });
+  response.once('end', () => {
+    if (!started) output.end(); // an empty body
+  });
+  response.once('error', (error) => {
+    if (!started) output.destroy(error);
+  });
+  // Dropping the body before its first byte must still release the connection.
+  output.once('close', () => {
+    if (!started) response.destroy();
+  });
+  return output;
 }
 
 /** The `Accept-Encoding` that `decoded` can undo. */
