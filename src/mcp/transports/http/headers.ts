@@ -5,8 +5,12 @@
 
 /** RFC 9110 token characters: what a header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Control characters other than tab cannot appear in a value (they would split the request). */
-const BAD_VALUE_CHAR = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/**
+ * Control characters other than tab cannot appear in a value (they would split the request), and
+ * Node sends header values as Latin-1, so a character above U+00FF cannot be sent at all: caught here,
+ * with a message naming the header, rather than as a "network error" on every request.
+ */
+const BAD_VALUE_CHAR = /[\u0000-\u0008\u000a-\u001f\u007f\u0100-\uffff]/;
 
 /** Headers the transport sets itself; configuring them would break the protocol. */
 const RESERVED = new Set([
