@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredProvider } from './deferred.js';
-import type { ModelProvider, ModelRequest } from './types.js';
+import { AbortError, type ModelProvider, type ModelRequest, ProviderError } from './types.js';
 
 const REQUEST: ModelRequest = { system: 's', context: 'c', tools: [], messages: [] };
 const options = { signal: new AbortController().signal, onText: () => {} };
@@ -43,8 +43,26 @@ describe('DeferredProvider', () => {
       if (attempt === 1) throw new Error('cannot load');
       return fakeProvider('second time');
     });
-    await expect(provider.complete(REQUEST, options)).rejects.toThrow('cannot load');
+    const failure = await provider.complete(REQUEST, options).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect((failure as Error).message).toBe('could not load the anthropic provider: cannot load');
     const response = await provider.complete(REQUEST, options);
     expect(response.content).toEqual([{ type: 'text', text: 'second time' }]);
+  });
+
+  it('gives up at once when the request is cancelled during the load, and loads for the next one', async () => {
+    let finishLoad!: (provider: ModelProvider) => void;
+    const provider = new DeferredProvider(
+      'anthropic',
+      'claude',
+      () => new Promise((resolve) => (finishLoad = resolve)),
+    );
+    const controller = new AbortController();
+    const pending = provider.complete(REQUEST, { signal: controller.signal, onText: () => {} });
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    finishLoad(fakeProvider('loaded'));
+    const next = await provider.complete(REQUEST, options);
+    expect(next.content).toEqual([{ type: 'text', text: 'loaded' }]);
   });
 });
