@@ -205,6 +205,21 @@ describe('HttpRequester', () => {
     expect(await text(await requester.request(url, post({ kind: 'empty' })).reply)).toBe('');
   });
 
+  it('sends a request once more on a new connection when the server drops the pooled one it was sent on', async () => {
+    // The server answers the first request of each connection, and drops a connection that brings a
+    // second one without answering it: what a server closing an idle connection at that moment does.
+    const served = new WeakMap<object, number>();
+    const { server, requester, url } = await setUp((_r, res, req) => {
+      const count = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, count);
+      if (count > 1) return void req.socket.destroy();
+      res.end('answered');
+    });
+    expect(await text(await requester.request(url, post({ n: 1 })).reply)).toBe('answered');
+    expect(await text(await requester.request(url, post({ n: 2 })).reply)).toBe('answered');
+    expect(server.requests.map((r) => r.body)).toEqual([{ n: 1 }, { n: 2 }, { n: 2 }]);
+  });
+
   it('follows a 307/308 on the same origin with the same method, headers and body, but not to another origin', async () => {
     const { server, requester, url } = await setUp((_r, res, req) => {
       if (req.url === '/mcp') return void res.writeHead(307, { Location: '/mcp/' }).end();

@@ -171,6 +171,8 @@ class Exchange implements HttpExchange {
   /** The response itself, or the decompressor it is piped through. */
   private body: Readable | undefined;
   private over = false;
+  /** Sent again once already after a dropped pooled connection. */
+  private retried = false;
 
   constructor(
     private readonly owner: NodeHttpRequester,
@@ -201,7 +203,15 @@ class Exchange implements HttpExchange {
     this.request = request;
     request.on('error', (error) => {
       // After the reply the body reports the same failure; a redirect's first request no longer counts.
-      if (this.request === request && this.response === undefined) this.fail(error);
+      if (this.request !== request || this.response !== undefined) return;
+      // A pooled connection the server closed just as we reused it: the server never read this request
+      // (no reply byte came), so it is sent once more on another connection, as Node's docs advise.
+      if (request.reusedSocket && !this.retried && !this.over && isConnectionDrop(error)) {
+        this.retried = true;
+        this.start(url, redirects);
+        return;
+      }
+      this.fail(error);
     });
     request.on('response', (response) => this.receive(url, response, redirects));
     request.end(this.options.body);
@@ -332,3 +342,9 @@ function decoded(response: IncomingMessage): Readable {
 export const ACCEPTED_ENCODINGS = 'gzip, deflate';
 
 function ignore(): void {}
+
+/** The errors of a connection that the other side closed or reset. */
+function isConnectionDrop(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
