@@ -102,6 +102,19 @@ describe('no orphaned servers', () => {
     expect(await waitUntilDead(pid)).toBe(true);
   });
 
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+    'kills servers and lets the host die of %s when signal-exit is loaded too (testcontainers loads it)',
+    async (signal) => {
+      // signal-exit re-raises only when its listener is the last one; taken for the host's own
+      // listener it made both sides wait, and the signal was ignored.
+      const extra = `import { createRequire } from 'node:module'; createRequire(${JSON.stringify(transportModule)})('proper-lockfile');`;
+      const { host, pid, exit } = await runHost(hostScript('setInterval(() => {}, 1000);', extra));
+      host.kill(signal);
+      expect(await exit).toEqual({ code: null, signal });
+      expect(await waitUntilDead(pid)).toBe(true);
+    },
+  );
+
   it('leaves servers alone when the host handles SIGINT itself (Ctrl-C cancels a turn): calls still work', async () => {
     const clientModule = fileURLToPath(new URL('../../../../dist/src/mcp/client.js', import.meta.url));
     const wellBehaved = fileURLToPath(

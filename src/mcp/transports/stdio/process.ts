@@ -100,9 +100,32 @@ export function liveChildCount(): number {
   return live.size;
 }
 
+/**
+ * Synchronous last-moment cleanups of other kinds of server (a sandbox container cannot be stopped
+ * by a signal from here), run with the same hooks, on exit and on a fatal signal.
+ */
+const lastMomentCleanups = new Set<() => void>();
+
+/** Runs `cleanup` if furfly exits or dies of a signal before the returned function is called. */
+export function onLastMoment(cleanup: () => void): () => void {
+  lastMomentCleanups.add(cleanup);
+  installHooks();
+  return () => {
+    lastMomentCleanups.delete(cleanup);
+  };
+}
+
 function killAllNow(): void {
   for (const child of live) signalGroup(child, 'SIGKILL');
   live.clear();
+  for (const cleanup of [...lastMomentCleanups]) {
+    lastMomentCleanups.delete(cleanup);
+    try {
+      cleanup();
+    } catch {
+      // Nothing can be reported while the process ends; the other cleanups still run.
+    }
+  }
 }
 
 /**
@@ -126,7 +149,7 @@ function installHooks(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return;
+  if (hostHandles(signal)) return;
   killAllNow();
   process.removeListener('SIGINT', onSignal);
   process.removeListener('SIGTERM', onSignal);
@@ -134,6 +157,19 @@ function onSignal(signal: NodeJS.Signals): void {
   hooksInstalled = false;
   process.removeListener('exit', killAllNow);
   process.kill(process.pid, signal);
+}
+
+/**
+ * Whether a listener other than ours decides what `signal` means. signal-exit (v3, loaded by
+ * testcontainers through proper-lockfile) does not count: it re-raises the signal only when its own
+ * listener is the last one, exactly as we do, so counting it as the host's would leave both waiting and
+ * the signal ignored. Once we re-raise, it sees itself alone and lets the process die.
+ */
+function hostHandles(signal: NodeJS.Signals): boolean {
+  const signalExitLoaded = '__signal_exit_emitter__' in process;
+  return process
+    .listeners(signal)
+    .some((listener) => listener !== onSignal && !(signalExitLoaded && listener.name === 'listener'));
 }
 
 // ------------------------------------------------------------------ shutdown
