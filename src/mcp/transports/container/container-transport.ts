@@ -11,7 +11,9 @@ import type { SandboxedCommand } from '../../../sandbox/container-spec.js';
 import { removeContainer, startSandboxContainer } from '../../../sandbox/container-start.js';
 import { DockerStreamDemuxer } from '../../../sandbox/docker-stream.js';
 import { type SandboxPolicy, sandboxPolicy } from '../../../sandbox/policy.js';
+import { spawnReaper } from '../../../sandbox/reaper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from '../stdio/framing.js';
+import { onLastMoment } from '../stdio/process.js';
 import { TailBuffer } from '../stdio/tail-buffer.js';
 
 export interface ContainerTransportOptions extends SandboxedCommand {
@@ -55,6 +57,8 @@ export class ContainerTransport implements Transport {
   private stopReason: string | undefined;
   private closeReported = false;
   private streamEnded!: Promise<void>;
+  /** Cancels the last-moment removal once the container is removed the normal way. */
+  private forgetLastMoment: (() => void) | undefined;
 
   constructor(private readonly options: ContainerTransportOptions) {
     this.name = options.name;
@@ -111,6 +115,9 @@ export class ContainerTransport implements Transport {
   /** Runs between create and start: the listeners are in place before the server's first byte. */
   private attached(stream: Duplex, containerId: string): void {
     this.containerId = containerId;
+    // If furfly exits or dies of a signal before close(), a detached reaper removes the container: a
+    // server that ignores the end of its stdin would otherwise run on.
+    this.forgetLastMoment = onLastMoment(() => spawnReaper([containerId]));
     this.stream = stream;
     this.streamEnded = new Promise<void>((resolve) => {
       stream.once('end', resolve);
@@ -184,6 +191,7 @@ export class ContainerTransport implements Transport {
     if (!this.containerId || !this.dockerode) return;
     try {
       await removeContainer(this.dockerode, this.containerId);
+      this.forgetLastMoment?.();
     } catch (error) {
       // Worth a word; the label sweep (`furfly sandbox clean`) catches it later.
       this.report(new Error(`could not remove container ${this.containerId}: ${(error as Error).message}`));
