@@ -135,12 +135,14 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('sandbox_limits reach the contain
       const first = result.content[0] as { type: string; text: string };
       return JSON.parse(first.text) as Outcome;
     };
-    const fork = await attempt({ what: 'fork', count: 40 });
-    expect(fork.ok, JSON.stringify(fork)).toBe(false);
+    // Memory first: the memory attempt needs a process of its own, and the fork attempt's processes may
+    // still hold the pids limit for a moment after it (spawn would then fail with EAGAIN instead).
     expect(await attempt({ what: 'memory', mib: 150 })).toMatchObject({
       ok: false,
       error: 'killed by SIGKILL',
     });
+    const fork = await attempt({ what: 'fork', count: 40 });
+    expect(fork.ok, JSON.stringify(fork)).toBe(false);
     // The server itself survived both.
     expect(await attempt({ what: 'write', path: '/tmp/probe' })).toMatchObject({ ok: true });
   }, 240_000);
