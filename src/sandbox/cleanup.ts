@@ -16,8 +16,14 @@ export async function labelledContainers(ownerPid?: number): Promise<string[]> {
 
 /** Removes them by force; returns the ids removed. */
 export async function removeLabelledContainers(ownerPid?: number): Promise<string[]> {
-  const { dockerode } = await dockerClient();
   const ids = await labelledContainers(ownerPid);
+  await removeContainersById(ids);
+  return ids;
+}
+
+/** Removes these containers by force, with their volumes; one already gone is not an error. */
+export async function removeContainersById(ids: readonly string[]): Promise<void> {
+  const { dockerode } = await dockerClient();
   await Promise.all(
     ids.map((id) =>
       dockerode
@@ -26,5 +32,4 @@ export async function removeLabelledContainers(ownerPid?: number): Promise<strin
         .catch(() => {}),
     ),
   );
-  return ids;
 }

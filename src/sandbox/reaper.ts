@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dockerClient } from './docker-engine.js';
+import { removeContainersById } from './cleanup.js';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 /** Docker ids are hex; anything else on the command line is not ours to remove. */
@@ -25,21 +25,9 @@ export function spawnReaper(ids: readonly string[]): void {
   }
 }
 
-async function reap(ids: string[]): Promise<void> {
-  const { dockerode } = await dockerClient();
-  await Promise.all(
-    ids.map((id) =>
-      dockerode
-        .getContainer(id)
-        .remove({ force: true, v: true })
-        .catch(() => {}),
-    ),
-  );
-}
-
 if (process.argv[1] === SCRIPT) {
   const ids = process.argv.slice(2).filter((id) => CONTAINER_ID.test(id));
-  reap(ids).then(
+  removeContainersById(ids).then(
     () => process.exit(0),
     () => process.exit(1),
   );
