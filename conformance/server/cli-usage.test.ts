@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformanceCommand } from '../../src/cli/commands/conformance.js';
+import type { ConformanceOptions } from '../../src/cli/commands/conformance.js';
+import { runConformance } from '../../src/cli/commands/conformance.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'furfly-conformance-usage-'));
 afterAll(() => {
@@ -11,21 +12,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(options: Parameters<typeof runConformanceCommand>[0]) {
-  let stdout = '';
-  let stderr = '';
-  // A command that cannot start: if the usage check were missed, the run would end with another message.
-  const code = await runConformanceCommand(options, ['/nonexistent/furfly-no-such-server'], {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  });
-  return { code, stdout, stderr };
-}
+// A command that cannot start: if the usage check were missed, the run would end with another message.
+const run = (options: ConformanceOptions) => runConformance(options, ['/nonexistent/furfly-no-such-server']);
 
 describe('furfly conformance usage checks', () => {
   it('--junit into a missing folder: exit 2, one line, before running', async () => {

@@ -3,27 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformanceCommand } from '../../src/cli/commands/conformance.js';
+import { runConformance as run } from '../../src/cli/commands/conformance.test-helpers.js';
 import { renderText } from './report/text.js';
 import { testServer } from './suite.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'furfly-conformance-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(options: Parameters<typeof runConformanceCommand>[0], command: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runConformanceCommand(options, command, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  });
-  return { code, stdout, stderr };
-}
 
 describe('furfly conformance', () => {
   it('exits 2 when the command cannot be spawned', async () => {

@@ -5,22 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, sandboxPolicy } from '../../sandbox/policy.js';
-import { type ConformanceOptions, runConformanceCommand, sandboxPolicyOf, targetOf } from './conformance.js';
-
-async function run(options: ConformanceOptions, command: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runConformanceCommand(options, command, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    interactive: false,
-  });
-  return { code, stdout, stderr };
-}
+import { sandboxPolicyOf, targetOf } from './conformance.js';
+import { runConformance as run } from './conformance.test-helpers.js';
 
 const server = ['node', 'server.js'];
 
