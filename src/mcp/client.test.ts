@@ -2,6 +2,7 @@
  * McpClient against a scripted in-memory server (fake validators), so each case states exactly what
  * the server does. Real servers over stdio are exercised in client.integration.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeTransport } from '../jsonrpc/fake-transport.test-helpers.js';
 import type { PeerValidator } from '../jsonrpc/peer.js';
@@ -431,5 +432,14 @@ describe('McpClient.onerror', () => {
     expect(seen[0]).not.toBe(original);
     expect(seen[0]!.cause).toBeUndefined();
     expect(seen[0]!.stack).not.toContain('s3cr3t');
+  });
+});
+
+describe('McpClient layering', () => {
+  it('imports nothing from a transport: failures reach it as typed errors of the JSON-RPC layer', () => {
+    const source = readFileSync(new URL('./client.ts', import.meta.url), 'utf8');
+    const imported = [...source.matchAll(/^\s*(?:import|export)[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((path) => path!.includes('transports/'))).toEqual([]);
   });
 });
