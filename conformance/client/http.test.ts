@@ -10,15 +10,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RpcDisconnectedError, RpcRemoteError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
+import { RpcRequestFailedError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
 import { JsonRpcPeer } from '../../src/jsonrpc/peer.js';
 import { McpClient, type ToolCallResult } from '../../src/mcp/client.js';
 import { McpConnectError } from '../../src/mcp/errors.js';
-import {
-  HttpTransportError,
-  SessionExpiredError,
-  TRANSPORT_ERROR_CODES,
-} from '../../src/mcp/transports/http/errors.js';
+import { HttpTransportError, SessionExpiredError } from '../../src/mcp/transports/http/errors.js';
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import {
@@ -221,7 +217,7 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RpcDisconnectedError);
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
     const cause = (error as Error).cause as HttpTransportError;
     expect(cause).toBeInstanceOf(HttpTransportError);
     expect(cause.kind).toBe('http-status');
@@ -230,15 +226,15 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     expect(cause.body!.length).toBeLessThan(1100);
   });
 
-  it('cut-mid-event: the synthesized error names the transport as its source', async () => {
+  it("cut-mid-event: the request fails with the transport's own error, not a JSON-RPC error", async () => {
     const server = await startHttpServer('sse-erroring', ['--mode', 'cut-mid-event']);
     const { peer } = await connect(server.url);
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RpcRemoteError);
-    expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES['stream-ended']);
-    expect((error as RpcRemoteError).data).toMatchObject({ transportError: 'stream-ended' });
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
+    expect((error as Error).cause).toBeInstanceOf(HttpTransportError);
+    expect(((error as Error).cause as HttpTransportError).kind).toBe('stream-ended');
   });
 
   it('expire-after: the call that meets the expired session says "session expired", and so does every later one', async () => {

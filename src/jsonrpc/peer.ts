@@ -16,10 +16,11 @@ import {
   RpcError,
   RpcProtocolError,
   RpcRemoteError,
+  RpcRequestFailedError,
   RpcTimeoutError,
 } from './errors.js';
 import { timerDelay } from './timer-delay.js';
-import type { Transport, TransportClosed } from './transport.js';
+import type { RequestId, Transport, TransportClosed } from './transport.js';
 
 /** One problem found by a validator; `pointer` is relative to the value that was checked. */
 export interface PeerValidationIssue {
@@ -142,6 +143,7 @@ export class JsonRpcPeer {
     transport.onmessage = this.receive;
     transport.onerror = this.report;
     transport.onclose = this.handleClose;
+    transport.onrequestfailed = this.failRequests;
   }
 
   /** Start the transport. Rejects with the transport's own error if it cannot start. */
@@ -191,7 +193,8 @@ export class JsonRpcPeer {
 
   /**
    * Send a request and wait for its result. Rejects with an `RpcError` subclass:
-   * timeout, cancellation, disconnection, a remote error, or an invalid response.
+   * timeout, cancellation, disconnection, a request the transport lost, a remote error, or an
+   * invalid response.
    */
   request<T = unknown>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
     if (this.closedReason) {
@@ -536,6 +539,21 @@ export class JsonRpcPeer {
     this.settle(entry);
     entry.reject(new RpcProtocolError(pointer, problem, entry.method));
   }
+
+  /**
+   * The transport's onrequestfailed: exactly these requests fail with the transport's error, the
+   * connection and every other request go on. No `notifications/cancelled` is sent: the request did
+   * not time out, its reply was lost. A response that still turns up for it is a late one.
+   */
+  private readonly failRequests = (ids: readonly RequestId[], error: Error): void => {
+    for (const id of ids) {
+      const entry = typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (!entry) continue;
+      this.settle(entry);
+      this.forget(entry.id);
+      entry.reject(new RpcRequestFailedError(entry.method, error));
+    }
+  };
 
   private readonly report = (error: Error): void => {
     try {

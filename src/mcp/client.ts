@@ -9,6 +9,7 @@ import {
   RpcDisconnectedError,
   RpcProtocolError,
   RpcRemoteError,
+  RpcRequestFailedError,
   RpcTimeoutError,
 } from '../jsonrpc/errors.js';
 import {
@@ -28,11 +29,6 @@ import {
   type ProtocolVersion,
 } from '../protocol/versions.js';
 import { McpConnectError, McpVersionError } from './errors.js';
-import {
-  HttpTransportError,
-  type HttpTransportErrorKind,
-  TRANSPORT_ERROR_CODES,
-} from './transports/http/errors.js';
 
 /** A tool as the server lists it. Fields beyond these pass through untouched. */
 export interface McpTool {
@@ -316,6 +312,8 @@ export class McpClient {
       cause = `timed out after ${timeoutMs} ms during ${phase}`;
     } else if (error instanceof RpcDisconnectedError && this.peer.closeReason) {
       cause = `${this.peer.closeReason.message} during ${phase}`;
+    } else if (error instanceof RpcRequestFailedError) {
+      cause = `${error.reason} during ${phase}`;
     } else if (phase === 'start') cause = errorText(error);
     else cause = `${errorText(error)} during ${phase}`;
     const diagnostics = this.peer.diagnostics();
@@ -327,35 +325,18 @@ export class McpClient {
     if (error instanceof RpcTimeoutError)
       return `${where}: timed out after ${error.timeoutMs} ms${withDiagnostics(this)}`;
     if (error instanceof RpcCancelledError) return `${where}: cancelled (${error.reason})`;
+    // One request lost below us (an HTTP 500, a cut stream) while the connection stays usable; the
+    // transport's error words what happened.
+    if (error instanceof RpcRequestFailedError) return `${where}: the request failed (${error.reason})`;
     if (error instanceof RpcDisconnectedError) {
-      // An HTTP request can fail on its own (a 500, a reset) while the session stays usable.
-      if (!this.peer.isClosed && error.cause instanceof HttpTransportError)
-        return `${where}: the request failed (${error.cause.message})${withDiagnostics(this)}`;
       const reason = this.peer.closeReason?.message ?? error.message;
       return `${where}: the connection was lost (${reason})${withDiagnostics(this)}`;
     }
-    if (error instanceof RpcRemoteError) {
-      const kind = transportErrorKind(error);
-      if (kind) return `${where}: the request failed (transport error "${kind}": ${error.remoteMessage})`;
-      return `${where}: the server answered with ${error.message}`;
-    }
+    if (error instanceof RpcRemoteError) return `${where}: the server answered with ${error.message}`;
     if (error instanceof RpcProtocolError)
       return `${where}: the server sent an invalid result (${error.pointer}: ${error.problem})`;
     return `${where}: ${errorText(error)}`;
   }
-}
-
-/**
- * The kind of a JSON-RPC error that the HTTP transport synthesized for a broken reply stream (its own
- * code range and `data.transportError`), so it is not blamed on the server's answer.
- */
-function transportErrorKind(error: RpcRemoteError): HttpTransportErrorKind | undefined {
-  const data = error.data;
-  if (!isObject(data) || typeof data.transportError !== 'string') return undefined;
-  const kind = data.transportError as HttpTransportErrorKind;
-  return Object.hasOwn(TRANSPORT_ERROR_CODES, kind) && TRANSPORT_ERROR_CODES[kind] === error.code
-    ? kind
-    : undefined;
 }
 
 function withDiagnostics(client: McpClient): string {
