@@ -16,6 +16,7 @@ import { McpClient, type ToolCallResult } from '../../src/mcp/client.js';
 import { McpConnectError } from '../../src/mcp/errors.js';
 import { HttpTransportError, SessionExpiredError } from '../../src/mcp/transports/http/errors.js';
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
+import type { ClientNotifications, ClientRequests } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import {
   initializeParams,
@@ -65,7 +66,7 @@ function resultText(result: ToolCallResult): string {
 }
 
 interface Connection {
-  peer: JsonRpcPeer;
+  peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
   transport: StreamableHttpTransport;
   protocolVersion: string;
   closes: string[];
@@ -77,18 +78,16 @@ async function connect(
   options: { version?: ProtocolVersion; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<Connection> {
   const transport = new StreamableHttpTransport({ url, headers: options.headers });
-  const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.timeoutMs ?? 10_000 });
+  const peer = new JsonRpcPeer<ClientRequests, ClientNotifications>(transport, {
+    defaultTimeoutMs: options.timeoutMs ?? 10_000,
+  });
   peers.push(peer);
   const closes: string[] = [];
   peer.onclose = (reason) => closes.push(reason.message);
   await peer.start();
-  const result = await peer.request<{ protocolVersion: string }>(
-    'initialize',
-    initializeParams(options.version),
-    {
-      validateResult: false,
-    },
-  );
+  const result = await peer.request('initialize', initializeParams(options.version), {
+    validateResult: false,
+  });
   transport.setProtocolVersion(result.protocolVersion);
   await peer.notify('notifications/initialized');
   return { peer, transport, protocolVersion: result.protocolVersion, closes };

@@ -101,12 +101,35 @@ interface Pending {
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * What a peer sends, by method: `{ params, result }` for requests, `{ params }` for notifications. The peer
+ * knows no protocol; the MCP client passes the generated method map (`src/protocol/types.ts`), so a
+ * misspelt method or wrong params fail to compile. The default accepts any method, for raw tools and tests.
+ */
+export interface UntypedRequests {
+  [method: string]: { params: JsonObject | undefined; result: unknown };
+}
+export interface UntypedNotifications {
+  [method: string]: { params: JsonObject | undefined };
+}
+
+/** Params may be left out exactly when the method's params type allows `undefined`. */
+type RequestArgs<P> = undefined extends P
+  ? [params?: P, options?: RequestOptions]
+  : [params: P, options?: RequestOptions];
+type NotifyArgs<P> = undefined extends P ? [params?: P] : [params: P];
+type ParamsIn<Entry> = Entry extends { params: infer P } ? P : never;
+type ResultIn<Entry> = Entry extends { result: infer R } ? R : unknown;
+
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_MS = 600_000;
 /** How many timed-out/cancelled ids to remember, so their late answers are not reported as unknown. */
 const FORGOTTEN_IDS_KEPT = 1024;
 
-export class JsonRpcPeer {
+export class JsonRpcPeer<
+  Requests extends object = UntypedRequests,
+  Notifications extends object = UntypedNotifications,
+> {
   readonly stats: PeerStats = {
     messagesReceived: 0,
     invalidMessages: 0,
@@ -196,7 +219,12 @@ export class JsonRpcPeer {
    * timeout, cancellation, disconnection, a request the transport lost, a remote error, or an
    * invalid response.
    */
-  request<T = unknown>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
+  request<M extends keyof Requests & string>(
+    method: M,
+    ...[typedParams, options = {}]: RequestArgs<ParamsIn<Requests[M]>>
+  ): Promise<ResultIn<Requests[M]>> {
+    type T = ResultIn<Requests[M]>;
+    const params = typedParams as JsonObject | undefined;
     if (this.closedReason) {
       return Promise.reject(new RpcDisconnectedError(`cannot send "${method}": ${this.closedText}`, method));
     }
@@ -248,7 +276,10 @@ export class JsonRpcPeer {
   }
 
   /** Send a notification. Rejects only if the transport cannot deliver it. */
-  async notify(method: string, params?: JsonObject): Promise<void> {
+  async notify<M extends keyof Notifications & string>(
+    method: M,
+    ...[params]: NotifyArgs<ParamsIn<Notifications[M]>>
+  ): Promise<void> {
     if (this.closedReason) {
       throw new RpcDisconnectedError(`cannot send "${method}": ${this.closedText}`, method);
     }

@@ -21,6 +21,14 @@ import {
 } from '../jsonrpc/peer.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
+import type {
+  AnyContentBlock,
+  CallToolResult,
+  ClientNotifications,
+  ClientRequests,
+  Implementation,
+  Tool,
+} from '../protocol/types.js';
 import { validatorsFor } from '../protocol/validate.js';
 import {
   isProtocolVersion,
@@ -30,34 +38,17 @@ import {
 } from '../protocol/versions.js';
 import { McpConnectError, McpVersionError } from './errors.js';
 
-/** A tool as the server lists it. Fields beyond these pass through untouched. */
-export interface McpTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+/** A tool as the server lists it: the generated `Tool` (members beyond the schema pass through untouched). */
+export type McpTool = Tool;
 
-/** One content block of a tool result (`text`, `image`, `audio`, `resource_link`, `resource`). */
-export interface McpContent {
-  type: string;
-  [key: string]: unknown;
-}
+/** One content block of a tool result: a known kind, or a kind from a newer server, handed on as it came. */
+export type McpContent = AnyContentBlock;
 
-export interface ToolCallResult {
+/** A tool call's result as the client hands it on: the generated `CallToolResult` with `isError` always set. */
+export type ToolCallResult = Omit<CallToolResult, 'isError' | 'content'> & {
   isError: boolean;
   content: McpContent[];
-  structuredContent?: Record<string, unknown>;
-}
-
-export interface Implementation {
-  name: string;
-  version: string;
-  [key: string]: unknown;
-}
+};
 
 export interface McpClientOptions {
   /** The server's name (its config key); every error message names it. */
@@ -119,7 +110,7 @@ export class McpClient {
   /** The connection ended (for whatever reason). */
   onclose?: (reason: TransportClosed) => void;
 
-  private readonly peer: JsonRpcPeer;
+  private readonly peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
   private state: ClientState = 'new';
   private readonly validators: (version: ProtocolVersion) => PeerValidator;
   private readonly proposedVersion: ProtocolVersion;
@@ -217,7 +208,7 @@ export class McpClient {
       return errorResult(this.redact(`server "${this.name}" is not connected${why}`));
     }
     try {
-      const result = await this.peer.request<Record<string, unknown>>(
+      const result = await this.peer.request(
         'tools/call',
         { name, arguments: args },
         {
@@ -283,11 +274,9 @@ export class McpClient {
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= maxPages) throw new Error(`tools/list was still paging after ${maxPages} pages`);
-      const result = await this.peer.request<Record<string, unknown>>(
-        'tools/list',
-        cursor === undefined ? undefined : { cursor },
-        { timeoutMs: remaining(deadline) },
-      );
+      const result = await this.peer.request('tools/list', cursor === undefined ? undefined : { cursor }, {
+        timeoutMs: remaining(deadline),
+      });
       if (!isObject(result) || !Array.isArray(result.tools)) {
         throw new RpcProtocolError('/result/tools', 'must be an array', 'tools/list');
       }
@@ -344,8 +333,8 @@ function withDiagnostics(client: McpClient): string {
   return text ? `; ${text}` : '';
 }
 
-function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
-  const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
+function toToolCallResult(result: CallToolResult): ToolCallResult {
+  const content: McpContent[] = Array.isArray(result.content) ? result.content : [];
   const out: ToolCallResult = { isError: result.isError === true, content };
   if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
   return out;

@@ -4,6 +4,16 @@
  * (stdout, an HTTP body, an SSE stream). Misbehaving servers change it only through `SessionHooks`,
  * so every defect is one switch away from the well-behaved behaviour.
  */
+import type {
+  ClientRequests,
+  InitializeResult,
+  ProgressNotificationParams,
+  Prompt,
+  Resource,
+  ServerCapabilities,
+  ServerNotifications,
+  Tool,
+} from '../../src/protocol/types.js';
 import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
 import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
 import {
@@ -108,7 +118,7 @@ export class Session {
   }
 
   /** Sends a server-initiated notification on the session's default sink. */
-  notify(method: string, params?: Record<string, unknown>): void {
+  notify<M extends keyof ServerNotifications>(method: M, params?: ServerNotifications[M]['params']): void {
     const message = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
     this.defaultSink.write(JSON.stringify(message), 'notification');
   }
@@ -227,7 +237,7 @@ export class Session {
     sink: Sink,
     signal: AbortSignal,
     inBatch: boolean,
-  ): Promise<unknown> {
+  ): Promise<ClientRequests[keyof ClientRequests]['result']> {
     const params = request.params ?? {};
     if (request.method === 'initialize') {
       if (inBatch)
@@ -282,7 +292,7 @@ export class Session {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
 
-  private initialize(params: Record<string, unknown>): unknown {
+  private initialize(params: Record<string, unknown>): InitializeResult {
     if (this.phase !== 'new')
       throw new RpcError(ErrorCode.InvalidRequest, 'Invalid Request: already initialized');
     if (typeof params.protocolVersion !== 'string') {
@@ -292,13 +302,13 @@ export class Session {
     this.negotiated = version;
     this.phase = 'initialized';
     const { definition } = this;
-    const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (definition.logging) capabilities.logging = {};
     if (definition.resourcesAndPrompts) {
       capabilities.resources = { subscribe: false, listChanged: false };
       capabilities.prompts = { listChanged: false };
     }
-    const serverInfo: Record<string, unknown> = { name: definition.name, version: definition.version };
+    const serverInfo: InitializeResult['serverInfo'] = { name: definition.name, version: definition.version };
     if (featuresOf(version).titles) serverInfo.title = definition.title;
     return { protocolVersion: version, capabilities, serverInfo };
   }
@@ -333,7 +343,7 @@ export class Session {
     const token = meta && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
     const progress = (value: number, total?: number, message?: string): void => {
       if (token === undefined || signal.aborted) return;
-      const progressParams: Record<string, unknown> = { progressToken: token, progress: value };
+      const progressParams: ProgressNotificationParams = { progressToken: token, progress: value };
       if (total !== undefined) progressParams.total = total;
       if (message !== undefined) progressParams.message = message;
       sink.write(
@@ -379,26 +389,22 @@ function decodeCursor(listName: string, cursor: unknown, length: number): number
   return offset;
 }
 
-function describeTool(tool: ToolDefinition, version: ProtocolVersion): Record<string, unknown> {
-  const described: Record<string, unknown> = { name: tool.name };
+function describeTool(tool: ToolDefinition, version: ProtocolVersion): Tool {
+  const described: Tool = { name: tool.name, inputSchema: tool.inputSchema };
   if (featuresOf(version).titles) described.title = tool.title;
   described.description = tool.description;
-  described.inputSchema = tool.inputSchema;
   if (tool.outputSchema && featuresOf(version).structuredContent) described.outputSchema = tool.outputSchema;
   return described;
 }
 
-function describeResource(
-  entry: (typeof RESOURCES)[number],
-  version: ProtocolVersion,
-): Record<string, unknown> {
-  const described: Record<string, unknown> = { uri: entry.uri, name: entry.name };
+function describeResource(entry: (typeof RESOURCES)[number], version: ProtocolVersion): Resource {
+  const described: Resource = { uri: entry.uri, name: entry.name };
   if (featuresOf(version).titles) described.title = entry.title;
   return { ...described, description: entry.description, mimeType: entry.mimeType };
 }
 
-function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersion): Record<string, unknown> {
-  const described: Record<string, unknown> = { name: entry.name };
+function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersion): Prompt {
+  const described: Prompt = { name: entry.name };
   if (featuresOf(version).titles) described.title = entry.title;
   return { ...described, description: entry.description, arguments: entry.arguments };
 }
