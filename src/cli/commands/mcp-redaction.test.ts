@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these tests.
 /**
  * `furfly mcp tools|call` against the token-echo test server (a real HTTP server on 127.0.0.1 that
  * repeats the bare token of `Authorization: Bearer <token>` in its name, results and errors): the
@@ -81,7 +82,6 @@ describe('furfly mcp never prints the token a server echoes', { timeout: 60_000 
     writeFileSync(
       path.join(project, '.furflycode', 'config.yaml'),
       JSON.stringify({
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a config reference, expanded by furfly.
         mcp_servers: {
           echo: { type: 'http', url: server.url, headers: { Authorization: 'Bearer ${ECHO_TOKEN}' } },
         },
