@@ -230,7 +230,12 @@ export class Agent {
 
   /** In plan mode only read tools are offered; the order stays the registry's. */
   private offeredTools() {
-    const all = this.options.registry.definitions();
+    // A server may put a secret it was sent into a tool description too; the model sees none.
+    const all = this.options.registry.definitions().map((tool) => ({
+      ...tool,
+      description: this.redactor.text(tool.description),
+      inputSchema: this.redactor.value(tool.inputSchema),
+    }));
     if (!this.planMode) return all;
     return all.filter((tool) => this.options.registry.categoryOf(tool.name) === 'read');
   }
