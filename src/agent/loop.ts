@@ -10,7 +10,7 @@
  * person should know, an `error` or `notice` event.
  */
 import { Redactor } from '../redaction/index.js';
-import type { ContentPart, SessionState, ToolRegistry, ToolResult } from '../tools/index.js';
+import { redactToolResult, type SessionState, type ToolRegistry, type ToolResult } from '../tools/index.js';
 import {
   type AssistantBlock,
   appendUserContent,
@@ -298,7 +298,7 @@ export class Agent {
     return calls.map((call) => {
       const { status, result: raw } = results.get(call.id)!;
       // The one place every result passes, whatever produced it: redacted before anyone sees it.
-      const result = redactResult(raw, this.redactor);
+      const result = redactToolResult(raw, this.redactor);
       const record: ToolCallRecord = {
         id: call.id,
         name: call.name,
@@ -315,21 +315,6 @@ export class Agent {
       return { type: 'tool_result', tool_use_id: call.id, is_error: result.isError, content };
     });
   }
-}
-
-/**
- * Text parts are redacted as text. An image cannot be masked in part (the bytes would no longer
- * decode), so one whose data holds a secret is replaced by a sentence saying so.
- */
-function redactResult(result: ToolResult, redactor: Redactor): ToolResult {
-  const content = result.content.map((part): ContentPart => {
-    if (part.type === 'text') return { ...part, text: redactor.text(part.text) };
-    if (part.type === 'image' && redactor.finds(part.data)) {
-      return { type: 'text', text: '[image withheld: its data contained a secret value]' };
-    }
-    return part;
-  });
-  return { ...result, content };
 }
 
 function textError(text: string): ToolResult {

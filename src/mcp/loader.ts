@@ -335,6 +335,7 @@ class Loader {
         client: state.client!,
         callTimeoutMs: this.options.callTimeoutMs,
         maxOutputChars: this.options.maxOutputChars,
+        redactor: this.redactorOf(state),
       });
       const outcome = this.registry.tryRegister(remote);
       const owner = `tool "${tool.name}" of server "${state.name}"`;
@@ -382,8 +383,12 @@ class Loader {
   }
 
   private redact(state: ServerState, text: string): string {
+    return this.redactorOf(state).text(text);
+  }
+
+  private redactorOf(state: ServerState): Redactor {
     state.redactor ??= redactorFor(state.server, this.options.secretValues, this.options.redactor);
-    return state.redactor.text(text);
+    return state.redactor;
   }
 
   close(): Promise<void> {
