@@ -1,3 +1,4 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from './redactor.js';
 import { headerSecrets, headerValueSecrets, maskUrl, urlSecrets } from './secret-parts.js';
@@ -76,6 +77,37 @@ describe('maskUrl', () => {
       'https://h/cb?***#access_token=***&state=***',
     );
   });
+
+  // Secrets are upper case and marked (PW…, QV…); everything else is lower case, so a leak is visible.
+  const lower = fc.string({
+    unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-'),
+    minLength: 1,
+    maxLength: 10,
+  });
+  const secretPart = (mark: string) =>
+    fc
+      .string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ%._~!$'), maxLength: 12 })
+      .map((s) => mark + s);
+  test.prop([
+    lower,
+    fc.option(secretPart('PW'), { nil: undefined }),
+    lower,
+    fc.array(lower, { maxLength: 3 }),
+    fc.array(fc.tuple(lower, secretPart('QV')), { maxLength: 4 }),
+  ])(
+    'keeps host and path exactly and shows no password or query value',
+    (user, password, host, segments, query) => {
+      const userinfo = password === undefined ? '' : `${user}:${password}@`;
+      const path = segments.map((segment) => `/${segment}`).join('');
+      const search = query.length === 0 ? '' : `?${query.map(([k, v]) => `${k}=${v}`).join('&')}`;
+      const masked = maskUrl(`https://${userinfo}${host}.example${path}${search}`);
+      expect(masked).not.toMatch(/PW|QV/);
+      expect(
+        masked.startsWith(`https://${password === undefined ? '' : `${user}:***@`}${host}.example${path}`),
+      ).toBe(true);
+      for (const [k] of query) expect(masked).toContain(`${k}=***`);
+    },
+  );
 
   it('leaves URLs without credentials and non-URLs alone', () => {
     for (const text of ['https://example.com/mcp', 'node', './server.js', '--flag=value', 'a b://c'])
