@@ -9,10 +9,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHttpServer, stopAllServers } from '../../../test-servers/testing.js';
+import { serverPath, startHttpServer, stopAllServers } from '../../../test-servers/testing.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp.js';
 
 const TOKEN = 'tok-echo-5f3a9c1e7b2d';
+const API_KEY = 'sk-ant-mcp-call-4d8e2a';
 
 let project: string;
 beforeEach(() => {
@@ -39,7 +40,12 @@ async function run(action: string, args: string[], options: McpCommandOptions) {
       stderr: (text) => {
         stderr += text;
       },
-      env: { FURFLY_HOME: path.join(project, 'home'), ECHO_TOKEN: TOKEN, PATH: process.env.PATH ?? '' },
+      env: {
+        FURFLY_HOME: path.join(project, 'home'),
+        ECHO_TOKEN: TOKEN,
+        ANTHROPIC_API_KEY: API_KEY,
+        PATH: process.env.PATH ?? '',
+      },
       cwd: project,
     },
   );
@@ -95,5 +101,14 @@ describe('furfly mcp never prints the token a server echoes', { timeout: 60_000 
       expect(result.all).toContain('***');
       expect(result.all).not.toContain(TOKEN);
     }
+  });
+
+  it('ad hoc (--stdio): a secret from the environment that a server echoes is masked too', async () => {
+    const server = `"${process.execPath}" "${serverPath('well-behaved')}"`;
+    const result = await run('call', ['echo', JSON.stringify({ message: `the key is ${API_KEY}` })], {
+      stdio: server,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('the key is ***\n');
   });
 });

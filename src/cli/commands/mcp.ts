@@ -193,7 +193,11 @@ export async function runMcpCommand(
       configuredName === undefined
         ? transportFromOptions(options)
         : configuredTarget(String(configuredName), options, io);
-    const targetRedactor = target.redactor;
+    // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
+    const targetRedactor =
+      configuredName === undefined
+        ? target.redactor.with(knownSecrets({ env: io.env ?? process.env }))
+        : target.redactor;
     redactor = targetRedactor;
     client = new McpClient(target.transport, {
       name: target.name,
