@@ -9,7 +9,8 @@
  * Nothing here throws for an API or tool problem: the turn ends with a `stopReason` and, where a
  * person should know, an `error` or `notice` event.
  */
-import type { SessionState, ToolRegistry, ToolResult } from '../tools/index.js';
+import { Redactor } from '../redaction/index.js';
+import { redactToolResult, type SessionState, type ToolRegistry, type ToolResult } from '../tools/index.js';
 import {
   type AssistantBlock,
   appendUserContent,
@@ -84,6 +85,11 @@ export interface AgentOptions {
   /** Built fresh for every request (FURFLY.md may change during a session). */
   context?: () => string;
   toolTimeoutMs?: number;
+  /**
+   * Every secret furfly knows (see known-secrets.ts): every tool result, built-in or MCP, and every
+   * error passes it before the model, the terminal or a log sees it. Nothing is masked without it.
+   */
+  redactor?: Redactor;
 }
 
 /** Stop after this many consecutive rounds in which every call named a tool that does not exist. */
@@ -95,6 +101,10 @@ export class Agent {
   planMode = false;
 
   constructor(private readonly options: AgentOptions) {}
+
+  private get redactor(): Redactor {
+    return this.options.redactor ?? Redactor.none;
+  }
 
   get provider(): ModelProvider {
     return this.options.provider;
@@ -173,8 +183,9 @@ export class Agent {
           events.notice?.('Cancelled.');
         } else {
           result.stopReason = 'error';
-          result.error =
-            error instanceof ProviderError ? error.message : `the model request failed: ${String(error)}`;
+          result.error = this.redactor.text(
+            error instanceof ProviderError ? error.message : `the model request failed: ${String(error)}`,
+          );
           events.error?.(result.error);
         }
         return result;
@@ -219,7 +230,12 @@ export class Agent {
 
   /** In plan mode only read tools are offered; the order stays the registry's. */
   private offeredTools() {
-    const all = this.options.registry.definitions();
+    // A server may put a secret it was sent into a tool description too; the model sees none.
+    const all = this.options.registry.definitions().map((tool) => ({
+      ...tool,
+      description: this.redactor.text(tool.description),
+      inputSchema: this.redactor.value(tool.inputSchema),
+    }));
     if (!this.planMode) return all;
     return all.filter((tool) => this.options.registry.categoryOf(tool.name) === 'read');
   }
@@ -280,7 +296,9 @@ export class Agent {
     }
 
     return calls.map((call) => {
-      const { status, result } = results.get(call.id)!;
+      const { status, result: raw } = results.get(call.id)!;
+      // The one place every result passes, whatever produced it: redacted before anyone sees it.
+      const result = redactToolResult(raw, this.redactor);
       const record: ToolCallRecord = {
         id: call.id,
         name: call.name,

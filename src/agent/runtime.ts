@@ -9,8 +9,10 @@ import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import { type PermissionMode, PermissionService } from '../permission/index.js';
+import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
+import { knownSecrets } from './known-secrets.js';
 import { Agent } from './loop.js';
 import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
@@ -42,6 +44,8 @@ export interface AgentRuntime {
   mcp: McpServersHandle;
   ledger: UsageLedger;
   config: ResolvedConfig;
+  /** Every secret furfly knows in this session; tool results and errors pass it. */
+  redactor: Redactor;
   projectRoot: string;
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
@@ -90,6 +94,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       return new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
     });
 
+  const redactor = knownSecrets({ loaded, env: options.env, providerKey: choice.settings.apiKey });
   const registry = new ToolRegistry();
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
@@ -119,12 +124,14 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     projectRoot,
     session,
     maxIterations: config.max_iterations,
+    redactor,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
     secretValues: loaded.ok ? loaded.secretValues : [],
+    redactor,
   });
   return {
     ok: true,
@@ -136,6 +143,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       mcp,
       ledger: new UsageLedger(),
       config,
+      redactor,
       projectRoot,
       close: () => mcp.close(),
     },

@@ -3,13 +3,17 @@
  * value's origin as a trailing comment. A small emitter of our own, because the origin comments sit on
  * exactly the lines of the values they describe.
  */
+
+import type { Redactor } from '../redaction/index.js';
 import { formatOrigin, type Origin } from './origin.js';
-import { isSecretPath, MASK, toMaskedPlain } from './secrets.js';
+import { displayScalar, toMaskedPlain } from './secrets.js';
 import { type ConfigNode, type MapNode, type PathSegment, primaryOrigin, toPointer, walk } from './tree.js';
 
 export interface RenderOptions {
   /** Append `# file:line:col` (or `# default`) to every value. */
   readonly origins: boolean;
+  /** Every secret the config holds (see `configSecrets`), masked wherever else it appears. */
+  readonly redactor?: Redactor;
 }
 
 export function renderYaml(tree: MapNode, options: RenderOptions): string {
@@ -19,7 +23,7 @@ export function renderYaml(tree: MapNode, options: RenderOptions): string {
 
 /** `{ config }` or, with origins, `{ config, origins: { "/json/pointer": "file:line:col" | "default" } }`. */
 export function renderJson(tree: MapNode, options: RenderOptions): string {
-  const config = toMaskedPlain(tree);
+  const config = toMaskedPlain(tree, [], options.redactor);
   if (!options.origins) return `${JSON.stringify(config, null, 2)}\n`;
   const origins: Record<string, string> = {};
   walk(tree, (node, path) => {
@@ -38,7 +42,8 @@ function renderMap(
   for (const e of map.entries) {
     const childPath = [...path, e.key];
     const head = `${pad}${formatKey(e.key)}:`;
-    if (isLeaf(e.value)) lines.push(`${head} ${leafText(e.value, childPath)}${comment(e.value, options)}`);
+    if (isLeaf(e.value))
+      lines.push(`${head} ${leafText(e.value, childPath, options)}${comment(e.value, options)}`);
     else lines.push(head, ...renderBlock(e.value, childPath, `${pad}  `, options));
   }
   return lines;
@@ -56,7 +61,7 @@ function renderBlock(
   node.items.forEach((item, i) => {
     const itemPath = [...path, i];
     if (isLeaf(item)) {
-      lines.push(`${pad}- ${leafText(item, itemPath)}${comment(item, options)}`);
+      lines.push(`${pad}- ${leafText(item, itemPath, options)}${comment(item, options)}`);
       return;
     }
     // A nested block: render it two columns in, then put the dash where the first line's indent was.
@@ -72,11 +77,10 @@ function isLeaf(node: ConfigNode): boolean {
   return node.kind === 'map' ? node.entries.length === 0 : node.items.length === 0;
 }
 
-function leafText(node: ConfigNode, path: readonly PathSegment[]): string {
+function leafText(node: ConfigNode, path: readonly PathSegment[], options: RenderOptions): string {
   if (node.kind === 'map') return '{}';
   if (node.kind === 'list') return '[]';
-  if (node.fromEnv === true || isSecretPath(path)) return JSON.stringify(MASK);
-  return formatScalar(node.value);
+  return formatScalar(displayScalar(node, path, options.redactor));
 }
 
 function comment(node: ConfigNode, options: RenderOptions): string {

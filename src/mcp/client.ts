@@ -69,7 +69,7 @@ export interface McpClientOptions {
   /**
    * Applied to every text this client builds (call failures, connect errors, diagnostics): they can
    * quote the server's stderr and stdout, where a server may print its own tokens. The loader fills it
-   * with the server's secret values (see transport-factory.ts `secretsOf`).
+   * with the server's secret values (see transport-factory.ts `redactorFor`).
    */
   redact?: (text: string) => string;
 }

@@ -10,16 +10,17 @@
  * already taken is skipped with an `error` event naming both; the server's next `ok` event counts only
  * registered tools and repeats the skipped ones in `error`.
  *
- * Messages never contain env or header values (see redactSecrets).
+ * Messages never contain a known secret (see transport-factory.ts `redactorFor`).
  */
 import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
+import type { Redactor } from '../redaction/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
+import { createTransport, redactorFor } from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http';
 export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
@@ -45,7 +46,7 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[] },
+  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor },
 ) => LoaderClient;
 
 export interface LoadMcpServersOptions {
@@ -63,6 +64,8 @@ export interface LoadMcpServersOptions {
    * header values, from every message about any server.
    */
   secretValues?: readonly string[];
+  /** The session's redactor (every secret furfly knows); applied to every message about any server too. */
+  redactor?: Redactor;
   /** Builds the client for one server; a real McpClient over createTransport by default. */
   clientFactory?: ClientFactory;
 }
@@ -82,10 +85,10 @@ export interface McpServersHandle {
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
 
 export const defaultClientFactory: ClientFactory = (name, server, options) => {
-  const secrets = secretsOf(server, options.secretValues);
+  const redactor = redactorFor(server, options.secretValues, options.redactor);
   return new McpClient(createTransport(name, server, options), {
     name,
-    redact: (text) => redactSecrets(text, secrets),
+    redact: (text) => redactor.text(text),
   });
 };
 
@@ -118,6 +121,8 @@ interface ServerState {
   definitions: Map<string, McpTool>;
   connected: boolean;
   relisting?: Promise<void>;
+  /** Built on first use: messages about this server pass it. */
+  redactor?: Redactor;
   relistAgain: boolean;
 }
 
@@ -180,7 +185,11 @@ class Loader {
     let client: LoaderClient;
     try {
       const factory = this.options.clientFactory ?? defaultClientFactory;
-      client = factory(name, server, { cwd: this.options.cwd, secretValues: this.options.secretValues });
+      client = factory(name, server, {
+        cwd: this.options.cwd,
+        secretValues: this.options.secretValues,
+        redactor: this.options.redactor,
+      });
     } catch (error) {
       this.emit(state, {
         status: 'error',
@@ -326,6 +335,7 @@ class Loader {
         client: state.client!,
         callTimeoutMs: this.options.callTimeoutMs,
         maxOutputChars: this.options.maxOutputChars,
+        redactor: this.redactorOf(state),
       });
       const outcome = this.registry.tryRegister(remote);
       const owner = `tool "${tool.name}" of server "${state.name}"`;
@@ -373,7 +383,12 @@ class Loader {
   }
 
   private redact(state: ServerState, text: string): string {
-    return redactSecrets(text, secretsOf(state.server, this.options.secretValues));
+    return this.redactorOf(state).text(text);
+  }
+
+  private redactorOf(state: ServerState): Redactor {
+    state.redactor ??= redactorFor(state.server, this.options.secretValues, this.options.redactor);
+    return state.redactor;
   }
 
   close(): Promise<void> {

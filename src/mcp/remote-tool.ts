@@ -9,6 +9,8 @@
  * - No `pathsOf`/`commandOf`: the path sandbox and the destructive-command table cannot see inside a
  *   remote tool, so the permission service asks (in auto mode too) unless a rule says otherwise.
  */
+import type { Redactor } from '../redaction/index.js';
+import { redactToolResult } from '../tools/result-redaction.js';
 import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
@@ -35,6 +37,11 @@ export interface RemoteToolOptions {
   maxOutputChars?: number;
   /** Where oversized outputs are saved. */
   spillDirectory?: string;
+  /**
+   * Masks the secrets furfly knows in every result before it is cut and saved: a saved full output is
+   * a file on disk, and a cut must not leave half a secret behind.
+   */
+  redactor?: Redactor;
 }
 
 export class RemoteTool implements Tool {
@@ -67,7 +74,9 @@ export class RemoteTool implements Tool {
       signal: context.signal,
       timeoutMs: this.options.callTimeoutMs,
     });
-    return capToolOutput(convertToolCallResult(result), {
+    const converted = convertToolCallResult(result);
+    const redacted = this.options.redactor ? redactToolResult(converted, this.options.redactor) : converted;
+    return capToolOutput(redacted, {
       maxChars: this.options.maxOutputChars,
       directory: this.options.spillDirectory,
       label: this.name,

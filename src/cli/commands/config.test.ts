@@ -69,6 +69,39 @@ describe('furfly config', () => {
     expect(r.stdout).not.toContain('tok-123');
   });
 
+  it('show masks URL credentials and query values, and secrets pasted into other values', () => {
+    writeFileSync(
+      projectFile(),
+      [
+        'mcp_servers:',
+        '  gh:',
+        '    url: https://user:pass@host.example/mcp?token=abc&mode=x',
+        '  local:',
+        '    type: stdio',
+        '    command: node',
+        '    args: [server.js, "--auth=Bearer tok-123456789", "https://deploy:hunter2@db.example/x"]',
+        'providers:',
+        '  - name: p',
+        '    protocol: anthropic',
+        '    model: m',
+        '    api_key: sk-provider-key-1',
+        '    base_url: https://proxy.example/v1?key=proxy-secret',
+        '',
+      ].join('\n'),
+    );
+    for (const json of [false, true]) {
+      const r = run('show', { json }, { TOKEN: 'tok-123456789' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('https://user:***@host.example/mcp?token=***&mode=***');
+      expect(r.stdout).toContain('https://deploy:***@db.example/x');
+      expect(r.stdout).toContain('https://proxy.example/v1?key=***');
+      // The header's value, pasted into an argument, is masked there too.
+      expect(r.stdout).toContain('--auth=***');
+      for (const secret of ['pass@', 'abc', 'hunter2', 'tok-123456789', 'sk-provider-key-1', 'proxy-secret'])
+        expect(r.stdout).not.toContain(secret);
+    }
+  });
+
   it('show --json --origin names the file, line and column of each value, or default', () => {
     const r = run('show', { json: true, origin: true }, { TOKEN: 't' });
     const out = JSON.parse(r.stdout) as { origins: Record<string, string> };

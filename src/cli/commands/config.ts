@@ -9,6 +9,8 @@ import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { type ConfigFiles, type LoadResult, loadConfig } from '../../config/load.js';
 import { renderJson, renderYaml } from '../../config/render.js';
+import { configSecrets } from '../../config/secrets.js';
+import { Redactor } from '../../redaction/index.js';
 
 export interface ConfigCommandOptions {
   readonly json?: boolean;
@@ -47,7 +49,8 @@ export function runConfigCommand(
       const result = load();
       if (!result.ok) return reportErrors(result.errors.map(formatConfigError), io);
       const render = options.json === true ? renderJson : renderYaml;
-      io.stdout(render(result.tree, { origins: options.origin === true }));
+      const redactor = new Redactor(configSecrets(result.config, { ...result, env: io.env }));
+      io.stdout(render(result.tree, { origins: options.origin === true, redactor }));
       return 0;
     }
     case 'validate': {

@@ -8,6 +8,7 @@
  * cac has no two-word commands, so `mcp.ts` dispatches `mcp list` here.
  */
 import path from 'node:path';
+import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
@@ -45,6 +46,8 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   const handle = loadMcpServers(loaded.config.mcp_servers, new ToolRegistry(), {
     cwd: loaded.files.projectRoot ?? cwd,
     secretValues: loaded.secretValues,
+    // Every secret furfly knows, as in the agent: one server's error may quote another's token.
+    redactor: knownSecrets({ loaded, env: io.env }),
   });
   let statuses: ServerEvent[];
   try {

@@ -15,15 +15,17 @@
  */
 import path from 'node:path';
 import type { CAC } from 'cac';
+import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
 import { splitCommandLine } from '../../mcp/command-line.js';
-import { createTransport, redactSecrets, secretsOf } from '../../mcp/transport-factory.js';
+import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
+import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { runMcpList } from './mcp-list.js';
 
 export interface McpCommandOptions {
@@ -56,11 +58,15 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
 
-/** A server to talk to, however it was named. `secrets` are redacted from every message. */
+/**
+ * A server to talk to, however it was named. Every message and everything printed passes `redactor`:
+ * the server's secrets (ad hoc: the --header values and their tokens) and, for a configured server,
+ * every secret furfly knows (see agent/known-secrets.ts).
+ */
 export interface McpTarget {
   transport: Transport;
   name: string;
-  secrets: readonly string[];
+  redactor: Redactor;
 }
 
 /**
@@ -90,7 +96,7 @@ export function transportFromOptions(options: McpCommandOptions): McpTarget {
   // Only a first argument that looks like a script path joins the name; any other word may be a secret.
   const script = args[0] !== undefined && /[/\\]|\.(?:[cm]?[jt]s|py|rb)$/.test(args[0]) ? args[0] : undefined;
   const name = script ? `${path.basename(command)} ${path.basename(script)}` : path.basename(command);
-  return { transport: new StdioTransport({ command, args, name }), name, secrets: [] };
+  return { transport: new StdioTransport({ command, args, name }), name, redactor: Redactor.none };
 }
 
 function httpTarget(url: string, header: McpCommandOptions['header']): McpTarget {
@@ -114,21 +120,21 @@ function httpTarget(url: string, header: McpCommandOptions['header']): McpTarget
     }
     headers[name] = text.slice(colon + 1).trim();
   }
-  const secrets = Object.values(headers).filter((value) => value.length >= 4);
   return {
     transport: new StreamableHttpTransport({ url: parsed, headers }),
     name: parsed.host,
-    secrets,
+    redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(url)]),
   };
 }
 
 /** A server from the config, by name. Errors name the config problem, never a value. */
 function configuredTarget(server: string, options: McpCommandOptions, io: McpCommandIo): McpTarget {
   const cwd = path.resolve(io.cwd ?? process.cwd(), options.cwd ?? '.');
+  const env = io.env ?? process.env;
   const loaded = loadConfig({
     cwd,
     configFile: typeof options.config === 'string' ? options.config : undefined,
-    env: io.env ?? process.env,
+    env,
   });
   if (!loaded.ok) throw new ConfigProblem(loaded.errors.map(formatConfigError).join('\n'));
   const entry = loaded.config.mcp_servers[server];
@@ -143,7 +149,8 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
   const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
-  return { transport, name: server, secrets: secretsOf(entry, loaded.secretValues) };
+  const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
+  return { transport, name: server, redactor };
 }
 
 class ConfigProblem extends Error {}
@@ -168,7 +175,7 @@ export async function runMcpCommand(
     });
   }
   let client: McpClient | undefined;
-  let secrets: readonly string[] = [];
+  let redactor = Redactor.none;
   try {
     if (action !== 'tools' && action !== 'call') {
       throw new UsageError(
@@ -186,24 +193,33 @@ export async function runMcpCommand(
       configuredName === undefined
         ? transportFromOptions(options)
         : configuredTarget(String(configuredName), options, io);
-    secrets = target.secrets;
-    const targetSecrets = target.secrets;
+    // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
+    const targetRedactor =
+      configuredName === undefined
+        ? target.redactor.with(knownSecrets({ env: io.env ?? process.env }))
+        : target.redactor;
+    redactor = targetRedactor;
     client = new McpClient(target.transport, {
       name: target.name,
       requestTimeoutMs: timeoutMs,
-      redact: (text) => redactSecrets(text, targetSecrets),
+      redact: (text) => targetRedactor.text(text),
     });
     await client.connect({ timeoutMs });
 
+    // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
-      io.stdout(options.json ? `${JSON.stringify(client.tools, null, 2)}\n` : describeTools(client));
+      io.stdout(
+        redactor.text(
+          options.json ? `${JSON.stringify(redactor.value(client.tools), null, 2)}\n` : describeTools(client),
+        ),
+      );
       return 0;
     }
-    const result = await client.callTool(call.tool, call.args, { timeoutMs });
-    io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : describeResult(result));
+    const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs }));
+    io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : redactor.text(describeResult(result)));
     return result.isError ? 1 : 0;
   } catch (error) {
-    io.stderr(`furfly mcp: ${redactSecrets((error as Error).message, secrets)}\n`);
+    io.stderr(`furfly mcp: ${redactor.text((error as Error).message)}\n`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
     await client?.close();
