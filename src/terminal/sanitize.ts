@@ -43,22 +43,32 @@ export function visibleEscape(char: string): string {
   return `\\u{${code.toString(16)}}`;
 }
 
-function sanitize(text: string, keep: (char: string) => boolean, spell: (char: string) => string): string {
+/** How many of the layout characters a text keeps: none (one line) or newline and tab (a block). */
+export type Layout = 'line' | 'block';
+
+/**
+ * The one pass every form below is built on: each unsafe character is replaced by `spell(char)`;
+ * the zero-width joiners, emoji tag sequences and, for a block, newline and tab are kept. Exported
+ * for formats that escape in their own syntax (JSON `\uXXXX`, XML `&#xNN;`).
+ */
+export function replaceUnsafe(text: string, layout: Layout, spell: (char: string) => string): string {
   UNSAFE.lastIndex = 0;
   if (!UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (char: string, tagSequence: string | undefined) =>
-    tagSequence !== undefined || keep(char) ? char : spell(char),
+    tagSequence !== undefined || JOINERS.has(char) || (layout === 'block' && (char === '\n' || char === '\t'))
+      ? char
+      : spell(char),
   );
 }
 
 /** For a value shown within one line: every unsafe character, newline and tab included, is escaped. */
 export function terminalLine(text: string): string {
-  return sanitize(text, (char) => JOINERS.has(char), visibleEscape);
+  return replaceUnsafe(text, 'line', visibleEscape);
 }
 
 /** For a block meant to span lines: like `terminalLine`, but newline and tab stay as they are. */
 export function terminalText(text: string): string {
-  return sanitize(text, (char) => char === '\n' || char === '\t' || JOINERS.has(char), visibleEscape);
+  return replaceUnsafe(text, 'block', visibleEscape);
 }
 
 /**
@@ -71,7 +81,7 @@ export function terminalSafeJson(value: unknown, indent?: number): string {
   // A value JSON cannot represent (undefined, a function) is written as null.
   const json = JSON.stringify(value, null, indent) ?? 'null';
   // Outside strings JSON holds only ASCII punctuation and whitespace (newline and tab, kept here).
-  return sanitize(json, (char) => char === '\n' || char === '\t' || JOINERS.has(char), jsonEscape);
+  return replaceUnsafe(json, 'block', jsonEscape);
 }
 
 function jsonEscape(char: string): string {
