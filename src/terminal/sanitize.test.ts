@@ -1,7 +1,13 @@
 /** The terminal-safety boundary: nothing a terminal obeys survives, plain text is untouched. */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { terminalLine, terminalSafeJson, terminalText, visibleEscape } from './sanitize.js';
+import {
+  terminalLine,
+  terminalSafeJson,
+  terminalText,
+  textStreamSanitizer,
+  visibleEscape,
+} from './sanitize.js';
 
 /**
  * The characters the issue names, listed by hand rather than by Unicode property so the test does not
@@ -149,5 +155,31 @@ describe('terminalSafeJson', () => {
   it('escapes what JSON.stringify leaves raw', () => {
     expect(JSON.stringify('\u202e\u009b\u007f')).toBe('"\u202e\u009b\u007f"');
     expect(terminalSafeJson('\u202e\u009b\u007f\u{e0041}')).toBe('"\\u202e\\u009b\\u007f\\udb40\\udc41"');
+  });
+});
+
+describe('textStreamSanitizer', () => {
+  test.prop([hostile, fc.array(fc.nat(), { maxLength: 6 })])(
+    'shows a text cut into pieces anywhere (inside an emoji too) exactly as terminalText shows it whole',
+    (s, cuts) => {
+      const points = [...new Set(cuts.map((cut) => cut % (s.length + 1)))].sort((a, b) => a - b);
+      const stream = textStreamSanitizer();
+      let shown = '';
+      let from = 0;
+      for (const point of [...points, s.length]) {
+        shown += stream.write(s.slice(from, point));
+        from = point;
+      }
+      shown += stream.end();
+      expect(shown).toBe(terminalText(s));
+    },
+  );
+
+  it('holds the first half of an emoji until the second arrives', () => {
+    const stream = textStreamSanitizer();
+    expect(stream.write('ok \ud83d')).toBe('ok ');
+    expect(stream.write('\ude00!')).toBe('😀!');
+    expect(stream.write('\ud83d')).toBe('');
+    expect(stream.end()).toBe('\\ud83d');
   });
 });

@@ -90,3 +90,40 @@ function jsonEscape(char: string): string {
   for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
 }
+
+/**
+ * `terminalText` for text that arrives in pieces (a model's streamed answer). A piece may end between
+ * the two halves of a surrogate pair (an emoji) or inside an emoji tag sequence; sanitised alone,
+ * each part would be shown as escapes. Such an unfinished end is held back until the next piece, so
+ * the pieces together show exactly what `terminalText` shows for the whole.
+ */
+export interface TextStreamSanitizer {
+  /** The safe text of this piece (a held-back half surrogate comes out with the next piece). */
+  write(piece: string): string;
+  /** What was held back, made safe: call at the end of the stream. */
+  end(): string;
+}
+
+/** The start of an emoji tag sequence (see UNSAFE) that the next piece may still complete. */
+const UNFINISHED_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]{0,32}$/u;
+
+export function textStreamSanitizer(): TextStreamSanitizer {
+  let held = '';
+  return {
+    write(piece) {
+      const text = held + piece;
+      let cut = text.length;
+      const last = text.charCodeAt(cut - 1);
+      if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+      const flag = UNFINISHED_TAG_SEQUENCE.exec(text.slice(0, cut));
+      if (flag) cut = flag.index;
+      held = text.slice(cut);
+      return terminalText(text.slice(0, cut));
+    },
+    end() {
+      const rest = held;
+      held = '';
+      return terminalText(rest);
+    },
+  };
+}

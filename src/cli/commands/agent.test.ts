@@ -116,6 +116,15 @@ describe('furfly -p', () => {
     expect(JSON.parse(json.stdout).result).toBe(hostile);
   });
 
+  it('shows an emoji whose halves arrive in two deltas as the emoji, not as two escapes', async () => {
+    project = tempProject();
+    api = fakeAnthropic();
+    // The scripted API streams a text in two halves: here the cut falls inside the emoji.
+    api.script(say('o😀'));
+    const { stdout } = await run({ prompt: 'smile' });
+    expect(stdout).toBe('o😀\n');
+  });
+
   it('refuses a call that would ask, telling the model why and how the user can allow it', async () => {
     project = tempProject({ servers: { well: 'execute' }, mode: 'strict' });
     api = fakeAnthropic();

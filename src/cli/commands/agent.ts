@@ -20,7 +20,12 @@ import { type AgentRuntime, startRuntime } from '../../agent/runtime.js';
 import type { Usage } from '../../agent/usage.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
-import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import {
+  terminalLine,
+  terminalSafeJson,
+  terminalText,
+  textStreamSanitizer,
+} from '../../terminal/sanitize.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
@@ -184,16 +189,19 @@ async function runOneShot(
     await runtime.mcp.ready;
     const signal = io.signal ? AbortSignal.any([io.signal, output.signal]) : output.signal;
     let lineOpen = false;
+    // Text output is for people (and may be piped on to a terminal): escapes become visible.
+    const answer = textStreamSanitizer();
     const running = runtime.agent.runTurn(prompt, {
       signal,
       events: {
         text: (delta) => {
           if (json) return;
-          // Text output is for people (and may be piped on to a terminal): escapes become visible.
-          io.stdout.write(terminalText(delta));
+          io.stdout.write(answer.write(delta));
           lineOpen = !delta.endsWith('\n');
         },
         responseEnd: () => {
+          const rest = json ? '' : answer.end();
+          if (rest) io.stdout.write(rest);
           if (!json && lineOpen) io.stdout.write('\n');
           lineOpen = false;
         },

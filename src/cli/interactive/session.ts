@@ -19,7 +19,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-prompt.js';
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
-import { terminalLine, terminalText } from '../../terminal/sanitize.js';
+import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
@@ -186,16 +186,19 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
+      // The model's words are shown, never obeyed: escapes become visible text.
+      const answer = textStreamSanitizer();
       try {
         const running = runtime.agent.runTurn(text, {
           signal: turn.signal,
           events: {
             text: (delta) => {
-              // The model's words are shown, never obeyed: escapes become visible text.
-              stdout.write(terminalText(delta));
+              stdout.write(answer.write(delta));
               lineOpen = !delta.endsWith('\n');
             },
             responseEnd: () => {
+              const rest = answer.end();
+              if (rest) stdout.write(rest);
               if (lineOpen) stdout.write('\n');
               lineOpen = false;
             },
