@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { type CAC, cac } from 'cac';
+import { terminalText } from '../terminal/sanitize.js';
 
 type Register = (cli: CAC) => void;
 
@@ -45,7 +46,7 @@ try {
   // cac reports usage mistakes (unknown option, missing argument) by throwing; a person needs one line,
   // not a stack trace. Its messages name the option, never a value.
   if (error instanceof Error && error.name === 'CACError') {
-    process.stderr.write(`furfly: ${error.message}\nRun \`furfly --help\` for usage.\n`);
+    process.stderr.write(`furfly: ${terminalText(error.message)}\nRun \`furfly --help\` for usage.\n`);
     process.exitCode = 2;
   } else {
     throw error;

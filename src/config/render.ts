@@ -2,9 +2,15 @@
  * `furfly config show` output: the merged config as YAML (or JSON), secrets masked, and optionally each
  * value's origin as a trailing comment. A small emitter of our own, because the origin comments sit on
  * exactly the lines of the values they describe.
+ *
+ * The output is read on a terminal, and config values and keys come from files a cloned repository
+ * can write: quoted strings are JSON strings spelt with `terminalSafeJson` (control, bidi and invisible
+ * characters as `\uXXXX`, which YAML's double-quoted style reads back as the same characters), and
+ * the file names in origin comments pass `terminalLine`.
  */
 
 import type { Redactor } from '../redaction/index.js';
+import { terminalLine, terminalSafeJson } from '../terminal/sanitize.js';
 import { formatOrigin, type Origin } from './origin.js';
 import { displayScalar, toMaskedPlain } from './secrets.js';
 import { type ConfigNode, type MapNode, type PathSegment, primaryOrigin, toPointer, walk } from './tree.js';
@@ -24,12 +30,12 @@ export function renderYaml(tree: MapNode, options: RenderOptions): string {
 /** `{ config }` or, with origins, `{ config, origins: { "/json/pointer": "file:line:col" | "default" } }`. */
 export function renderJson(tree: MapNode, options: RenderOptions): string {
   const config = toMaskedPlain(tree, [], options.redactor);
-  if (!options.origins) return `${JSON.stringify(config, null, 2)}\n`;
+  if (!options.origins) return `${terminalSafeJson(config, 2)}\n`;
   const origins: Record<string, string> = {};
   walk(tree, (node, path) => {
     if (isLeaf(node)) origins[toPointer(path)] = formatOrigin(primaryOrigin(node));
   });
-  return `${JSON.stringify({ config, origins }, null, 2)}\n`;
+  return `${terminalSafeJson({ config, origins }, 2)}\n`;
 }
 
 function renderMap(
@@ -84,7 +90,7 @@ function leafText(node: ConfigNode, path: readonly PathSegment[], options: Rende
 }
 
 function comment(node: ConfigNode, options: RenderOptions): string {
-  return options.origins ? `  # ${describeOrigin(primaryOrigin(node))}` : '';
+  return options.origins ? `  # ${terminalLine(describeOrigin(primaryOrigin(node)))}` : '';
 }
 
 function describeOrigin(origin: Origin): string {
@@ -99,9 +105,9 @@ export function formatScalar(value: string | number | boolean | null): string {
   if (value === null) return 'null';
   if (typeof value !== 'string') return String(value);
   const plain = PLAIN_STRING.test(value) && !LOOKS_TYPED.test(value) && !/: |:$| $/.test(value);
-  return plain ? value : JSON.stringify(value);
+  return plain ? value : terminalSafeJson(value);
 }
 
 function formatKey(key: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(key) && !LOOKS_TYPED.test(key) ? key : JSON.stringify(key);
+  return /^[A-Za-z0-9_-]+$/.test(key) && !LOOKS_TYPED.test(key) ? key : terminalSafeJson(key);
 }

@@ -11,6 +11,7 @@ import { type ConfigFiles, type LoadResult, loadConfig } from '../../config/load
 import { renderJson, renderYaml } from '../../config/render.js';
 import { configSecrets } from '../../config/secrets.js';
 import { Redactor } from '../../redaction/index.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 
 export interface ConfigCommandOptions {
   readonly json?: boolean;
@@ -56,26 +57,29 @@ export function runConfigCommand(
     case 'validate': {
       const result = load();
       if (!result.ok) return reportErrors(result.errors.map(formatConfigError), io);
-      io.stdout(`config is valid (${result.files.inEffect.join(', ')})\n`);
+      io.stdout(`config is valid (${result.files.inEffect.map(terminalLine).join(', ')})\n`);
       return 0;
     }
     case 'path': {
       const result = load();
       io.stdout(
-        options.json === true ? `${JSON.stringify(result.files, null, 2)}\n` : describeFiles(result.files),
+        options.json === true ? `${terminalSafeJson(result.files, 2)}\n` : describeFiles(result.files),
       );
       return result.files.inEffect.length > 0 ? 0 : 1;
     }
     default:
       io.stderr(
-        `${action === undefined ? 'missing action' : `unknown action "${action}"`}: use furfly config ${CONFIG_ACTIONS.join(' | ')}\n`,
+        `${action === undefined ? 'missing action' : `unknown action "${terminalLine(String(action))}"`}: use furfly config ${CONFIG_ACTIONS.join(' | ')}\n`,
       );
       return 1;
   }
 }
 
+/** Config errors quote key paths and file names, which the project's files choose: made safe here. */
 function reportErrors(lines: readonly string[], io: CommandIo): number {
-  io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
+  io.stderr(
+    `${lines.map(terminalText).join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`,
+  );
   return 1;
 }
 
@@ -85,7 +89,7 @@ function describeFiles(files: ConfigFiles): string {
     const notes = [status.explicit ? 'from --config' : '', status.found ? '' : 'not found, skipped'].filter(
       Boolean,
     );
-    return `${label}${status.path}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+    return `${label}${terminalLine(status.path)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
   };
   return `${[
     line('user:    ', files.user, ''),

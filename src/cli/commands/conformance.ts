@@ -18,6 +18,7 @@ import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/serve
 import { globMatches, runSuite, SuiteError } from '../../../conformance/server/runner.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
+import { terminalText } from '../../terminal/sanitize.js';
 
 export interface ConformanceOptions {
   url?: string;
@@ -215,7 +216,7 @@ export async function runConformanceCommand(
     };
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`furfly conformance: ${error.message}\n`);
+      io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -235,7 +236,8 @@ export async function runConformanceCommand(
   } catch (error) {
     if (live) io.stderr(CLEAR_LINE);
     if (error instanceof SuiteError) {
-      io.stderr(`furfly conformance: ${error.message}\n`);
+      // The reason may quote the server's stderr or the command line: shown, never obeyed.
+      io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
     throw error;

@@ -13,6 +13,7 @@ import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { ToolRegistry } from '../../tools/registry.js';
 
 export interface McpListOptions {
@@ -39,7 +40,8 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
     env: io.env,
   });
   if (!loaded.ok) {
-    const lines = loaded.errors.map(formatConfigError);
+    // Config errors quote key paths and file names, which the project's files choose.
+    const lines = loaded.errors.map((error) => terminalText(formatConfigError(error)));
     io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
     return 1;
   }
@@ -55,7 +57,7 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   } finally {
     await handle.close();
   }
-  io.stdout(options.json === true ? `${JSON.stringify(statuses, null, 2)}\n` : renderTable(statuses));
+  io.stdout(options.json === true ? `${terminalSafeJson(statuses, 2)}\n` : renderTable(statuses));
   return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
 }
 
@@ -65,13 +67,13 @@ export function renderTable(statuses: readonly ServerEvent[]): string {
   if (statuses.length === 0)
     return 'no MCP servers are configured (mcp_servers in .furflycode/config.yaml)\n';
   const rows = statuses.map((s) => [
-    s.server,
+    terminalLine(s.server),
     s.transport,
     s.status,
     s.tools === undefined ? '-' : String(s.tools),
     s.ms === undefined ? '-' : String(s.ms),
-    // One line per server: multi-line stderr tails would break the table.
-    (s.error ?? '').replace(/\s*\n\s*/g, ' | '),
+    // One line per server: multi-line stderr tails would break the table; what is left is made safe.
+    terminalLine((s.error ?? '').replace(/\s*\n\s*/g, ' | ')),
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) =>

@@ -26,6 +26,7 @@ import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { runMcpList } from './mcp-list.js';
 
 export interface McpCommandOptions {
@@ -164,7 +165,7 @@ export async function runMcpCommand(
 ): Promise<number> {
   if (action === 'list') {
     if (positionals.length > 0) {
-      io.stderr(`furfly mcp: unexpected argument "${positionals[0]}"\n`);
+      io.stderr(`furfly mcp: unexpected argument "${terminalLine(String(positionals[0]))}"\n`);
       return 2;
     }
     return runMcpList(options, {
@@ -209,17 +210,25 @@ export async function runMcpCommand(
     // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
       io.stdout(
-        redactor.text(
-          options.json ? `${JSON.stringify(redactor.value(client.tools), null, 2)}\n` : describeTools(client),
-        ),
+        options.json
+          ? `${terminalSafeJson(redactor.value(client.tools), 2)}
+`
+          : redactor.text(describeTools(client)),
       );
       return 0;
     }
     const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs }));
-    io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : redactor.text(describeResult(result)));
+    io.stdout(
+      options.json
+        ? `${terminalSafeJson(result, 2)}
+`
+        : describeResult(result),
+    );
     return result.isError ? 1 : 0;
   } catch (error) {
-    io.stderr(`furfly mcp: ${redactor.text((error as Error).message)}\n`);
+    // Redacted first, then made safe: the message may quote the server's stderr.
+    io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
+`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
     await client?.close();
@@ -255,21 +264,24 @@ function parseCall(positionals: readonly string[]): { tool: string; args: Record
   return { tool: String(tool), args: args as Record<string, unknown> };
 }
 
+/** Every name, version and description here is the server's own text: one line each, made safe. */
 function describeTools(client: McpClient): string {
   const server = client.serverInfo;
-  const header = `${server?.name ?? client.name} ${server?.version ?? ''} (protocol ${client.protocolVersion}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
-  const width = Math.max(0, ...client.tools.map((tool) => tool.name.length));
-  const lines = client.tools.map((tool: McpTool) => {
+  const header = `${terminalLine(String(server?.name ?? client.name))} ${terminalLine(String(server?.version ?? ''))} (protocol ${terminalLine(String(client.protocolVersion))}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
+  const names = client.tools.map((tool: McpTool) => terminalLine(String(tool.name)));
+  const width = Math.max(0, ...names.map((name) => name.length));
+  const lines = client.tools.map((tool: McpTool, i) => {
     const summary = (tool.description ?? '').split('\n')[0]?.trim() ?? '';
-    return `  ${tool.name.padEnd(width)}  ${summary}`.trimEnd();
+    return `  ${names[i]!.padEnd(width)}  ${terminalLine(summary)}`.trimEnd();
   });
   return `${[header, ...lines].join('\n')}\n`;
 }
 
+/** The result as text for a person: content text is a block (lines kept), everything else one line. */
 function describeResult(result: ToolCallResult): string {
   const parts = result.content.map(describeContent);
   if (result.structuredContent !== undefined && !result.content.some((block) => block.type === 'text')) {
-    parts.push(JSON.stringify(result.structuredContent, null, 2));
+    parts.push(terminalSafeJson(result.structuredContent, 2));
   }
   if (parts.length === 0) parts.push(result.isError ? '(error without content)' : '(no content)');
   return `${parts.join('\n')}\n`;
@@ -278,20 +290,22 @@ function describeResult(result: ToolCallResult): string {
 function describeContent(block: McpContent): string {
   switch (block.type) {
     case 'text':
-      return String(block.text);
+      return terminalText(String(block.text));
     case 'image':
     case 'audio': {
       const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0;
-      return `[${block.type}: ${String(block.mimeType)}, about ${bytes} bytes]`;
+      return `[${block.type}: ${terminalLine(String(block.mimeType))}, about ${bytes} bytes]`;
     }
     case 'resource_link':
-      return `[resource link: ${String(block.uri)}]`;
+      return `[resource link: ${terminalLine(String(block.uri))}]`;
     case 'resource': {
       const resource = block.resource as { uri?: string; text?: string } | undefined;
-      return typeof resource?.text === 'string' ? resource.text : `[resource: ${String(resource?.uri)}]`;
+      return typeof resource?.text === 'string'
+        ? terminalText(resource.text)
+        : `[resource: ${terminalLine(String(resource?.uri))}]`;
     }
     default:
-      return `[${block.type} content]`;
+      return `[${terminalLine(String(block.type))} content]`;
   }
 }
 

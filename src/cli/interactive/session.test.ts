@@ -237,6 +237,18 @@ describe('interactive session (piped stdin)', () => {
     expect(await s.exit).toBe(0);
   });
 
+  it("shows a failing server's stderr with its escapes visible, never raw", async () => {
+    const stderr = 'boom\u001b[2J\u001b]0;pwned\u0007\rfine';
+    const s = open({
+      otherServers: { broken: { script: 'crashing', args: ['--crash-at', 'handshake', '--stderr', stderr] } },
+    });
+    await s.see('mcp: broken failed:');
+    await s.see('boom\\x1b[2J\\x1b]0;pwned\\x07\\rfine');
+    expect(s.output()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    s.stdin.end();
+    expect(await s.exit).toBe(0);
+  });
+
   it('on a terminal, lines typed ahead of a question do not answer it; /exit at a question denies and quits', async () => {
     const s = open({ servers: { well: 'execute' }, mode: 'strict' }, { terminal: true });
     await s.see('mcp: well ready (');
