@@ -8,10 +8,11 @@
 import type { ProtocolValidators } from '../../src/protocol/validate.js';
 import * as validate from '../../src/protocol/validate.js';
 import { featuresOf, isProtocolVersion, type ProtocolVersion } from '../../src/protocol/versions.js';
-import { NotApplicable, type TransportKind } from './check.js';
-import { type Channel, HttpChannel, openChannel, StdioChannel, type Target } from './probe/channel.js';
+import { NotApplicable } from './check-errors.js';
+import { type Channel, HttpChannel, openChannel, StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
+import type { Target, TransportKind } from './target.js';
 import { type Waits, waitsFor } from './timing.js';
 
 export interface SuiteSettings {
