@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importGraph, reachableFrom } from './import-graph.js';
+import { findCycles, importGraph } from './import-graph.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const graph = importGraph(root, ['src', 'conformance', 'test-servers', 'bench', 'scripts']);
