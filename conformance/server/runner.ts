@@ -15,6 +15,7 @@ import {
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
 import { ensureImage } from '../../src/sandbox/image.js';
+import { errorText } from '../../src/util/error-text.js';
 import {
   type Check,
   type CheckOutcome,
@@ -24,14 +25,7 @@ import {
   SECTIONS,
 } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import {
-  CheckContext,
-  describe,
-  type InitInfo,
-  initialize,
-  isVersionShaped,
-  type SuiteSettings,
-} from './context.js';
+import { CheckContext, type InitInfo, initialize, isVersionShaped, type SuiteSettings } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel } from './probe/channel.js';
 import { describeUrl } from './probe/http.js';
@@ -152,7 +146,7 @@ async function prepareSandbox(options: SuiteOptions): Promise<SandboxReport | nu
     const image = await ensureImage();
     return { kind: sandbox.kind, image: image.tag, policy: sandbox.policy };
   } catch (error) {
-    throw new SuiteError(`cannot prepare the sandbox: ${describe(error)}`);
+    throw new SuiteError(`cannot prepare the sandbox: ${errorText(error)}`);
   }
 }
 
@@ -205,7 +199,7 @@ export function outcomeOfError(check: Pick<Check, 'level'>, error: unknown): Che
     if (error.actual !== undefined) outcome.actual = error.actual;
     return outcome;
   }
-  const reason = `the check could not complete: ${describe(error)}`;
+  const reason = `the check could not complete: ${errorText(error)}`;
   if (check.level === 'MUST') return { status: 'fail', message: reason };
   return { status: 'warn', message: `${COULD_NOT_TELL}${reason}` };
 }

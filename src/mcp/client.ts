@@ -11,13 +11,7 @@ import {
   RpcRemoteError,
   RpcTimeoutError,
 } from '../jsonrpc/errors.js';
-import {
-  errorText,
-  JsonRpcPeer,
-  type PeerStats,
-  type PeerValidator,
-  type ProgressInfo,
-} from '../jsonrpc/peer.js';
+import { JsonRpcPeer, type PeerStats, type PeerValidator, type ProgressInfo } from '../jsonrpc/peer.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
 import { validatorsFor } from '../protocol/validate.js';
@@ -27,6 +21,9 @@ import {
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../protocol/versions.js';
+import { errorResult } from '../tools/tool.js';
+import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import { McpConnectError, McpVersionError } from './errors.js';
 import {
   HttpTransportError,
@@ -368,14 +365,6 @@ function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
   const out: ToolCallResult = { isError: result.isError === true, content };
   if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
   return out;
-}
-
-function errorResult(text: string): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Time left until `deadline`, at least 1 ms (so a spent budget times out rather than waits forever). */

@@ -10,6 +10,7 @@
  *   remote tool, so the permission service asks (in auto mode too) unless a rule says otherwise.
  */
 import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
+import { isObject } from '../util/is-object.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
 import { convertToolCallResult } from './result-conversion.js';
@@ -80,8 +81,4 @@ function describe(definition: McpTool, server: string): string {
   if (description) return description;
   const title = typeof definition.title === 'string' ? definition.title.trim() : '';
   return title || `The tool "${definition.name}" of the MCP server "${server}" (it has no description).`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -19,6 +19,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-prompt.js';
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
+import { errorText } from '../../util/error-text.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
@@ -232,6 +233,5 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 }
 
 function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!.slice(0, 300);
+  return errorText(error).split('\n')[0]!.slice(0, 300);
 }
