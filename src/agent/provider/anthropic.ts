@@ -10,6 +10,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentPart, ToolDefinition } from '../../tools/index.js';
+import { isObject } from '../../util/is-object.js';
 import type { AssistantBlock, ChatMessage } from '../messages.js';
 import { emptyUsage, type Usage } from '../usage.js';
 import {
@@ -98,9 +99,7 @@ function hasText(text: string): boolean {
 }
 
 function asObject(input: unknown): Record<string, unknown> {
-  return input !== null && typeof input === 'object' && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
+  return isObject(input) ? input : {};
 }
 
 function orPlaceholder(content: Anthropic.ContentBlockParam[]): Anthropic.ContentBlockParam[] {
