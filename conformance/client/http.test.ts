@@ -18,6 +18,7 @@ import { HttpTransportError, SessionExpiredError } from '../../src/mcp/transport
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
 import type { ClientNotifications, ClientRequests } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { waitFor } from '../../src/util/wait-for.test-helpers.js';
 import {
   initializeParams,
   startEverythingHttp,
@@ -116,13 +117,6 @@ function httpRecords(file: string): HttpRecord[] {
     .filter((entry): entry is HttpRecord => entry.kind === 'http');
 }
 
-/** Polls for up to 15 s of real time (a loaded machine can be slow to write a record). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
-
 describe('McpClient over Streamable HTTP against well-behaved --http', () => {
   for (const reply of ['json', 'sse'] as const) {
     it(`does the handshake and calls tools (${reply} replies), sending session id and version header exactly when required`, async () => {
@@ -136,7 +130,9 @@ describe('McpClient over Streamable HTTP against well-behaved --http', () => {
       expect(resultText(echoed)).toBe('hi over http');
       const session = transport.session;
       expect(session).toBeTruthy();
-      await waitFor(() => httpRecords(record).some((r) => r.method === 'GET'));
+      await waitFor('the GET stream in the record', () =>
+        httpRecords(record).some((r) => r.method === 'GET'),
+      );
       await client.close();
 
       const [init, ...later] = httpRecords(record);
@@ -177,7 +173,9 @@ describe('McpClient over Streamable HTTP against well-behaved --http', () => {
     const echoed = await client.callTool('echo', { message: 'still here' });
     expect(resultText(echoed)).toBe('still here');
     // The cancel POST and the next call travel on different connections: it may be recorded a moment later.
-    await waitFor(() => readFileSync(record, 'utf8').includes('notifications/cancelled'));
+    await waitFor('notifications/cancelled in the record', () =>
+      readFileSync(record, 'utf8').includes('notifications/cancelled'),
+    );
   });
 });
 
@@ -243,7 +241,7 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     const expired = await client.callTool('trigger');
     expect(expired.isError).toBe(true);
     expect(resultText(expired)).toContain('session expired');
-    await waitFor(() => closes.length === 1);
+    await waitFor('the close', () => closes.length === 1);
     expect(closes[0]).toContain('session expired');
     const later = await client.callTool('echo', { text: 'too late' });
     expect(later.isError).toBe(true);

@@ -16,6 +16,7 @@ import {
 } from '../../src/protocol/versions.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../src/redaction/index.js';
 import { ensureImage } from '../../src/sandbox/image.js';
+import { errorText } from '../../src/util/error-text.js';
 import {
   type Check,
   type CheckOutcome,
@@ -25,14 +26,7 @@ import {
   SECTIONS,
 } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import {
-  CheckContext,
-  describe,
-  type InitInfo,
-  initialize,
-  isVersionShaped,
-  type SuiteSettings,
-} from './context.js';
+import { CheckContext, type InitInfo, initialize, isVersionShaped, type SuiteSettings } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel, type Target } from './probe/channel.js';
 import { describeUrl } from './probe/http.js';
@@ -188,7 +182,7 @@ async function prepareSandbox(options: SuiteOptions): Promise<SandboxReport | nu
     const image = await ensureImage();
     return { kind: sandbox.kind, image: image.tag, policy: sandbox.policy };
   } catch (error) {
-    throw new SuiteError(`cannot prepare the sandbox: ${describe(error)}`);
+    throw new SuiteError(`cannot prepare the sandbox: ${errorText(error)}`);
   }
 }
 
@@ -241,7 +235,7 @@ export function outcomeOfError(check: Pick<Check, 'level'>, error: unknown): Che
     if (error.actual !== undefined) outcome.actual = error.actual;
     return outcome;
   }
-  const reason = `the check could not complete: ${describe(error)}`;
+  const reason = `the check could not complete: ${errorText(error)}`;
   if (check.level === 'MUST') return { status: 'fail', message: reason };
   return { status: 'warn', message: `${COULD_NOT_TELL}${reason}` };
 }

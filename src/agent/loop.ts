@@ -10,7 +10,13 @@
  * person should know, an `error` or `notice` event.
  */
 import { Redactor } from '../redaction/index.js';
-import { redactToolResult, type SessionState, type ToolRegistry, type ToolResult } from '../tools/index.js';
+import {
+  errorResult,
+  redactToolResult,
+  type SessionState,
+  type ToolRegistry,
+  type ToolResult,
+} from '../tools/index.js';
 import {
   type AssistantBlock,
   appendUserContent,
@@ -255,21 +261,21 @@ export class Agent {
       if (signal.aborted) {
         results.set(call.id, {
           status: 'cancelled',
-          result: textError('Not run: the user cancelled the turn.'),
+          result: errorResult('Not run: the user cancelled the turn.'),
         });
       } else if (!registry.has(call.name)) {
         approved.push(call); // the registry answers with the list of real tools
       } else if (this.planMode && registry.categoryOf(call.name) !== 'read') {
         results.set(call.id, {
           status: 'refused',
-          result: textError(
+          result: errorResult(
             `Not run: plan mode is on, so only read-only tools may run. Propose the change instead; the user leaves plan mode with /do.`,
           ),
         });
       } else {
         const outcome = await this.options.gate.check(call.name, call.input, signal);
         if (outcome.run) approved.push(call);
-        else results.set(call.id, { status: outcome.status, result: textError(outcome.message) });
+        else results.set(call.id, { status: outcome.status, result: errorResult(outcome.message) });
       }
     }
 
@@ -315,10 +321,6 @@ export class Agent {
       return { type: 'tool_result', tool_use_id: call.id, is_error: result.isError, content };
     });
   }
-}
-
-function textError(text: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 function isModelStop(reason: string): reason is 'end_turn' | 'max_tokens' | 'stop_sequence' | 'refusal' {

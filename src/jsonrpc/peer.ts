@@ -9,6 +9,9 @@
  * Nothing that arrives can make this class throw into the transport: every failure becomes a
  * rejected request, a counted invalid message or an `onerror` report.
  */
+
+import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import {
   ErrorCodes,
   RpcCancelledError,
@@ -619,10 +622,6 @@ export class JsonRpcPeer<
   };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function describeIssues(issues: readonly PeerValidationIssue[]): string {
   const first = issues[0]!.message;
   return issues.length > 1
@@ -635,10 +634,6 @@ function abortReasonText(signal: AbortSignal): string {
   if (reason instanceof Error) return reason.message;
   if (typeof reason === 'string') return reason;
   return 'aborted by the caller';
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function safeJson(value: unknown): string {

@@ -12,13 +12,7 @@ import {
   RpcRequestFailedError,
   RpcTimeoutError,
 } from '../jsonrpc/errors.js';
-import {
-  errorText,
-  JsonRpcPeer,
-  type PeerStats,
-  type PeerValidator,
-  type ProgressInfo,
-} from '../jsonrpc/peer.js';
+import { JsonRpcPeer, type PeerStats, type PeerValidator, type ProgressInfo } from '../jsonrpc/peer.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
 import type {
@@ -36,6 +30,9 @@ import {
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../protocol/versions.js';
+import { errorResult } from '../tools/tool.js';
+import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import { McpConnectError, McpVersionError } from './errors.js';
 
 /** A tool as the server lists it: the generated `Tool` (members beyond the schema pass through untouched). */
@@ -45,10 +42,12 @@ export type McpTool = Tool;
 export type McpContent = AnyContentBlock;
 
 /** A tool call's result as the client hands it on: the generated `CallToolResult` with `isError` always set. */
-export type ToolCallResult = Omit<CallToolResult, 'isError' | 'content'> & {
+export interface ToolCallResult {
   isError: boolean;
   content: McpContent[];
-};
+  structuredContent?: CallToolResult['structuredContent'];
+  _meta?: CallToolResult['_meta'];
+}
 
 export interface McpClientOptions {
   /** The server's name (its config key); every error message names it. */
@@ -338,14 +337,6 @@ function toToolCallResult(result: CallToolResult): ToolCallResult {
   const out: ToolCallResult = { isError: result.isError === true, content };
   if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
   return out;
-}
-
-function errorResult(text: string): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Time left until `deadline`, at least 1 ms (so a spent budget times out rather than waits forever). */

@@ -17,6 +17,7 @@ import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Redactor } from '../redaction/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
@@ -175,7 +176,7 @@ class Loader {
       this.emit(state, {
         status: 'error',
         ms: this.elapsed(state),
-        error: this.redact(state, messageOf(error)),
+        error: this.redact(state, errorText(error)),
       });
     }
   }
@@ -194,7 +195,7 @@ class Loader {
       this.emit(state, {
         status: 'error',
         ms: this.elapsed(state),
-        error: this.redact(state, messageOf(error)),
+        error: this.redact(state, errorText(error)),
       });
       return;
     }
@@ -234,7 +235,7 @@ class Loader {
     if (outcome !== 'ok') {
       const message = this.closed
         ? `server "${name}": shut down before it finished connecting`
-        : this.redact(state, messageOf(outcome));
+        : this.redact(state, errorText(outcome));
       this.emit(state, {
         status: isTimeout(outcome) ? 'timeout' : 'error',
         ms: this.elapsed(state),
@@ -278,7 +279,7 @@ class Loader {
           this.emitOk(state, this.syncTools(state, tools));
         } catch (error) {
           if (this.closed || !state.connected) return;
-          const problem = this.redact(state, `re-listing tools failed: ${messageOf(error)}`);
+          const problem = this.redact(state, `re-listing tools failed: ${errorText(error)}`);
           this.emitOk(state, [problem]);
         }
       } while (state.relistAgain);
@@ -419,9 +420,4 @@ function isTimeout(error: unknown): boolean {
 
 function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }

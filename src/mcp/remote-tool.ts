@@ -12,6 +12,7 @@
 import type { Redactor } from '../redaction/index.js';
 import { redactToolResult } from '../tools/result-redaction.js';
 import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
+import { isObject } from '../util/is-object.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
 import { convertToolCallResult } from './result-conversion.js';
@@ -89,8 +90,4 @@ function describe(definition: McpTool, server: string): string {
   if (description) return description;
   const title = typeof definition.title === 'string' ? definition.title.trim() : '';
   return title || `The tool "${definition.name}" of the MCP server "${server}" (it has no description).`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

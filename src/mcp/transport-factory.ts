@@ -12,14 +12,6 @@ import { ContainerTransport } from './transports/container/container-transport.j
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
-/** The entry asks for something furfly cannot do (yet). The message names the server and the fix. */
-export class UnsupportedServerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedServerError';
-  }
-}
-
 export interface TransportFactoryOptions {
   /** Relative `cwd` entries resolve against this (the project root); also the default working folder. */
   cwd: string;

@@ -19,7 +19,7 @@ import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
 import {
   ErrorCode,
   isAtLeast,
-  isPlainObject,
+  isObject,
   isRequestId,
   type JsonRpcRequest,
   negotiateVersion,
@@ -156,12 +156,12 @@ export class Session {
     inBatch: boolean,
   ): Promise<{ text: string; request?: JsonRpcRequest } | undefined> {
     const idOf = (candidate: unknown): RequestId | null =>
-      isPlainObject(candidate) && isRequestId(candidate.id) ? candidate.id : null;
+      isObject(candidate) && isRequestId(candidate.id) ? candidate.id : null;
     const invalid = (why: string) => ({
       text: encodeError(idOf(value), new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${why}`)),
     });
 
-    if (!isPlainObject(value)) return invalid('a message must be a JSON object');
+    if (!isObject(value)) return invalid('a message must be a JSON object');
     if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
     if (!('method' in value)) {
       // A response to a request of ours; these servers send none, so there is nothing to match it with.
@@ -170,7 +170,7 @@ export class Session {
     }
     if (typeof value.method !== 'string') return invalid('"method" must be a string');
     if ('id' in value && !isRequestId(value.id)) return invalid('"id" must be a string or a number');
-    if ('params' in value && !isPlainObject(value.params)) {
+    if ('params' in value && !isObject(value.params)) {
       if (!('id' in value)) return undefined;
       return {
         text: encodeError(
@@ -328,7 +328,7 @@ export class Session {
     const tool = this.toolsFor(version).find((candidate) => candidate.name === params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const args = params.arguments ?? {};
-    const problems = isPlainObject(args)
+    const problems = isObject(args)
       ? checkArguments(tool.inputSchema, args)
       : ['arguments must be an object'];
     if (problems.length > 0) {
@@ -339,7 +339,7 @@ export class Session {
       }
       throw new RpcError(ErrorCode.InvalidParams, message);
     }
-    const meta = isPlainObject(params._meta) ? params._meta : undefined;
+    const meta = isObject(params._meta) ? params._meta : undefined;
     const token = meta && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
     const progress = (value: number, total?: number, message?: string): void => {
       if (token === undefined || signal.aborted) return;
@@ -381,7 +381,7 @@ function decodeCursor(listName: string, cursor: unknown, length: number): number
   } catch {
     throw invalid;
   }
-  if (!isPlainObject(decoded) || decoded.list !== listName) throw invalid;
+  if (!isObject(decoded) || decoded.list !== listName) throw invalid;
   const { offset } = decoded;
   // Only cursors we could have issued are valid: 0 < offset < length.
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset <= 0 || offset >= length)

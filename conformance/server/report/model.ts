@@ -3,7 +3,8 @@
  * add fields if needed, never rename or remove one.
  */
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
-import type { Level, Section, Status, TransportKind } from '../check.js';
+import type { Level, Section, Status } from '../check.js';
+import type { TransportKind } from '../target.js';
 
 /** The sandbox a stdio server ran in (`--sandbox docker`): the image and every setting applied. */
 export interface SandboxReport {

@@ -11,6 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Redactor } from '../../redaction/index.js';
 import type { ContentPart, ToolDefinition } from '../../tools/index.js';
+import { isObject } from '../../util/is-object.js';
 import type { AssistantBlock, ChatMessage } from '../messages.js';
 import { emptyUsage, type Usage } from '../usage.js';
 import {
@@ -99,9 +100,7 @@ function hasText(text: string): boolean {
 }
 
 function asObject(input: unknown): Record<string, unknown> {
-  return input !== null && typeof input === 'object' && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
+  return isObject(input) ? input : {};
 }
 
 function orPlaceholder(content: Anthropic.ContentBlockParam[]): Anthropic.ContentBlockParam[] {

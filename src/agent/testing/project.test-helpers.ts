@@ -116,14 +116,3 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
-
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

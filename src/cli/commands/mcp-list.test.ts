@@ -294,8 +294,8 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
 
   it.each([
     [{ url: 'ftp://example.com/mcp' }, '--url must be'],
-    [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header must look like'],
-    [{ stdio: 'node x', url: 'http://127.0.0.1:9/mcp' }, 'either --stdio or --url'],
+    [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header: a header must look like'],
+    [{ stdio: 'node x', url: 'http://127.0.0.1:9/mcp' }, 'not both --stdio and --url'],
     [{ stdio: 'node x', header: 'A: b' }, '--header goes with --url'],
   ])('usage error for %j', async (options, message) => {
     const { code, stderr } = await runInProcess('tools', [], options);

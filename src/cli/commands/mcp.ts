@@ -8,6 +8,7 @@
  *   furfly mcp tools --stdio "<command line>" [--json]         ad hoc, no config needed
  *   furfly mcp tools --url <url> [--header "Name: value"]...
  *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
+ *   furfly mcp tools [--json] -- <command> [args…]              ad hoc, the command split by the shell
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -21,7 +22,7 @@ import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
-import { splitCommandLine } from '../../mcp/command-line.js';
+import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
 import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
@@ -36,6 +37,8 @@ export interface McpCommandOptions {
   readonly url?: string | string[];
   /** `--header "Name: value"` (repeatable), with `--url`. Values are never printed. */
   readonly header?: string | string[];
+  /** What followed `--`: the server command, already split by the shell (like `--stdio`). */
+  readonly '--'?: readonly string[];
   readonly json?: boolean;
   /** `--cwd DIR`: act as if started there (for finding the config). */
   readonly cwd?: string;
@@ -71,60 +74,37 @@ export interface McpTarget {
 }
 
 /**
- * The one place that turns `--stdio`/`--url` options into a transport. `name` is how messages refer
+ * The one place that turns `--stdio`/`--url`/`--` options into a transport (the flags themselves are
+ * parsed by src/mcp/server-target.ts, shared with `furfly conformance`). `name` is how messages refer
  * to the server: the program and its script, or the URL's host, never the rest of the command line
  * or the URL's path and query (which may hold tokens).
  */
-export function transportFromOptions(options: McpCommandOptions): McpTarget {
-  const line = Array.isArray(options.stdio) ? options.stdio.at(-1) : options.stdio;
-  const url = Array.isArray(options.url) ? options.url.at(-1) : options.url;
-  if (line !== undefined && url !== undefined) throw new UsageError('use either --stdio or --url, not both');
-  if (url !== undefined) return httpTarget(String(url), options.header);
-  if (options.header !== undefined) throw new UsageError('--header goes with --url');
-  if (typeof line !== 'string' || line.trim() === '') {
+export function transportFromOptions(options: McpCommandOptions, command: readonly string[] = []): McpTarget {
+  let target: ServerTarget | undefined;
+  try {
+    target = parseServerTarget(options, command);
+  } catch (error) {
+    if (error instanceof TargetUsageError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (target === undefined) {
     throw new UsageError(
       'say which server to talk to: a configured server name, --stdio "<command line>" or --url <url>',
     );
   }
-  let words: string[];
-  try {
-    words = splitCommandLine(line);
-  } catch (error) {
-    throw new UsageError(`--stdio: ${(error as Error).message}`);
+  if (target.transport === 'stdio') {
+    const { command: program, args, name } = target;
+    return {
+      transport: new StdioTransport({ command: program, args: [...args], name }),
+      name,
+      redactor: Redactor.none,
+    };
   }
-  const [command, ...args] = words;
-  if (!command) throw new UsageError('--stdio: the command line is empty');
-  // Only a first argument that looks like a script path joins the name; any other word may be a secret.
-  const script = args[0] !== undefined && /[/\\]|\.(?:[cm]?[jt]s|py|rb)$/.test(args[0]) ? args[0] : undefined;
-  const name = script ? `${path.basename(command)} ${path.basename(script)}` : path.basename(command);
-  return { transport: new StdioTransport({ command, args, name }), name, redactor: Redactor.none };
-}
-
-function httpTarget(url: string, header: McpCommandOptions['header']): McpTarget {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError('--url must be an absolute http:// or https:// URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError('--url must be an absolute http:// or https:// URL');
-  }
-  const headers: Record<string, string> = {};
-  for (const raw of header === undefined ? [] : [header].flat()) {
-    const text = String(raw);
-    const colon = text.indexOf(':');
-    const name = colon > 0 ? text.slice(0, colon).trim() : '';
-    // The value is never echoed: it is usually a token.
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
-      throw new UsageError('--header must look like "Name: value" (a header name, a colon, the value)');
-    }
-    headers[name] = text.slice(colon + 1).trim();
-  }
+  const headers = { ...target.headers };
   return {
-    transport: new StreamableHttpTransport({ url: parsed, headers }),
-    name: parsed.host,
-    redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(url)]),
+    transport: new StreamableHttpTransport({ url: target.url, headers }),
+    name: target.name,
+    redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(target.url.href)]),
   };
 }
 
@@ -184,15 +164,16 @@ export async function runMcpCommand(
       );
     }
     const timeoutMs = parseTimeout(options.timeout);
-    // Without --stdio/--url, the first argument names a configured server.
-    const adHoc = options.stdio !== undefined || options.url !== undefined;
+    // Without --stdio/--url/--, the first argument names a configured server.
+    const command = options['--'] ?? [];
+    const adHoc = options.stdio !== undefined || options.url !== undefined || command.length > 0;
     const configuredName = adHoc ? undefined : positionals[0];
     const rest = configuredName === undefined ? positionals : positionals.slice(1);
     const call = action === 'call' ? parseCall(rest) : undefined;
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const target =
       configuredName === undefined
-        ? transportFromOptions(options)
+        ? transportFromOptions(options, command)
         : configuredTarget(String(configuredName), options, io);
     // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
     const targetRedactor =
@@ -328,6 +309,7 @@ export function registerMcpCommands(cli: CAC): void {
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
+    .example(`furfly mcp call echo '{"message":"hi"}' -- node server.js`)
     .action(async (action: string | undefined, args: string[], options: McpCommandOptions) => {
       process.exitCode = await runMcpCommand(action, args, options, {
         stdout: (text) => process.stdout.write(text),

@@ -17,8 +17,8 @@ import {
   type ProjectOptions,
   type TempProject,
   tempProject,
-  waitFor,
 } from '../../agent/testing/project.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { runInteractiveSession } from './session.js';
 
 let api: FakeAnthropic | undefined;

@@ -20,6 +20,7 @@ import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-p
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
+import { errorText } from '../../util/error-text.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
@@ -237,6 +238,5 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 }
 
 function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return terminalLine(text.split('\n')[0]!.slice(0, 300));
+  return terminalLine(errorText(error).split('\n')[0]!.slice(0, 300));
 }

@@ -17,6 +17,7 @@
 import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
+import { isObject } from '../../../util/is-object.js';
 import {
   describeNetworkFailure,
   describeUrl,
@@ -604,10 +605,6 @@ function isOk(response: HttpReply): boolean {
   return response.status >= 200 && response.status <= 299;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || typeof value === 'number';
 }
@@ -616,24 +613,24 @@ function isRequestId(value: unknown): value is RequestId {
 function requestIdsOf(message: object): RequestId[] {
   const items: unknown[] = Array.isArray(message) ? message : [message];
   return items.flatMap((item) =>
-    isRecord(item) && typeof item.method === 'string' && isRequestId(item.id) ? [item.id] : [],
+    isObject(item) && typeof item.method === 'string' && isRequestId(item.id) ? [item.id] : [],
   );
 }
 
 function hasMethod(message: object, method: string): boolean {
   const items: unknown[] = Array.isArray(message) ? message : [message];
-  return items.some((item) => isRecord(item) && item.method === method);
+  return items.some((item) => isObject(item) && item.method === method);
 }
 
 /** The request a `notifications/cancelled` gives up on, if the message is one. */
 function cancelledRequestOf(message: object): RequestId | undefined {
-  if (!isRecord(message) || message.method !== 'notifications/cancelled') return undefined;
+  if (!isObject(message) || message.method !== 'notifications/cancelled') return undefined;
   const params = message.params;
-  return isRecord(params) && isRequestId(params.requestId) ? params.requestId : undefined;
+  return isObject(params) && isRequestId(params.requestId) ? params.requestId : undefined;
 }
 
 /** The id a response answers, or undefined when the message is not a response. */
 function responseIdOf(message: unknown): RequestId | undefined {
-  if (!isRecord(message) || 'method' in message || !isRequestId(message.id)) return undefined;
+  if (!isObject(message) || 'method' in message || !isRequestId(message.id)) return undefined;
   return 'result' in message || 'error' in message ? message.id : undefined;
 }
