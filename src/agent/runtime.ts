@@ -6,6 +6,7 @@
 import { formatConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { userConfigDir } from '../config/paths.js';
+import { trustNotices } from '../config/trust-report.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import { type PermissionMode, PermissionService } from '../permission/index.js';
@@ -25,6 +26,8 @@ export interface RuntimeOptions {
   homeDir?: string;
   /** `--permission-mode`: overrides the config for this run. */
   permissionMode?: PermissionMode;
+  /** `--trust-project` (true), or the person's answer for this session; absent: the trust store decides. */
+  trustProject?: boolean;
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
   asker?: PermissionAsker;
   onServerEvent?: (event: ServerEvent) => void;
@@ -43,6 +46,11 @@ export interface AgentRuntime {
   ledger: UsageLedger;
   config: ResolvedConfig;
   projectRoot: string;
+  /**
+   * Lines to show before the first turn: the project config's risky parts that were left out (not trusted),
+   * and user credentials held back from an endpoint another layer changed. Each starts with `furfly: `.
+   */
+  notices: readonly string[];
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
 }
@@ -63,6 +71,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     configFile: options.configFile,
     env: options.env,
     homeDir: options.homeDir,
+    trustProject: options.trustProject,
   });
   let config: ResolvedConfig;
   const projectRoot = loaded.files.projectRoot ?? options.cwd;
@@ -137,6 +146,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       ledger: new UsageLedger(),
       config,
       projectRoot,
+      notices: loaded.ok ? trustNotices(loaded) : [],
       close: () => mcp.close(),
     },
   };

@@ -10,10 +10,16 @@ import { type ConfigNode, type MapNode, type PathSegment, primaryOrigin, toPoint
 export interface RenderOptions {
   /** Append `# file:line:col` (or `# default`) to every value. */
   readonly origins: boolean;
+  /** With `origins`: a note after the key of an entry, by JSON pointer (`/mcp_servers/github`). Plain text. */
+  readonly notes?: ReadonlyMap<string, string>;
+  /** With `origins`: comment lines after the config (YAML), or extra top-level fields (JSON). */
+  readonly footer?: readonly string[];
+  readonly extraJson?: Readonly<Record<string, unknown>>;
 }
 
 export function renderYaml(tree: MapNode, options: RenderOptions): string {
   const lines = renderMap(tree, [], '', options);
+  if (options.origins && options.footer !== undefined) lines.push(...options.footer.map((l) => `# ${l}`));
   return lines.length === 0 ? '{}\n' : `${lines.join('\n')}\n`;
 }
 
@@ -25,7 +31,7 @@ export function renderJson(tree: MapNode, options: RenderOptions): string {
   walk(tree, (node, path) => {
     if (isLeaf(node)) origins[toPointer(path)] = formatOrigin(primaryOrigin(node));
   });
-  return `${JSON.stringify({ config, origins }, null, 2)}\n`;
+  return `${JSON.stringify({ config, origins, ...options.extraJson }, null, 2)}\n`;
 }
 
 function renderMap(
@@ -38,8 +44,13 @@ function renderMap(
   for (const e of map.entries) {
     const childPath = [...path, e.key];
     const head = `${pad}${formatKey(e.key)}:`;
+    const note = options.origins ? options.notes?.get(toPointer(childPath)) : undefined;
     if (isLeaf(e.value)) lines.push(`${head} ${leafText(e.value, childPath)}${comment(e.value, options)}`);
-    else lines.push(head, ...renderBlock(e.value, childPath, `${pad}  `, options));
+    else
+      lines.push(
+        note === undefined ? head : `${head}  # ${note}`,
+        ...renderBlock(e.value, childPath, `${pad}  `, options),
+      );
   }
   return lines;
 }
