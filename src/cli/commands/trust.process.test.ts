@@ -253,6 +253,10 @@ describe('a cloned repository config (built CLI)', { timeout: 180_000 }, () => {
     const table = await furfly(['mcp', 'list']);
     expect(table.out).toMatch(/^marker +stdio +ignored +- +- +ignored: a stdio server/m);
     expect(existsSync(marker())).toBe(false);
+    const tools = await furfly(['mcp', 'tools', 'marker']);
+    expect(tools.code).toBe(1);
+    expect(tools.err).toContain('comes from a project config that is not trusted');
+    expect(existsSync(marker())).toBe(false);
     const json = await furfly(['mcp', 'list', '--json']);
     const rows = JSON.parse(json.out) as { server: string; status: string; reason?: string; note?: string }[];
     expect(rows.find((r) => r.server === 'marker')).toMatchObject({ status: 'ignored', transport: 'stdio' });

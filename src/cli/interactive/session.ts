@@ -128,6 +128,8 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   // Piped input never answers this question (it was written before the question existed).
   let trustProject = options.runtime.trustProject;
   if (trustProject === undefined && options.terminal) {
+    // As with permission questions: only what is typed after the question can answer it.
+    queue.discard();
     trustProject = await settleProjectTrust(options.runtime, {
       write: (text) => stdout.write(text),
       nextLine: () => queue.next(),
