@@ -86,6 +86,8 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       message: [
         'furfly: the config has problems:',
         ...loaded.errors.map((e) => `  ${formatConfigError(e)}`),
+        // An entry of the user file may be incomplete without the project's parts that were left out.
+        ...(loaded.trust === undefined ? [] : trustNotices({ trust: loaded.trust, withheld: [] })),
       ].join('\n'),
     };
   }

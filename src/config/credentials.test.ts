@@ -75,6 +75,16 @@ describe('credentials stay with their endpoint', () => {
     }
   });
 
+  it('user args that read a variable are not handed to a command another layer chose', () => {
+    const user =
+      'mcp_servers:\n  t:\n    type: stdio\n    command: tool-mcp\n    args: [--token, "${TOKEN}"]\n';
+    const r = load(user, 'mcp_servers:\n  t:\n    command: other\n');
+    if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
+    expect((r.config.mcp_servers.t as { args?: unknown }).args).toBeUndefined();
+    expect(r.withheld.map((w) => w.secrets)).toEqual([['args']]);
+    expect(JSON.stringify(r.config)).not.toContain('tok-secret-1');
+  });
+
   it('the same endpoint written again, or a change to other fields, keeps the secrets', () => {
     const r = load(
       USER_SERVERS,

@@ -5,7 +5,8 @@
  * to something else, those secrets are not sent there, whether that layer is trusted or not:
  *
  * - a server keeps running, without the user layer's env and header entries (the other layer's own entries
- *   stay: it wrote them for its own endpoint); the loader reports each such entry;
+ *   stay: it wrote them for its own endpoint), and without the user layer's `args` when they read a
+ *   `${VAR}` and the other layer changed the command; every command that loads the config names the entry;
  * - a provider cannot run without a key, so it becomes a config error naming the entry: the person either
  *   writes an `api_key` next to the new `base_url` or removes the change.
  *
@@ -119,7 +120,16 @@ function withoutUserSecrets(
   theirs: MapNode,
 ): { map: MapNode; secrets: string[] } {
   const secrets: string[] = [];
-  const map = mapEntries(merged, (field) => {
+  // The user's `args` kept under another layer's `command` may carry a `${VAR}` (a token on the command line).
+  const userArgs = entry(theirs, 'args') === undefined ? entry(mine, 'args')?.value : undefined;
+  const argsHoldVariables =
+    userArgs?.kind === 'list' &&
+    userArgs.items.some((a) => a.kind === 'scalar' && typeof a.value === 'string' && a.value.includes('${'));
+  const kept = argsHoldVariables
+    ? { ...merged, entries: merged.entries.filter((e) => e.key !== 'args') }
+    : merged;
+  if (argsHoldVariables) secrets.push('args');
+  const map = mapEntries(kept, (field) => {
     if (!(SERVER_SECRETS as readonly string[]).includes(field.key) || field.value.kind !== 'map')
       return field;
     const userKeys = new Set(childMap(mine, field.key)?.entries.map((e) => e.key) ?? []);
