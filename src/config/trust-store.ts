@@ -6,8 +6,8 @@
  *
  * A project is trusted when its entry's fingerprint equals the fingerprint of its risky parts now (see
  * trust.ts): any change to those parts makes it untrusted again. A file that cannot be read or is not in
- * this shape trusts nothing (fail closed) and is reported; it is replaced only by an explicit
- * `furfly trust` or `--revoke`. Writes go through a temporary file and a rename, readable by the owner only.
+ * this shape trusts nothing (fail closed) and is reported; it is replaced only when the person decides
+ * (`furfly trust`, `--revoke`, or "y" to the session's question). Writes go through a temporary file and a rename, readable by the owner only.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
