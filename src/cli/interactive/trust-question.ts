@@ -55,8 +55,8 @@ export async function settleProjectTrust(
   io: QuestionIo,
 ): Promise<boolean | undefined> {
   const loaded = loadConfig(options);
+  if (!loaded.ok || loaded.trust.status !== 'not-trusted') return undefined;
   const trust = loaded.trust;
-  if (trust === undefined || trust.status !== 'not-trusted') return undefined;
   const answer = await askProjectTrust(trust, io);
   if (answer === 'no') return false;
   if (answer === 'session') return true;
