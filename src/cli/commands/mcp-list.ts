@@ -82,7 +82,7 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
       reason: ignoredReason(part),
     });
   }
-  if (options.json !== true) for (const notice of trustNotices(loaded)) io.stderr(`${notice}\n`);
+  for (const notice of trustNotices(loaded)) io.stderr(`${notice}\n`);
   io.stdout(options.json === true ? `${JSON.stringify(rows, null, 2)}\n` : renderTable(rows));
   return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
 }
