@@ -6,6 +6,7 @@
 import { formatConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { userConfigDir } from '../config/paths.js';
+import { trustNotices } from '../config/trust-report.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import { type PermissionMode, PermissionService } from '../permission/index.js';
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   homeDir?: string;
   /** `--permission-mode`: overrides the config for this run. */
   permissionMode?: PermissionMode;
+  /** `--trust-project` (true), or the person's answer for this session; absent: the trust store decides. */
+  trustProject?: boolean;
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
   asker?: PermissionAsker;
   onServerEvent?: (event: ServerEvent) => void;
@@ -47,6 +50,11 @@ export interface AgentRuntime {
   /** Every secret furfly knows in this session; tool results and errors pass it. */
   redactor: Redactor;
   projectRoot: string;
+  /**
+   * Lines to show before the first turn: the project config's risky parts that were left out (not trusted),
+   * and user credentials held back from an endpoint another layer changed. Each starts with `furfly: `.
+   */
+  notices: readonly string[];
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
 }
@@ -67,6 +75,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     configFile: options.configFile,
     env: options.env,
     homeDir: options.homeDir,
+    trustProject: options.trustProject,
   });
   let config: ResolvedConfig;
   const projectRoot = loaded.files.projectRoot ?? options.cwd;
@@ -81,6 +90,8 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       message: [
         'furfly: the config has problems:',
         ...loaded.errors.map((e) => `  ${formatConfigError(e)}`),
+        // An entry of the user file may be incomplete without the project's parts that were left out.
+        ...(loaded.trust === undefined ? [] : trustNotices({ trust: loaded.trust, withheld: [] })),
       ].join('\n'),
     };
   }
@@ -145,6 +156,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       config,
       redactor,
       projectRoot,
+      notices: loaded.ok ? trustNotices(loaded) : [],
       close: () => mcp.close(),
     },
   };

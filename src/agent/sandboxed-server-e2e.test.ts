@@ -77,6 +77,8 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('agent with a sandboxed server fr
         PATH: process.env.PATH ?? '',
       },
       maxRetries: 0,
+      // The test's own server: trusted for the run, as with --trust-project.
+      trustProject: true,
     });
     if (!setup.ok) throw new Error(setup.message);
     runtime = setup.runtime;

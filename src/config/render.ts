@@ -20,10 +20,17 @@ export interface RenderOptions {
   readonly origins: boolean;
   /** Every secret the config holds (see `configSecrets`), masked wherever else it appears. */
   readonly redactor?: Redactor;
+  /** With `origins`: a note after the key of an entry, by JSON pointer (`/mcp_servers/github`). Plain text. */
+  readonly notes?: ReadonlyMap<string, string>;
+  /** With `origins`: comment lines after the config (YAML), or extra top-level fields (JSON). */
+  readonly footer?: readonly string[];
+  readonly extraJson?: Readonly<Record<string, unknown>>;
 }
 
 export function renderYaml(tree: MapNode, options: RenderOptions): string {
   const lines = renderMap(tree, [], '', options);
+  if (options.origins && options.footer !== undefined)
+    lines.push(...options.footer.map((l) => `# ${terminalLine(l)}`));
   return lines.length === 0 ? '{}\n' : `${lines.join('\n')}\n`;
 }
 
@@ -35,7 +42,7 @@ export function renderJson(tree: MapNode, options: RenderOptions): string {
   walk(tree, (node, path) => {
     if (isLeaf(node)) origins[toPointer(path)] = formatOrigin(primaryOrigin(node));
   });
-  return `${terminalSafeJson({ config, origins }, 2)}\n`;
+  return `${terminalSafeJson({ config, origins, ...options.extraJson }, 2)}\n`;
 }
 
 function renderMap(
@@ -48,9 +55,14 @@ function renderMap(
   for (const e of map.entries) {
     const childPath = [...path, e.key];
     const head = `${pad}${formatKey(e.key)}:`;
+    const note = options.origins ? options.notes?.get(toPointer(childPath)) : undefined;
     if (isLeaf(e.value))
       lines.push(`${head} ${leafText(e.value, childPath, options)}${comment(e.value, options)}`);
-    else lines.push(head, ...renderBlock(e.value, childPath, `${pad}  `, options));
+    else
+      lines.push(
+        note === undefined ? head : `${head}  # ${terminalLine(note)}`,
+        ...renderBlock(e.value, childPath, `${pad}  `, options),
+      );
   }
   return lines;
 }

@@ -80,7 +80,11 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('sandbox_limits reach the contain
   }, 60_000);
 
   it('memory 96 MiB, cpus 0.5, pids 32: held by the engine, set in the cgroups, enforced', async () => {
-    const loaded = loadConfig({ cwd: project, env: { FURFLY_HOME: path.join(project, 'home') } });
+    const loaded = loadConfig({
+      cwd: project,
+      env: { FURFLY_HOME: path.join(project, 'home') },
+      trustProject: true,
+    });
     if (!loaded.ok) throw new Error(`config: ${JSON.stringify(loaded.errors)}`);
     const registry = new ToolRegistry();
     handle = loadMcpServers(loaded.config.mcp_servers, registry, { cwd: project });

@@ -36,6 +36,8 @@ export interface AgentCommandOptions {
   permissionMode?: string;
   cwd?: string;
   config?: string;
+  /** `--trust-project`: the project config's risky parts apply for this run, without asking or storing. */
+  trustProject?: boolean;
 }
 
 export interface AgentIo {
@@ -114,6 +116,7 @@ function runMode(
         env: io.env,
         homeDir: io.homeDir,
         permissionMode,
+        ...(options.trustProject === true ? { trustProject: true } : {}),
         maxRetries: io.maxRetries,
         providerFactory: io.providerFactory,
       },
@@ -130,6 +133,7 @@ function runMode(
     { ...io, cwd },
     options.config,
     permissionMode,
+    options.trustProject === true,
   );
 }
 
@@ -165,13 +169,16 @@ async function runOneShot(
   io: AgentIo,
   configFile: string | undefined,
   permissionMode: PermissionMode | undefined,
+  trustProject: boolean,
 ): Promise<number> {
+  // One-shot never asks: an untrusted project's risky parts are left out, with one line saying so.
   const setup = startRuntime({
     cwd: io.cwd,
     configFile,
     env: io.env,
     homeDir: io.homeDir,
     permissionMode,
+    ...(trustProject ? { trustProject: true } : {}),
     maxRetries: io.maxRetries,
     providerFactory: io.providerFactory,
     onServerEvent: (event) => reportServerProblem(event, io.stderr),
@@ -181,6 +188,7 @@ async function runOneShot(
     return 1;
   }
   const { runtime } = setup;
+  for (const notice of runtime.notices) io.stderr.write(`${notice}\n`);
   // The reader of stdout went away (`furfly -p … | head`): stop the turn quietly, close the MCP
   // servers, and exit like a program killed by SIGPIPE (128 + 13), which is what shells expect.
   const output = watchOutput(io.stdout);
@@ -267,6 +275,10 @@ export function registerAgentCommand(cli: CAC): void {
     .option('--permission-mode <mode>', `Override the config for this run: ${PERMISSION_MODES.join(' | ')}`)
     .option('--cwd <dir>', 'Run as if started in <dir>')
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
+    .option(
+      '--trust-project',
+      "Apply the project config's servers, providers and looser permissions for this run",
+    )
     .example('furfly')
     .example('furfly -p "list the TODO comments in src/" --output-format json')
     .action(async (parsed: AgentCommandOptions) => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPath, startHttpServer, stopAllServers } from '../../../test-servers/testing.js';
+import { trustProjectConfig } from '../../config/trust.test-helpers.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { runMcpCommand } from './mcp.js';
 import { renderTable } from './mcp-list.js';
@@ -55,6 +56,8 @@ function serverEntry(script: string, args: string[], extra: Record<string, unkno
 function writeConfig(servers: Record<string, unknown>): void {
   // JSON is YAML, and saves us from quoting paths by hand.
   writeFileSync(path.join(project, '.furflycode', 'config.yaml'), JSON.stringify({ mcp_servers: servers }));
+  // The servers are the test's own: trusted, as after `furfly trust`.
+  trustProjectConfig(project, home);
 }
 
 /** The timeout of the servers that answer: far beyond what they need, even on a loaded machine. */
@@ -194,6 +197,7 @@ describe('furfly mcp list (the built CLI)', { timeout: 90_000 }, () => {
 
   it('reports config errors with exit 1 and says when no server is configured', async () => {
     writeFileSync(path.join(project, '.furflycode', 'config.yaml'), 'mcp_servers: [1, 2]\n');
+    trustProjectConfig(project, home);
     const bad = await runCli(['mcp', 'list']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('config error');

@@ -20,6 +20,7 @@ import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
 import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
@@ -44,6 +45,8 @@ export interface McpCommandOptions {
   readonly cwd?: string;
   /** `--config FILE`: use FILE instead of the project's config file. */
   readonly config?: string;
+  /** `--trust-project`: the project config's servers may be used for this run. */
+  readonly trustProject?: boolean;
   /** `--timeout <ms>`: budget for connecting, and again for the call (default 30000). */
   readonly timeout?: number | string;
 }
@@ -116,9 +119,17 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     cwd,
     configFile: typeof options.config === 'string' ? options.config : undefined,
     env,
+    ...(options.trustProject === true ? { trustProject: true } : {}),
   });
   if (!loaded.ok) throw new ConfigProblem(loaded.errors.map(formatConfigError).join('\n'));
   const entry = loaded.config.mcp_servers[server];
+  const ignored = loaded.trust.ignored.find((p) => p.path[0] === 'mcp_servers' && p.path[1] === server);
+  if (entry === undefined && ignored !== undefined) {
+    throw new ConfigProblem(
+      `server "${server}" comes from a project config that is not trusted; trust it with \`furfly trust\`, or pass --trust-project for this run`,
+    );
+  }
+  for (const w of loaded.withheld) if (w.entry[1] === server) io.stderr(`${withheldNotice(w)}\n`);
   if (entry === undefined) {
     const known = Object.keys(loaded.config.mcp_servers);
     throw new UsageError(
@@ -301,6 +312,7 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--header <header>', '"Name: value" sent with every request to --url (repeatable)')
     .option('--cwd <dir>', 'Act as if started in this folder (finding the config)')
     .option('--config <file>', "Use this config file instead of the project's")
+    .option('--trust-project', "Use the project config's servers for this run (they need trust)")
     .option('--json', 'Print JSON')
     .option('--timeout <ms>', 'Time allowed to connect, and again for the call', {
       default: DEFAULT_TIMEOUT_MS,

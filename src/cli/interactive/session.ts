@@ -25,6 +25,7 @@ import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
 import { runSlashCommand } from './slash-commands.js';
+import { settleProjectTrust } from './trust-question.js';
 
 export interface InteractiveOptions {
   runtime: Omit<RuntimeOptions, 'asker' | 'onServerEvent'>;
@@ -125,7 +126,23 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     }
   };
 
-  const setup = startRuntime({ ...options.runtime, asker, onServerEvent });
+  // Before anything from the project config runs: on a terminal, ask about its untrusted risky parts.
+  // Piped input never answers this question (it was written before the question existed).
+  let trustProject = options.runtime.trustProject;
+  if (trustProject === undefined && options.terminal) {
+    // As with permission questions: only what is typed after the question can answer it.
+    queue.discard();
+    trustProject = await settleProjectTrust(options.runtime, {
+      write: (text) => stdout.write(text),
+      nextLine: () => queue.next(),
+    });
+  }
+  const setup = startRuntime({
+    ...options.runtime,
+    ...(trustProject === undefined ? {} : { trustProject }),
+    asker,
+    onServerEvent,
+  });
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);
     rl.close();
@@ -133,6 +150,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     return 1;
   }
   const { runtime } = setup;
+  for (const notice of runtime.notices) (options.stderr ?? stdout).write(`${notice}\n`);
 
   // Output gone: the prompt loop ends (as at the end of input) and a running turn is stopped.
   output.signal.addEventListener(
