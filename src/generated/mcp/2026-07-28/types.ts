@@ -101,12 +101,17 @@ export type PrimitiveSchemaDefinition = StringSchema | NumberSchema | BooleanSch
  * This interface was referenced by `McpDefinitions`'s JSON-Schema
  * via the `definition` "EnumSchema".
  */
-export type EnumSchema =
-  | UntitledSingleSelectEnumSchema
-  | TitledSingleSelectEnumSchema
-  | UntitledMultiSelectEnumSchema
-  | TitledMultiSelectEnumSchema
-  | LegacyTitledEnumSchema;
+export type EnumSchema = SingleSelectEnumSchema | MultiSelectEnumSchema | LegacyTitledEnumSchema;
+/**
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "SingleSelectEnumSchema".
+ */
+export type SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema;
+/**
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "MultiSelectEnumSchema".
+ */
+export type MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema;
 /**
  * The client's answer to one InputRequest.
  *
@@ -227,6 +232,7 @@ export interface McpDefinitions {
   InputResponse: InputResponse;
   InputRequests: InputRequests;
   InputResponses: InputResponses;
+  InputResponseRequestParams: InputResponseRequestParams;
   InputRequiredResult: InputRequiredResult;
   CancelledNotificationParams: CancelledNotificationParams;
   CancelledNotification: CancelledNotification;
@@ -289,6 +295,8 @@ export interface McpDefinitions {
   UntitledMultiSelectEnumSchema: UntitledMultiSelectEnumSchema;
   TitledMultiSelectEnumSchema: TitledMultiSelectEnumSchema;
   LegacyTitledEnumSchema: LegacyTitledEnumSchema;
+  SingleSelectEnumSchema: SingleSelectEnumSchema;
+  MultiSelectEnumSchema: MultiSelectEnumSchema;
   EnumSchema: EnumSchema;
   PrimitiveSchemaDefinition: PrimitiveSchemaDefinition;
   ElicitRequestFormParams: ElicitRequestFormParams;
@@ -1211,6 +1219,18 @@ export interface InputRequests {
  */
 export interface InputResponses {
   [k: string]: InputResponse;
+}
+/**
+ * What a retry adds to any client request's params: the answers to the InputRequiredResult's inputRequests (same keys) and its requestState, passed back unchanged.
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "InputResponseRequestParams".
+ */
+export interface InputResponseRequestParams {
+  _meta: RequestMeta;
+  inputResponses?: InputResponses;
+  requestState?: string;
+  [k: string]: unknown;
 }
 /**
  * 2026-07-28: requestId is required again (tasks left the core protocol).

@@ -78,6 +78,7 @@ export declare const InputRequest: StandaloneValidator<T.InputRequest>;
 export declare const InputResponse: StandaloneValidator<T.InputResponse>;
 export declare const InputRequests: StandaloneValidator<T.InputRequests>;
 export declare const InputResponses: StandaloneValidator<T.InputResponses>;
+export declare const InputResponseRequestParams: StandaloneValidator<T.InputResponseRequestParams>;
 export declare const InputRequiredResult: StandaloneValidator<T.InputRequiredResult>;
 export declare const CancelledNotificationParams: StandaloneValidator<T.CancelledNotificationParams>;
 export declare const CancelledNotification: StandaloneValidator<T.CancelledNotification>;
@@ -140,6 +141,8 @@ export declare const TitledSingleSelectEnumSchema: StandaloneValidator<T.TitledS
 export declare const UntitledMultiSelectEnumSchema: StandaloneValidator<T.UntitledMultiSelectEnumSchema>;
 export declare const TitledMultiSelectEnumSchema: StandaloneValidator<T.TitledMultiSelectEnumSchema>;
 export declare const LegacyTitledEnumSchema: StandaloneValidator<T.LegacyTitledEnumSchema>;
+export declare const SingleSelectEnumSchema: StandaloneValidator<T.SingleSelectEnumSchema>;
+export declare const MultiSelectEnumSchema: StandaloneValidator<T.MultiSelectEnumSchema>;
 export declare const EnumSchema: StandaloneValidator<T.EnumSchema>;
 export declare const PrimitiveSchemaDefinition: StandaloneValidator<T.PrimitiveSchemaDefinition>;
 export declare const ElicitRequestFormParams: StandaloneValidator<T.ElicitRequestFormParams>;

@@ -7296,23 +7296,22 @@ validate122.evaluated = {"props":{"method":true,"params":true},"dynamicProps":fa
 
 const schema139 = {"description":"An input request (inside InputRequiredResult): ask the user for information.","type":"object","required":["method","params"],"properties":{"method":{"const":"elicitation/create"},"params":{"$ref":"#/$defs/ElicitRequestParams"}}};
 const schema140 = {"description":"Form mode (the default when `mode` is absent) or URL mode.","anyOf":[{"$ref":"#/$defs/ElicitRequestFormParams"},{"$ref":"#/$defs/ElicitRequestURLParams"}]};
-const schema152 = {"description":"2026-07-28: no elicitationId (the outcome is learnt by retrying the original request).","type":"object","required":["mode","message","url"],"properties":{"mode":{"const":"url"},"message":{"type":"string"},"url":{"type":"string"}}};
+const schema154 = {"description":"2026-07-28: no elicitationId (the outcome is learnt by retrying the original request).","type":"object","required":["mode","message","url"],"properties":{"mode":{"const":"url"},"message":{"type":"string"},"url":{"type":"string"}}};
 const schema141 = {"type":"object","required":["message","requestedSchema"],"properties":{"mode":{"const":"form"},"message":{"type":"string"},"requestedSchema":{"type":"object","required":["type","properties"],"properties":{"$schema":{"type":"string"},"type":{"const":"object"},"properties":{"type":"object","additionalProperties":{"$ref":"#/$defs/PrimitiveSchemaDefinition"}},"required":{"type":"array","items":{"type":"string"}}}}}};
 const schema142 = {"description":"A form field: a flat string, number, boolean or enum schema.","anyOf":[{"$ref":"#/$defs/StringSchema"},{"$ref":"#/$defs/NumberSchema"},{"$ref":"#/$defs/BooleanSchema"},{"$ref":"#/$defs/EnumSchema"}]};
 const schema143 = {"type":"object","required":["type"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"minLength":{"type":"number"},"maxLength":{"type":"number"},"format":{"enum":["email","uri","date","date-time"]},"default":{"type":"string"}}};
 const schema144 = {"type":"object","required":["type"],"properties":{"type":{"enum":["number","integer"]},"title":{"type":"string"},"description":{"type":"string"},"minimum":{"type":"number"},"maximum":{"type":"number"},"default":{"type":"number"}}};
 const schema145 = {"type":"object","required":["type"],"properties":{"type":{"const":"boolean"},"title":{"type":"string"},"description":{"type":"string"},"default":{"type":"boolean"}}};
-const schema146 = {"anyOf":[{"$ref":"#/$defs/UntitledSingleSelectEnumSchema"},{"$ref":"#/$defs/TitledSingleSelectEnumSchema"},{"$ref":"#/$defs/UntitledMultiSelectEnumSchema"},{"$ref":"#/$defs/TitledMultiSelectEnumSchema"},{"$ref":"#/$defs/LegacyTitledEnumSchema"}]};
-const schema147 = {"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"enum":{"type":"array","items":{"type":"string"}},"default":{"type":"string"}}};
-const schema148 = {"type":"object","required":["type","oneOf"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"oneOf":{"type":"array","items":{"type":"object","required":["const","title"],"properties":{"const":{"type":"string"},"title":{"type":"string"}}}},"default":{"type":"string"}}};
-const schema149 = {"type":"object","required":["type","items"],"properties":{"type":{"const":"array"},"title":{"type":"string"},"description":{"type":"string"},"minItems":{"type":"number"},"maxItems":{"type":"number"},"items":{"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}}}},"default":{"type":"array","items":{"type":"string"}}}};
-const schema150 = {"type":"object","required":["type","items"],"properties":{"type":{"const":"array"},"title":{"type":"string"},"description":{"type":"string"},"minItems":{"type":"number"},"maxItems":{"type":"number"},"items":{"type":"object","required":["anyOf"],"properties":{"anyOf":{"type":"array","items":{"type":"object","required":["const","title"],"properties":{"const":{"type":"string"},"title":{"type":"string"}}}}}},"default":{"type":"array","items":{"type":"string"}}}};
-const schema151 = {"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"enum":{"type":"array","items":{"type":"string"}},"enumNames":{"type":"array","items":{"type":"string"}},"default":{"type":"string"}}};
+const schema146 = {"anyOf":[{"$ref":"#/$defs/SingleSelectEnumSchema"},{"$ref":"#/$defs/MultiSelectEnumSchema"},{"$ref":"#/$defs/LegacyTitledEnumSchema"}]};
+const schema153 = {"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"enum":{"type":"array","items":{"type":"string"}},"enumNames":{"type":"array","items":{"type":"string"}},"default":{"type":"string"}}};
+const schema147 = {"anyOf":[{"$ref":"#/$defs/UntitledSingleSelectEnumSchema"},{"$ref":"#/$defs/TitledSingleSelectEnumSchema"}]};
+const schema148 = {"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"enum":{"type":"array","items":{"type":"string"}},"default":{"type":"string"}}};
+const schema149 = {"type":"object","required":["type","oneOf"],"properties":{"type":{"const":"string"},"title":{"type":"string"},"description":{"type":"string"},"oneOf":{"type":"array","items":{"type":"object","required":["const","title"],"properties":{"const":{"type":"string"},"title":{"type":"string"}}}},"default":{"type":"string"}}};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7608,10 +7607,8 @@ props0.oneOf = true;
 props0.default = true;
 }
 }
-const _errs33 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err22 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!valid0){
+const err22 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -7620,8 +7617,338 @@ vErrors.push(err22);
 }
 errors++;
 }
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate131.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate131.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+const schema150 = {"anyOf":[{"$ref":"#/$defs/UntitledMultiSelectEnumSchema"},{"$ref":"#/$defs/TitledMultiSelectEnumSchema"}]};
+const schema151 = {"type":"object","required":["type","items"],"properties":{"type":{"const":"array"},"title":{"type":"string"},"description":{"type":"string"},"minItems":{"type":"number"},"maxItems":{"type":"number"},"items":{"type":"object","required":["type","enum"],"properties":{"type":{"const":"string"},"enum":{"type":"array","items":{"type":"string"}}}},"default":{"type":"array","items":{"type":"string"}}}};
+const schema152 = {"type":"object","required":["type","items"],"properties":{"type":{"const":"array"},"title":{"type":"string"},"description":{"type":"string"},"minItems":{"type":"number"},"maxItems":{"type":"number"},"items":{"type":"object","required":["anyOf"],"properties":{"anyOf":{"type":"array","items":{"type":"object","required":["const","title"],"properties":{"const":{"type":"string"},"title":{"type":"string"}}}}}},"default":{"type":"array","items":{"type":"string"}}}};
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate133.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
 if(data.items === undefined){
-const err23 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+const err1 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("array" !== data.type){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.minItems !== undefined){
+let data3 = data.minItems;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err5 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.maxItems !== undefined){
+let data4 = data.maxItems;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+const err6 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data5 = data.items;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.type === undefined){
+const err7 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data5.enum === undefined){
+const err8 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data5.type !== undefined){
+if("string" !== data5.type){
+const err9 = {instancePath:instancePath+"/items/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data5.enum !== undefined){
+let data7 = data5.enum;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data7[i0] !== "string"){
+const err10 = {instancePath:instancePath+"/items/enum/" + i0,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/items/enum",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.default !== undefined){
+let data9 = data.default;
+if(Array.isArray(data9)){
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data9[i1] !== "string"){
+const err13 = {instancePath:instancePath+"/default/" + i1,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.type = true;
+props0.title = true;
+props0.description = true;
+props0.minItems = true;
+props0.maxItems = true;
+props0.items = true;
+props0.default = true;
+}
+const _errs24 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err16 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.items === undefined){
+const err17 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("array" !== data.type){
+const err18 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err19 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err20 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.minItems !== undefined){
+let data14 = data.minItems;
+if(!((typeof data14 == "number") && (isFinite(data14)))){
+const err21 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.maxItems !== undefined){
+let data15 = data.maxItems;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
+const err22 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data16 = data.items;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.anyOf === undefined){
+const err23 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "anyOf"},message:"must have required property '"+"anyOf"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -7630,9 +7957,15 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data.type !== undefined){
-if("array" !== data.type){
-const err24 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
+if(data16.anyOf !== undefined){
+let data17 = data16.anyOf;
+if(Array.isArray(data17)){
+const len2 = data17.length;
+for(let i2=0; i2<len2; i2++){
+let data18 = data17[i2];
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.const === undefined){
+const err24 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "const"},message:"must have required property '"+"const"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -7641,10 +7974,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.title !== undefined){
-if(typeof data.title !== "string"){
-const err25 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data18.title === undefined){
+const err25 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -7653,10 +7984,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data18.const !== undefined){
+if(typeof data18.const !== "string"){
+const err26 = {instancePath:instancePath+"/items/anyOf/" + i2+"/const",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -7666,10 +7996,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.minItems !== undefined){
-let data17 = data.minItems;
-if(!((typeof data17 == "number") && (isFinite(data17)))){
-const err27 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data18.title !== undefined){
+if(typeof data18.title !== "string"){
+const err27 = {instancePath:instancePath+"/items/anyOf/" + i2+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -7679,10 +8008,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.maxItems !== undefined){
-let data18 = data.maxItems;
-if(!((typeof data18 == "number") && (isFinite(data18)))){
-const err28 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err28 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -7692,11 +8020,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.items !== undefined){
-let data19 = data.items;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.type === undefined){
-const err29 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err29 = {instancePath:instancePath+"/items/anyOf",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -7705,8 +8031,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data19.enum === undefined){
-const err30 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7715,9 +8043,14 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data19.type !== undefined){
-if("string" !== data19.type){
-const err31 = {instancePath:instancePath+"/items/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
+}
+if(data.default !== undefined){
+let data21 = data.default;
+if(Array.isArray(data21)){
+const len3 = data21.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data21[i3] !== "string"){
+const err31 = {instancePath:instancePath+"/default/" + i3,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -7727,13 +8060,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data19.enum !== undefined){
-let data21 = data19.enum;
-if(Array.isArray(data21)){
-const len2 = data21.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data21[i2] !== "string"){
-const err32 = {instancePath:instancePath+"/items/enum/" + i2,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err32 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -7745,7 +8074,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/items/enum",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err33 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -7754,10 +8083,22 @@ vErrors.push(err33);
 }
 errors++;
 }
+var _valid0 = _errs24 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.title = true;
+props0.description = true;
+props0.minItems = true;
+props0.maxItems = true;
+props0.items = true;
+props0.default = true;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!valid0){
+const err34 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -7766,435 +8107,205 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data.default !== undefined){
-let data23 = data.default;
-if(Array.isArray(data23)){
-const len3 = data23.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data23[i3] !== "string"){
-const err35 = {instancePath:instancePath+"/default/" + i3,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
 }
 else {
-vErrors.push(err35);
-}
-errors++;
+vErrors = null;
 }
 }
+}
+validate133.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate133.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate130.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
 }
 else {
-const err36 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
+var props0 = validate131.evaluated.props;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+const _errs2 = errors;
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
 }
 else {
-vErrors.push(err36);
+var props1 = validate133.evaluated.props;
 }
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid0 = _errs33 === errors;
+var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
-if(props0 !== true){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
 props0 = props0 || {};
-props0.type = true;
-props0.title = true;
-props0.description = true;
-props0.minItems = true;
-props0.maxItems = true;
-props0.items = true;
-props0.default = true;
+Object.assign(props0, props1);
 }
 }
-const _errs56 = errors;
+}
+const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err38 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err0 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err0];
 }
 else {
-vErrors.push(err38);
-}
-errors++;
-}
-if(data.items === undefined){
-const err39 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if(data.type !== undefined){
-if("array" !== data.type){
-const err40 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-if(typeof data.title !== "string"){
-const err41 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err42 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.minItems !== undefined){
-let data28 = data.minItems;
-if(!((typeof data28 == "number") && (isFinite(data28)))){
-const err43 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data.maxItems !== undefined){
-let data29 = data.maxItems;
-if(!((typeof data29 == "number") && (isFinite(data29)))){
-const err44 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.items !== undefined){
-let data30 = data.items;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.anyOf === undefined){
-const err45 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "anyOf"},message:"must have required property '"+"anyOf"+"'"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-if(data30.anyOf !== undefined){
-let data31 = data30.anyOf;
-if(Array.isArray(data31)){
-const len4 = data31.length;
-for(let i4=0; i4<len4; i4++){
-let data32 = data31[i4];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.const === undefined){
-const err46 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "const"},message:"must have required property '"+"const"+"'"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-if(data32.title === undefined){
-const err47 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-if(data32.const !== undefined){
-if(typeof data32.const !== "string"){
-const err48 = {instancePath:instancePath+"/items/anyOf/" + i4+"/const",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data32.title !== undefined){
-if(typeof data32.title !== "string"){
-const err49 = {instancePath:instancePath+"/items/anyOf/" + i4+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/items/anyOf",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data.default !== undefined){
-let data35 = data.default;
-if(Array.isArray(data35)){
-const len5 = data35.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data35[i5] !== "string"){
-const err53 = {instancePath:instancePath+"/default/" + i5,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-}
-else {
-const err55 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-var _valid0 = _errs56 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-props0.title = true;
-props0.description = true;
-props0.minItems = true;
-props0.maxItems = true;
-props0.items = true;
-props0.default = true;
-}
-}
-const _errs82 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err56 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
+vErrors.push(err0);
 }
 errors++;
 }
 if(data.enum === undefined){
-const err57 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
+const err1 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
 if(vErrors === null){
-vErrors = [err57];
+vErrors = [err1];
 }
 else {
-vErrors.push(err57);
+vErrors.push(err1);
 }
 errors++;
 }
 if(data.type !== undefined){
 if("string" !== data.type){
-const err58 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
 if(vErrors === null){
-vErrors = [err58];
+vErrors = [err2];
 }
 else {
-vErrors.push(err58);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err59 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err3];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err3);
 }
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err60 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err60];
+vErrors = [err4];
 }
 else {
-vErrors.push(err60);
+vErrors.push(err4);
 }
 errors++;
 }
 }
 if(data.enum !== undefined){
-let data40 = data.enum;
-if(Array.isArray(data40)){
-const len6 = data40.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data40[i6] !== "string"){
-const err61 = {instancePath:instancePath+"/enum/" + i6,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data3 = data.enum;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data3[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err5];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/enum",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err62];
+vErrors = [err6];
 }
 else {
-vErrors.push(err62);
+vErrors.push(err6);
 }
 errors++;
 }
 }
 if(data.enumNames !== undefined){
-let data42 = data.enumNames;
-if(Array.isArray(data42)){
-const len7 = data42.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data42[i7] !== "string"){
-const err63 = {instancePath:instancePath+"/enumNames/" + i7,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data5 = data.enumNames;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data5[i1] !== "string"){
+const err7 = {instancePath:instancePath+"/enumNames/" + i1,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err63];
+vErrors = [err7];
 }
 else {
-vErrors.push(err63);
+vErrors.push(err7);
 }
 errors++;
 }
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/enumNames",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/enumNames",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err64];
+vErrors = [err8];
 }
 else {
-vErrors.push(err64);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err65 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err65];
+vErrors = [err9];
 }
 else {
-vErrors.push(err65);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err66 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err66];
+vErrors = [err10];
 }
 else {
-vErrors.push(err66);
+vErrors.push(err10);
 }
 errors++;
 }
-var _valid0 = _errs82 === errors;
+var _valid0 = _errs3 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
 if(props0 !== true){
@@ -8208,12 +8319,12 @@ props0.default = true;
 }
 }
 if(!valid0){
-const err67 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err11 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err67];
+vErrors = [err11];
 }
 else {
-vErrors.push(err67);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -9079,14 +9190,14 @@ return errors === 0;
 }
 validate100.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const InputResponse = validate136;
-const schema153 = {"description":"The client's answer to one InputRequest.","anyOf":[{"$ref":"#/$defs/CreateMessageResult"},{"$ref":"#/$defs/ListRootsResult"},{"$ref":"#/$defs/ElicitResult"}]};
-const schema154 = {"type":"object","required":["role","content","model"],"properties":{"_meta":{"$ref":"#/$defs/Meta"},"role":{"$ref":"#/$defs/Role"},"content":{"anyOf":[{"$ref":"#/$defs/SamplingMessageContentBlock"},{"type":"array","items":{"$ref":"#/$defs/SamplingMessageContentBlock"}}]},"model":{"type":"string"},"stopReason":{"type":"string"}}};
+export const InputResponse = validate140;
+const schema155 = {"description":"The client's answer to one InputRequest.","anyOf":[{"$ref":"#/$defs/CreateMessageResult"},{"$ref":"#/$defs/ListRootsResult"},{"$ref":"#/$defs/ElicitResult"}]};
+const schema156 = {"type":"object","required":["role","content","model"],"properties":{"_meta":{"$ref":"#/$defs/Meta"},"role":{"$ref":"#/$defs/Role"},"content":{"anyOf":[{"$ref":"#/$defs/SamplingMessageContentBlock"},{"type":"array","items":{"$ref":"#/$defs/SamplingMessageContentBlock"}}]},"model":{"type":"string"},"stopReason":{"type":"string"}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9240,17 +9351,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":{"_meta":true,"role":true,"content":true,"model":true,"stopReason":true},"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":{"_meta":true,"role":true,"content":true,"model":true,"stopReason":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema157 = {"type":"object","required":["action"],"properties":{"_meta":{"$ref":"#/$defs/Meta"},"action":{"enum":["accept","decline","cancel"]},"content":{"type":"object","additionalProperties":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}}]}}}};
+const schema159 = {"type":"object","required":["action"],"properties":{"_meta":{"$ref":"#/$defs/Meta"},"action":{"enum":["accept","decline","cancel"]},"content":{"type":"object","additionalProperties":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"array","items":{"type":"string"}}]}}}};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9284,7 +9395,7 @@ errors++;
 if(data.action !== undefined){
 let data1 = data.action;
 if(!(((data1 === "accept") || (data1 === "decline")) || (data1 === "cancel"))){
-const err2 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema157.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema159.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9413,16 +9524,16 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":{"_meta":true,"action":true,"content":true},"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":{"_meta":true,"action":true,"content":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9432,8 +9543,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -9461,8 +9572,8 @@ props0.roots = true;
 }
 }
 const _errs3 = errors;
-if(!(validate142(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -9496,19 +9607,19 @@ vErrors = null;
 }
 }
 }
-validate136.errors = vErrors;
+validate140.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate136.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate140.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const InputRequests = validate144;
-const schema159 = {"description":"Server-chosen key -> what it asks of the client.","type":"object","additionalProperties":{"$ref":"#/$defs/InputRequest"}};
+export const InputRequests = validate148;
+const schema161 = {"description":"Server-chosen key -> what it asks of the client.","type":"object","additionalProperties":{"$ref":"#/$defs/InputRequest"}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9533,18 +9644,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InputResponses = validate146;
-const schema160 = {"description":"The same keys as the InputRequests they answer -> the client's answer.","type":"object","additionalProperties":{"$ref":"#/$defs/InputResponse"}};
+export const InputResponses = validate150;
+const schema162 = {"description":"The same keys as the InputRequests they answer -> the client's answer.","type":"object","additionalProperties":{"$ref":"#/$defs/InputResponse"}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9553,8 +9664,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(validate136(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate140(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
 errors = vErrors.length;
 }
 }
@@ -9569,18 +9680,82 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InputRequiredResult = validate148;
-const schema161 = {"description":"The server needs more before it can answer: the client fulfils `inputRequests` and retries the original request with `inputResponses` and the opaque `requestState`. At least one of the two is present.","type":"object","required":["resultType"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"input_required"},"inputRequests":{"$ref":"#/$defs/InputRequests"},"requestState":{"type":"string"}},"anyOf":[{"required":["inputRequests"]},{"required":["requestState"]}]};
+export const InputResponseRequestParams = validate152;
+const schema163 = {"description":"What a retry adds to any client request's params: the answers to the InputRequiredResult's inputRequests (same keys) and its requestState, passed back unchanged.","type":"object","required":["_meta"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate152.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data._meta === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"},message:"must have required property '"+"_meta"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data._meta !== undefined){
+if(!(validate70(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+}
+if(data.inputResponses !== undefined){
+if(!(validate150(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+errors = vErrors.length;
+}
+}
+if(data.requestState !== undefined){
+if(typeof data.requestState !== "string"){
+const err1 = {instancePath:instancePath+"/requestState",schemaPath:"#/properties/requestState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate152.errors = vErrors;
+return errors === 0;
+}
+validate152.evaluated = {"props":{"_meta":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
+
+export const InputRequiredResult = validate155;
+const schema164 = {"description":"The server needs more before it can answer: the client fulfils `inputRequests` and retries the original request with `inputResponses` and the opaque `requestState`. At least one of the two is present.","type":"object","required":["resultType"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"input_required"},"inputRequests":{"$ref":"#/$defs/InputRequests"},"requestState":{"type":"string"}},"anyOf":[{"required":["inputRequests"]},{"required":["requestState"]}]};
+
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9670,8 +9845,8 @@ errors++;
 }
 }
 if(data.inputRequests !== undefined){
-if(!(validate144(data.inputRequests, {instancePath:instancePath+"/inputRequests",parentData:data,parentDataProperty:"inputRequests",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+if(!(validate148(data.inputRequests, {instancePath:instancePath+"/inputRequests",parentData:data,parentDataProperty:"inputRequests",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
 }
@@ -9698,18 +9873,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":{"_meta":true,"resultType":true,"inputRequests":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":{"_meta":true,"resultType":true,"inputRequests":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CancelledNotificationParams = validate151;
-const schema162 = {"description":"2026-07-28: requestId is required again (tasks left the core protocol).","type":"object","required":["requestId"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"requestId":{"$ref":"#/$defs/RequestId"},"reason":{"type":"string"}}};
+export const CancelledNotificationParams = validate158;
+const schema165 = {"description":"2026-07-28: requestId is required again (tasks left the core protocol).","type":"object","required":["requestId"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"requestId":{"$ref":"#/$defs/RequestId"},"reason":{"type":"string"}}};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9769,18 +9944,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":{"_meta":true,"requestId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":{"_meta":true,"requestId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CancelledNotification = validate153;
-const schema164 = {"description":"Sent by the client to cancel a request; on stdio also by the server, only to end a subscriptions/listen stream.","type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/cancelled"},"params":{"$ref":"#/$defs/CancelledNotificationParams"}}};
+export const CancelledNotification = validate160;
+const schema167 = {"description":"Sent by the client to cancel a request; on stdio also by the server, only to end a subscriptions/listen stream.","type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/cancelled"},"params":{"$ref":"#/$defs/CancelledNotificationParams"}}};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9843,8 +10018,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate151(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
+if(!(validate158(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
 errors = vErrors.length;
 }
 }
@@ -9859,18 +10034,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const DiscoverRequest = validate155;
-const schema165 = {"description":"New in 2026-07-28: servers MUST implement it; clients MAY call it first (and use it as the probe on stdio).","type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"server/discover"},"params":{"$ref":"#/$defs/RequestParams"}}};
+export const DiscoverRequest = validate162;
+const schema168 = {"description":"New in 2026-07-28: servers MUST implement it; clients MAY call it first (and use it as the probe on stdio).","type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"server/discover"},"params":{"$ref":"#/$defs/RequestParams"}}};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9972,18 +10147,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const DiscoverResult = validate157;
-const schema167 = {"type":"object","required":["resultType","ttlMs","cacheScope","supportedVersions","capabilities"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"supportedVersions":{"type":"array","items":{"type":"string"}},"capabilities":{"$ref":"#/$defs/ServerCapabilities"},"instructions":{"type":"string"}}};
+export const DiscoverResult = validate164;
+const schema170 = {"type":"object","required":["resultType","ttlMs","cacheScope","supportedVersions","capabilities"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"supportedVersions":{"type":"array","items":{"type":"string"}},"capabilities":{"$ref":"#/$defs/ServerCapabilities"},"instructions":{"type":"string"}}};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10075,7 +10250,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema167.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema170.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10326,18 +10501,18 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"supportedVersions":true,"capabilities":true,"instructions":true},"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"supportedVersions":true,"capabilities":true,"instructions":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ProgressNotificationParams = validate159;
-const schema169 = {"type":"object","required":["progressToken","progress"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"progressToken":{"$ref":"#/$defs/ProgressToken"},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"}}};
+export const ProgressNotificationParams = validate166;
+const schema172 = {"type":"object","required":["progressToken","progress"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"progressToken":{"$ref":"#/$defs/ProgressToken"},"progress":{"type":"number"},"total":{"type":"number"},"message":{"type":"string"}}};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10433,18 +10608,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":{"_meta":true,"progressToken":true,"progress":true,"total":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":{"_meta":true,"progressToken":true,"progress":true,"total":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ProgressNotification = validate161;
-const schema171 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/progress"},"params":{"$ref":"#/$defs/ProgressNotificationParams"}}};
+export const ProgressNotification = validate168;
+const schema174 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/progress"},"params":{"$ref":"#/$defs/ProgressNotificationParams"}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10507,8 +10682,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate159(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+if(!(validate166(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
 }
@@ -10523,18 +10698,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListResourcesRequest = validate163;
-const schema172 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
+export const ListResourcesRequest = validate170;
+const schema175 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10636,18 +10811,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListResourcesResult = validate165;
-const schema174 = {"type":"object","required":["resultType","ttlMs","cacheScope","resources"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resources":{"type":"array","items":{"$ref":"#/$defs/Resource"}}}};
+export const ListResourcesResult = validate172;
+const schema177 = {"type":"object","required":["resultType","ttlMs","cacheScope","resources"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resources":{"type":"array","items":{"$ref":"#/$defs/Resource"}}}};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10729,7 +10904,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema174.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema177.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10784,18 +10959,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"resources":true},"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"resources":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListResourceTemplatesRequest = validate168;
-const schema176 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/templates/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
+export const ListResourceTemplatesRequest = validate175;
+const schema179 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/templates/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10897,18 +11072,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListResourceTemplatesResult = validate170;
-const schema178 = {"type":"object","required":["resultType","ttlMs","cacheScope","resourceTemplates"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resourceTemplates":{"type":"array","items":{"$ref":"#/$defs/ResourceTemplate"}}}};
+export const ListResourceTemplatesResult = validate177;
+const schema181 = {"type":"object","required":["resultType","ttlMs","cacheScope","resourceTemplates"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resourceTemplates":{"type":"array","items":{"$ref":"#/$defs/ResourceTemplate"}}}};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10990,7 +11165,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema178.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema181.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11045,18 +11220,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"resourceTemplates":true},"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"resourceTemplates":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ReadResourceRequestParams = validate173;
-const schema180 = {"description":"2026-07-28: may carry the answers to an InputRequiredResult (multi round-trip).","type":"object","required":["_meta","uri"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"uri":{"type":"string"},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
+export const ReadResourceRequestParams = validate180;
+const schema183 = {"description":"2026-07-28: may carry the answers to an InputRequiredResult (multi round-trip).","type":"object","required":["_meta","uri"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"uri":{"type":"string"},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11103,8 +11278,8 @@ errors++;
 }
 }
 if(data.inputResponses !== undefined){
-if(!(validate146(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate150(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 }
@@ -11131,18 +11306,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate173.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate173.evaluated = {"props":{"_meta":true,"uri":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":{"_meta":true,"uri":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ReadResourceRequest = validate176;
-const schema181 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/read"},"params":{"$ref":"#/$defs/ReadResourceRequestParams"}}};
+export const ReadResourceRequest = validate183;
+const schema184 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"resources/read"},"params":{"$ref":"#/$defs/ReadResourceRequestParams"}}};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate183.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11228,8 +11403,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate173(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
+if(!(validate180(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
 }
@@ -11244,18 +11419,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate183.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ReadResourceResult = validate178;
-const schema183 = {"type":"object","required":["resultType","ttlMs","cacheScope","contents"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"contents":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]}}}};
+export const ReadResourceResult = validate185;
+const schema186 = {"type":"object","required":["resultType","ttlMs","cacheScope","contents"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"contents":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]}}}};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate185.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11337,7 +11512,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema183.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema186.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11430,18 +11605,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate185.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"contents":true},"dynamicProps":false,"dynamicItems":false};
+validate185.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"contents":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ResourceListChangedNotification = validate182;
-const schema184 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/resources/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
+export const ResourceListChangedNotification = validate189;
+const schema187 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/resources/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
+const evaluated0 = validate189.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11510,18 +11685,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate182.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate189.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ResourceUpdatedNotificationParams = validate184;
-const schema185 = {"type":"object","required":["uri"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"uri":{"type":"string"}}};
+export const ResourceUpdatedNotificationParams = validate191;
+const schema188 = {"type":"object","required":["uri"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"uri":{"type":"string"}}};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate191.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11568,18 +11743,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate184.errors = vErrors;
+validate191.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"props":{"_meta":true,"uri":true},"dynamicProps":false,"dynamicItems":false};
+validate191.evaluated = {"props":{"_meta":true,"uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ResourceUpdatedNotification = validate186;
-const schema186 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/resources/updated"},"params":{"$ref":"#/$defs/ResourceUpdatedNotificationParams"}}};
+export const ResourceUpdatedNotification = validate193;
+const schema189 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/resources/updated"},"params":{"$ref":"#/$defs/ResourceUpdatedNotificationParams"}}};
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate193.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11642,8 +11817,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate184(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate191(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
 }
@@ -11658,18 +11833,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate186.errors = vErrors;
+validate193.errors = vErrors;
 return errors === 0;
 }
-validate186.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate193.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionFilter = validate188;
-const schema187 = {"description":"The notifications a client opts in to on a subscriptions/listen stream (replaces resources/subscribe and the HTTP GET stream).","type":"object","properties":{"toolsListChanged":{"type":"boolean"},"promptsListChanged":{"type":"boolean"},"resourcesListChanged":{"type":"boolean"},"resourceSubscriptions":{"type":"array","items":{"type":"string"}}}};
+export const SubscriptionFilter = validate195;
+const schema190 = {"description":"The notifications a client opts in to on a subscriptions/listen stream (replaces resources/subscribe and the HTTP GET stream).","type":"object","properties":{"toolsListChanged":{"type":"boolean"},"promptsListChanged":{"type":"boolean"},"resourcesListChanged":{"type":"boolean"},"resourceSubscriptions":{"type":"array","items":{"type":"string"}}}};
 
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate188.evaluated;
+const evaluated0 = validate195.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11752,18 +11927,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate188.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
-validate188.evaluated = {"props":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":true},"dynamicProps":false,"dynamicItems":false};
+validate195.evaluated = {"props":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsListenRequestParams = validate189;
-const schema188 = {"type":"object","required":["_meta","notifications"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"notifications":{"$ref":"#/$defs/SubscriptionFilter"}}};
+export const SubscriptionsListenRequestParams = validate196;
+const schema191 = {"type":"object","required":["_meta","notifications"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"notifications":{"$ref":"#/$defs/SubscriptionFilter"}}};
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate189.evaluated;
+const evaluated0 = validate196.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11887,18 +12062,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate189.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
-validate189.evaluated = {"props":{"_meta":true,"notifications":true},"dynamicProps":false,"dynamicItems":false};
+validate196.evaluated = {"props":{"_meta":true,"notifications":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsListenRequest = validate191;
-const schema190 = {"description":"New in 2026-07-28: opens a long-lived stream of the opted-in change notifications.","type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"subscriptions/listen"},"params":{"$ref":"#/$defs/SubscriptionsListenRequestParams"}}};
+export const SubscriptionsListenRequest = validate198;
+const schema193 = {"description":"New in 2026-07-28: opens a long-lived stream of the opted-in change notifications.","type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"subscriptions/listen"},"params":{"$ref":"#/$defs/SubscriptionsListenRequestParams"}}};
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
+const evaluated0 = validate198.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11984,8 +12159,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate189(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
+if(!(validate196(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
 errors = vErrors.length;
 }
 }
@@ -12000,18 +12175,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate191.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate198.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsListenResultMeta = validate193;
-const schema192 = {"type":"object","required":["io.modelcontextprotocol/subscriptionId"],"properties":{"io.modelcontextprotocol/serverInfo":{"$ref":"#/$defs/Implementation"},"io.modelcontextprotocol/subscriptionId":{"$ref":"#/$defs/RequestId"}}};
+export const SubscriptionsListenResultMeta = validate200;
+const schema195 = {"type":"object","required":["io.modelcontextprotocol/subscriptionId"],"properties":{"io.modelcontextprotocol/serverInfo":{"$ref":"#/$defs/Implementation"},"io.modelcontextprotocol/subscriptionId":{"$ref":"#/$defs/RequestId"}}};
 
-function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate193.evaluated;
+const evaluated0 = validate200.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12059,18 +12234,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate193.errors = vErrors;
+validate200.errors = vErrors;
 return errors === 0;
 }
-validate193.evaluated = {"props":{"io.modelcontextprotocol/serverInfo":true,"io.modelcontextprotocol/subscriptionId":true},"dynamicProps":false,"dynamicItems":false};
+validate200.evaluated = {"props":{"io.modelcontextprotocol/serverInfo":true,"io.modelcontextprotocol/subscriptionId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsListenResult = validate195;
-const schema194 = {"description":"Closes a subscription stream; its _meta names the stream.","type":"object","required":["resultType","_meta"],"properties":{"_meta":{"$ref":"#/$defs/SubscriptionsListenResultMeta"},"resultType":{"const":"complete"}}};
+export const SubscriptionsListenResult = validate202;
+const schema197 = {"description":"Closes a subscription stream; its _meta names the stream.","type":"object","required":["resultType","_meta"],"properties":{"_meta":{"$ref":"#/$defs/SubscriptionsListenResultMeta"},"resultType":{"const":"complete"}}};
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate195.evaluated;
+const evaluated0 = validate202.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12099,8 +12274,8 @@ vErrors.push(err1);
 errors++;
 }
 if(data._meta !== undefined){
-if(!(validate193(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate200(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
 errors = vErrors.length;
 }
 }
@@ -12127,18 +12302,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate195.errors = vErrors;
+validate202.errors = vErrors;
 return errors === 0;
 }
-validate195.evaluated = {"props":{"_meta":true,"resultType":true},"dynamicProps":false,"dynamicItems":false};
+validate202.evaluated = {"props":{"_meta":true,"resultType":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsAcknowledgedNotificationParams = validate197;
-const schema195 = {"type":"object","required":["notifications"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"notifications":{"$ref":"#/$defs/SubscriptionFilter"}}};
+export const SubscriptionsAcknowledgedNotificationParams = validate204;
+const schema198 = {"type":"object","required":["notifications"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"notifications":{"$ref":"#/$defs/SubscriptionFilter"}}};
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate197.evaluated;
+const evaluated0 = validate204.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12252,18 +12427,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate197.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
-validate197.evaluated = {"props":{"_meta":true,"notifications":true},"dynamicProps":false,"dynamicItems":false};
+validate204.evaluated = {"props":{"_meta":true,"notifications":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SubscriptionsAcknowledgedNotification = validate199;
-const schema197 = {"description":"The server's first message on a subscriptions/listen stream: which notifications it will send.","type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/subscriptions/acknowledged"},"params":{"$ref":"#/$defs/SubscriptionsAcknowledgedNotificationParams"}}};
+export const SubscriptionsAcknowledgedNotification = validate206;
+const schema200 = {"description":"The server's first message on a subscriptions/listen stream: which notifications it will send.","type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/subscriptions/acknowledged"},"params":{"$ref":"#/$defs/SubscriptionsAcknowledgedNotificationParams"}}};
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate199.evaluated;
+const evaluated0 = validate206.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12326,8 +12501,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate197(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
+if(!(validate204(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
 }
@@ -12342,18 +12517,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate199.errors = vErrors;
+validate206.errors = vErrors;
 return errors === 0;
 }
-validate199.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate206.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListPromptsRequest = validate201;
-const schema198 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"prompts/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
+export const ListPromptsRequest = validate208;
+const schema201 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"prompts/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
 
-function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate201.evaluated;
+const evaluated0 = validate208.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12455,18 +12630,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate201.errors = vErrors;
+validate208.errors = vErrors;
 return errors === 0;
 }
-validate201.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate208.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListPromptsResult = validate203;
-const schema200 = {"type":"object","required":["resultType","ttlMs","cacheScope","prompts"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}}};
+export const ListPromptsResult = validate210;
+const schema203 = {"type":"object","required":["resultType","ttlMs","cacheScope","prompts"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}}};
 
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate203.evaluated;
+const evaluated0 = validate210.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12548,7 +12723,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema200.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema203.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12603,18 +12778,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate203.errors = vErrors;
+validate210.errors = vErrors;
 return errors === 0;
 }
-validate203.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"prompts":true},"dynamicProps":false,"dynamicItems":false};
+validate210.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"prompts":true},"dynamicProps":false,"dynamicItems":false};
 
-export const GetPromptRequestParams = validate206;
-const schema202 = {"type":"object","required":["_meta","name"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"name":{"type":"string"},"arguments":{"type":"object","additionalProperties":{"type":"string"}},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
+export const GetPromptRequestParams = validate213;
+const schema205 = {"type":"object","required":["_meta","name"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"name":{"type":"string"},"arguments":{"type":"object","additionalProperties":{"type":"string"}},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
 
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate206.evaluated;
+const evaluated0 = validate213.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12688,8 +12863,8 @@ errors++;
 }
 }
 if(data.inputResponses !== undefined){
-if(!(validate146(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate150(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 }
@@ -12716,18 +12891,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate206.errors = vErrors;
+validate213.errors = vErrors;
 return errors === 0;
 }
-validate206.evaluated = {"props":{"_meta":true,"name":true,"arguments":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
+validate213.evaluated = {"props":{"_meta":true,"name":true,"arguments":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
 
-export const GetPromptRequest = validate209;
-const schema203 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"prompts/get"},"params":{"$ref":"#/$defs/GetPromptRequestParams"}}};
+export const GetPromptRequest = validate216;
+const schema206 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"prompts/get"},"params":{"$ref":"#/$defs/GetPromptRequestParams"}}};
 
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate209.evaluated;
+const evaluated0 = validate216.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12813,8 +12988,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate206(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
+if(!(validate213(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
 errors = vErrors.length;
 }
 }
@@ -12829,18 +13004,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate209.errors = vErrors;
+validate216.errors = vErrors;
 return errors === 0;
 }
-validate209.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate216.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const GetPromptResult = validate211;
-const schema205 = {"type":"object","required":["resultType","messages"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"description":{"type":"string"},"messages":{"type":"array","items":{"$ref":"#/$defs/PromptMessage"}}}};
+export const GetPromptResult = validate218;
+const schema208 = {"type":"object","required":["resultType","messages"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"description":{"type":"string"},"messages":{"type":"array","items":{"$ref":"#/$defs/PromptMessage"}}}};
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate211.evaluated;
+const evaluated0 = validate218.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12931,18 +13106,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate211.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
-validate211.evaluated = {"props":{"_meta":true,"resultType":true,"description":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
+validate218.evaluated = {"props":{"_meta":true,"resultType":true,"description":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
 
-export const PromptListChangedNotification = validate214;
-const schema206 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/prompts/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
+export const PromptListChangedNotification = validate221;
+const schema209 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/prompts/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
 
-function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate214.evaluated;
+const evaluated0 = validate221.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13011,17 +13186,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate214.errors = vErrors;
+validate221.errors = vErrors;
 return errors === 0;
 }
-validate214.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate221.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const Tool = validate216;
+export const Tool = validate223;
 
-function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate216.evaluated;
+const evaluated0 = validate223.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13366,18 +13541,18 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate216.errors = vErrors;
+validate223.errors = vErrors;
 return errors === 0;
 }
-validate216.evaluated = {"props":{"_meta":true,"name":true,"title":true,"icons":true,"description":true,"inputSchema":true,"outputSchema":true,"annotations":true},"dynamicProps":false,"dynamicItems":false};
+validate223.evaluated = {"props":{"_meta":true,"name":true,"title":true,"icons":true,"description":true,"inputSchema":true,"outputSchema":true,"annotations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListToolsRequest = validate217;
-const schema211 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"tools/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
+export const ListToolsRequest = validate224;
+const schema214 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"tools/list"},"params":{"$ref":"#/$defs/PaginatedRequestParams"}}};
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate224.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13479,18 +13654,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate217.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate224.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListToolsResult = validate219;
-const schema213 = {"type":"object","required":["resultType","ttlMs","cacheScope","tools"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"tools":{"type":"array","items":{"$ref":"#/$defs/Tool"}}}};
+export const ListToolsResult = validate226;
+const schema216 = {"type":"object","required":["resultType","ttlMs","cacheScope","tools"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"tools":{"type":"array","items":{"$ref":"#/$defs/Tool"}}}};
 
-function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate219.evaluated;
+const evaluated0 = validate226.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13572,7 +13747,7 @@ errors++;
 if(data.cacheScope !== undefined){
 let data3 = data.cacheScope;
 if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema213.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema216.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13627,18 +13802,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate219.errors = vErrors;
+validate226.errors = vErrors;
 return errors === 0;
 }
-validate219.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate226.evaluated = {"props":{"_meta":true,"resultType":true,"ttlMs":true,"cacheScope":true,"nextCursor":true,"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CallToolRequestParams = validate222;
-const schema215 = {"type":"object","required":["_meta","name"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"name":{"type":"string"},"arguments":{"type":"object"},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
+export const CallToolRequestParams = validate229;
+const schema218 = {"type":"object","required":["_meta","name"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"name":{"type":"string"},"arguments":{"type":"object"},"inputResponses":{"$ref":"#/$defs/InputResponses"},"requestState":{"type":"string"}}};
 
-function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate222.evaluated;
+const evaluated0 = validate229.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13698,8 +13873,8 @@ errors++;
 }
 }
 if(data.inputResponses !== undefined){
-if(!(validate146(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate150(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 }
@@ -13726,18 +13901,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate222.errors = vErrors;
+validate229.errors = vErrors;
 return errors === 0;
 }
-validate222.evaluated = {"props":{"_meta":true,"name":true,"arguments":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
+validate229.evaluated = {"props":{"_meta":true,"name":true,"arguments":true,"inputResponses":true,"requestState":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CallToolRequest = validate225;
-const schema216 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"tools/call"},"params":{"$ref":"#/$defs/CallToolRequestParams"}}};
+export const CallToolRequest = validate232;
+const schema219 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"tools/call"},"params":{"$ref":"#/$defs/CallToolRequestParams"}}};
 
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate225.evaluated;
+const evaluated0 = validate232.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13823,8 +13998,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate222(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+if(!(validate229(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate229.errors : vErrors.concat(validate229.errors);
 errors = vErrors.length;
 }
 }
@@ -13839,18 +14014,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate225.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
-validate225.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate232.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CallToolResult = validate227;
-const schema218 = {"description":"2026-07-28: structuredContent may be any JSON value.","type":"object","required":["resultType","content"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"content":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"structuredContent":{},"isError":{"type":"boolean"}}};
+export const CallToolResult = validate234;
+const schema221 = {"description":"2026-07-28: structuredContent may be any JSON value.","type":"object","required":["resultType","content"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"content":{"type":"array","items":{"$ref":"#/$defs/ContentBlock"}},"structuredContent":{},"isError":{"type":"boolean"}}};
 
-function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate227.evaluated;
+const evaluated0 = validate234.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13941,18 +14116,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate227.errors = vErrors;
+validate234.errors = vErrors;
 return errors === 0;
 }
-validate227.evaluated = {"props":{"_meta":true,"resultType":true,"content":true,"structuredContent":true,"isError":true},"dynamicProps":false,"dynamicItems":false};
+validate234.evaluated = {"props":{"_meta":true,"resultType":true,"content":true,"structuredContent":true,"isError":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolListChangedNotification = validate230;
-const schema219 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/tools/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
+export const ToolListChangedNotification = validate237;
+const schema222 = {"type":"object","required":["jsonrpc","method"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/tools/list_changed"},"params":{"$ref":"#/$defs/NotificationParams"}}};
 
-function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate230.evaluated;
+const evaluated0 = validate237.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14021,18 +14196,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate230.errors = vErrors;
+validate237.errors = vErrors;
 return errors === 0;
 }
-validate230.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate237.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const LoggingMessageNotificationParams = validate232;
-const schema220 = {"description":"Sent only for a request whose _meta set io.modelcontextprotocol/logLevel (deprecated feature).","type":"object","required":["level","data"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"level":{"$ref":"#/$defs/LoggingLevel"},"logger":{"type":"string"},"data":{}}};
+export const LoggingMessageNotificationParams = validate239;
+const schema223 = {"description":"Sent only for a request whose _meta set io.modelcontextprotocol/logLevel (deprecated feature).","type":"object","required":["level","data"],"properties":{"_meta":{"$ref":"#/$defs/NotificationMeta"},"level":{"$ref":"#/$defs/LoggingLevel"},"logger":{"type":"string"},"data":{}}};
 
-function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate232.evaluated;
+const evaluated0 = validate239.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14102,18 +14277,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate232.errors = vErrors;
+validate239.errors = vErrors;
 return errors === 0;
 }
-validate232.evaluated = {"props":{"_meta":true,"level":true,"logger":true,"data":true},"dynamicProps":false,"dynamicItems":false};
+validate239.evaluated = {"props":{"_meta":true,"level":true,"logger":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
-export const LoggingMessageNotification = validate234;
-const schema222 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/message"},"params":{"$ref":"#/$defs/LoggingMessageNotificationParams"}}};
+export const LoggingMessageNotification = validate241;
+const schema225 = {"type":"object","required":["jsonrpc","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"method":{"const":"notifications/message"},"params":{"$ref":"#/$defs/LoggingMessageNotificationParams"}}};
 
-function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate234.evaluated;
+const evaluated0 = validate241.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14176,8 +14351,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate232(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
+if(!(validate239(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
 }
@@ -14192,18 +14367,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate234.errors = vErrors;
+validate241.errors = vErrors;
 return errors === 0;
 }
-validate234.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate241.evaluated = {"props":{"jsonrpc":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CompleteRequestParams = validate236;
-const schema223 = {"type":"object","required":["_meta","ref","argument"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"ref":{"type":"object","discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PromptReference"},{"$ref":"#/$defs/ResourceTemplateReference"}]},"argument":{"type":"object","required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}},"context":{"type":"object","properties":{"arguments":{"type":"object","additionalProperties":{"type":"string"}}}}}};
+export const CompleteRequestParams = validate243;
+const schema226 = {"type":"object","required":["_meta","ref","argument"],"properties":{"_meta":{"$ref":"#/$defs/RequestMeta"},"ref":{"type":"object","discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/PromptReference"},{"$ref":"#/$defs/ResourceTemplateReference"}]},"argument":{"type":"object","required":["name","value"],"properties":{"name":{"type":"string"},"value":{"type":"string"}}},"context":{"type":"object","properties":{"arguments":{"type":"object","additionalProperties":{"type":"string"}}}}}};
 
-function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate236.evaluated;
+const evaluated0 = validate243.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14534,18 +14709,18 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate236.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
-validate236.evaluated = {"props":{"_meta":true,"ref":true,"argument":true,"context":true},"dynamicProps":false,"dynamicItems":false};
+validate243.evaluated = {"props":{"_meta":true,"ref":true,"argument":true,"context":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CompleteRequest = validate238;
-const schema226 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"completion/complete"},"params":{"$ref":"#/$defs/CompleteRequestParams"}}};
+export const CompleteRequest = validate245;
+const schema229 = {"type":"object","required":["jsonrpc","id","method","params"],"properties":{"jsonrpc":{"const":"2.0"},"id":{"$ref":"#/$defs/RequestId"},"method":{"const":"completion/complete"},"params":{"$ref":"#/$defs/CompleteRequestParams"}}};
 
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate238.evaluated;
+const evaluated0 = validate245.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14631,8 +14806,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate236(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
+if(!(validate243(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
 errors = vErrors.length;
 }
 }
@@ -14647,18 +14822,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate238.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
-validate238.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate245.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CompleteResult = validate240;
-const schema228 = {"type":"object","required":["resultType","completion"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"completion":{"type":"object","required":["values"],"properties":{"values":{"type":"array","maxItems":100,"items":{"type":"string"}},"total":{"type":"number"},"hasMore":{"type":"boolean"}}}}};
+export const CompleteResult = validate247;
+const schema231 = {"type":"object","required":["resultType","completion"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"completion":{"type":"object","required":["values"],"properties":{"values":{"type":"array","maxItems":100,"items":{"type":"string"}},"total":{"type":"number"},"hasMore":{"type":"boolean"}}}}};
 
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate240.evaluated;
+const evaluated0 = validate247.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14803,17 +14978,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate240.errors = vErrors;
+validate247.errors = vErrors;
 return errors === 0;
 }
-validate240.evaluated = {"props":{"_meta":true,"resultType":true,"completion":true},"dynamicProps":false,"dynamicItems":false};
+validate247.evaluated = {"props":{"_meta":true,"resultType":true,"completion":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ModelHint = validate242;
+export const ModelHint = validate249;
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate242.evaluated;
+const evaluated0 = validate249.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14844,17 +15019,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate242.errors = vErrors;
+validate249.errors = vErrors;
 return errors === 0;
 }
-validate242.evaluated = {"props":{"name":true},"dynamicProps":false,"dynamicItems":false};
+validate249.evaluated = {"props":{"name":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ModelPreferences = validate243;
+export const ModelPreferences = validate250;
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate243.evaluated;
+const evaluated0 = validate250.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15021,17 +15196,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate243.errors = vErrors;
+validate250.errors = vErrors;
 return errors === 0;
 }
-validate243.evaluated = {"props":{"hints":true,"costPriority":true,"speedPriority":true,"intelligencePriority":true},"dynamicProps":false,"dynamicItems":false};
+validate250.evaluated = {"props":{"hints":true,"costPriority":true,"speedPriority":true,"intelligencePriority":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolChoice = validate244;
+export const ToolChoice = validate251;
 
-function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate244.evaluated;
+const evaluated0 = validate251.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15063,17 +15238,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate244.errors = vErrors;
+validate251.errors = vErrors;
 return errors === 0;
 }
-validate244.evaluated = {"props":{"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate251.evaluated = {"props":{"mode":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolUseContent = validate245;
+export const ToolUseContent = validate252;
 
-function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate245.evaluated;
+const evaluated0 = validate252.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15194,17 +15369,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate245.errors = vErrors;
+validate252.errors = vErrors;
 return errors === 0;
 }
-validate245.evaluated = {"props":{"_meta":true,"type":true,"id":true,"name":true,"input":true},"dynamicProps":false,"dynamicItems":false};
+validate252.evaluated = {"props":{"_meta":true,"type":true,"id":true,"name":true,"input":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ToolResultContent = validate246;
+export const ToolResultContent = validate253;
 
-function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate246.evaluated;
+const evaluated0 = validate253.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15324,17 +15499,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate246.errors = vErrors;
+validate253.errors = vErrors;
 return errors === 0;
 }
-validate246.evaluated = {"props":{"_meta":true,"type":true,"toolUseId":true,"content":true,"structuredContent":true,"isError":true},"dynamicProps":false,"dynamicItems":false};
+validate253.evaluated = {"props":{"_meta":true,"type":true,"toolUseId":true,"content":true,"structuredContent":true,"isError":true},"dynamicProps":false,"dynamicItems":false};
 
-export const SamplingMessageContentBlock = validate248;
+export const SamplingMessageContentBlock = validate255;
 
-function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate248.evaluated;
+const evaluated0 = validate255.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15444,18 +15619,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate248.errors = vErrors;
+validate255.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate248.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate255.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const SamplingMessage = validate254;
+export const SamplingMessage = validate261;
 
-function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate254.evaluated;
+const evaluated0 = validate261.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15575,17 +15750,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate254.errors = vErrors;
+validate261.errors = vErrors;
 return errors === 0;
 }
-validate254.evaluated = {"props":{"_meta":true,"role":true,"content":true},"dynamicProps":false,"dynamicItems":false};
+validate261.evaluated = {"props":{"_meta":true,"role":true,"content":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CreateMessageRequestParams = validate257;
+export const CreateMessageRequestParams = validate264;
 
-function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate257.evaluated;
+const evaluated0 = validate264.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15794,17 +15969,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate257.errors = vErrors;
+validate264.errors = vErrors;
 return errors === 0;
 }
-validate257.evaluated = {"props":{"messages":true,"modelPreferences":true,"systemPrompt":true,"includeContext":true,"temperature":true,"maxTokens":true,"stopSequences":true,"metadata":true,"tools":true,"toolChoice":true},"dynamicProps":false,"dynamicItems":false};
+validate264.evaluated = {"props":{"messages":true,"modelPreferences":true,"systemPrompt":true,"includeContext":true,"temperature":true,"maxTokens":true,"stopSequences":true,"metadata":true,"tools":true,"toolChoice":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CreateMessageRequest = validate261;
+export const CreateMessageRequest = validate268;
 
-function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate268(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate261.evaluated;
+const evaluated0 = validate268.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15861,17 +16036,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate261.errors = vErrors;
+validate268.errors = vErrors;
 return errors === 0;
 }
-validate261.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate268.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const CreateMessageResult = validate263;
+export const CreateMessageResult = validate270;
 
-function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate263.evaluated;
+const evaluated0 = validate270.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16025,17 +16200,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate263.errors = vErrors;
+validate270.errors = vErrors;
 return errors === 0;
 }
-validate263.evaluated = {"props":{"_meta":true,"role":true,"content":true,"model":true,"stopReason":true},"dynamicProps":false,"dynamicItems":false};
+validate270.evaluated = {"props":{"_meta":true,"role":true,"content":true,"model":true,"stopReason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListRootsRequestParams = validate266;
+export const ListRootsRequestParams = validate273;
 
-function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate266.evaluated;
+const evaluated0 = validate273.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16067,17 +16242,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate266.errors = vErrors;
+validate273.errors = vErrors;
 return errors === 0;
 }
-validate266.evaluated = {"props":{"_meta":true},"dynamicProps":false,"dynamicItems":false};
+validate273.evaluated = {"props":{"_meta":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ListRootsRequest = validate267;
+export const ListRootsRequest = validate274;
 
-function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate267.evaluated;
+const evaluated0 = validate274.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16124,17 +16299,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate267.errors = vErrors;
+validate274.errors = vErrors;
 return errors === 0;
 }
-validate267.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate274.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const StringSchema = validate269;
+export const StringSchema = validate276;
 
-function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate269.evaluated;
+const evaluated0 = validate276.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16250,17 +16425,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate269.errors = vErrors;
+validate276.errors = vErrors;
 return errors === 0;
 }
-validate269.evaluated = {"props":{"type":true,"title":true,"description":true,"minLength":true,"maxLength":true,"format":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate276.evaluated = {"props":{"type":true,"title":true,"description":true,"minLength":true,"maxLength":true,"format":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const NumberSchema = validate270;
+export const NumberSchema = validate277;
 
-function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate270.evaluated;
+const evaluated0 = validate277.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16365,17 +16540,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate270.errors = vErrors;
+validate277.errors = vErrors;
 return errors === 0;
 }
-validate270.evaluated = {"props":{"type":true,"title":true,"description":true,"minimum":true,"maximum":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate277.evaluated = {"props":{"type":true,"title":true,"description":true,"minimum":true,"maximum":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const BooleanSchema = validate271;
+export const BooleanSchema = validate278;
 
-function validate271(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate271.evaluated;
+const evaluated0 = validate278.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16452,17 +16627,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate271.errors = vErrors;
+validate278.errors = vErrors;
 return errors === 0;
 }
-validate271.evaluated = {"props":{"type":true,"title":true,"description":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate278.evaluated = {"props":{"type":true,"title":true,"description":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const UntitledSingleSelectEnumSchema = validate272;
+export const UntitledSingleSelectEnumSchema = validate279;
 
-function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate279(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate272.evaluated;
+const evaluated0 = validate279.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16577,17 +16752,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate272.errors = vErrors;
+validate279.errors = vErrors;
 return errors === 0;
 }
-validate272.evaluated = {"props":{"type":true,"title":true,"description":true,"enum":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate279.evaluated = {"props":{"type":true,"title":true,"description":true,"enum":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const TitledSingleSelectEnumSchema = validate273;
+export const TitledSingleSelectEnumSchema = validate280;
 
-function validate273(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate273.evaluated;
+const evaluated0 = validate280.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16749,17 +16924,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate273.errors = vErrors;
+validate280.errors = vErrors;
 return errors === 0;
 }
-validate273.evaluated = {"props":{"type":true,"title":true,"description":true,"oneOf":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate280.evaluated = {"props":{"type":true,"title":true,"description":true,"oneOf":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const UntitledMultiSelectEnumSchema = validate274;
+export const UntitledMultiSelectEnumSchema = validate281;
 
-function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate274.evaluated;
+const evaluated0 = validate281.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16963,17 +17138,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate274.errors = vErrors;
+validate281.errors = vErrors;
 return errors === 0;
 }
-validate274.evaluated = {"props":{"type":true,"title":true,"description":true,"minItems":true,"maxItems":true,"items":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate281.evaluated = {"props":{"type":true,"title":true,"description":true,"minItems":true,"maxItems":true,"items":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const TitledMultiSelectEnumSchema = validate275;
+export const TitledMultiSelectEnumSchema = validate282;
 
-function validate275(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate275.evaluated;
+const evaluated0 = validate282.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17202,17 +17377,17 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate275.errors = vErrors;
+validate282.errors = vErrors;
 return errors === 0;
 }
-validate275.evaluated = {"props":{"type":true,"title":true,"description":true,"minItems":true,"maxItems":true,"items":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate282.evaluated = {"props":{"type":true,"title":true,"description":true,"minItems":true,"maxItems":true,"items":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const LegacyTitledEnumSchema = validate276;
+export const LegacyTitledEnumSchema = validate283;
 
-function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate283(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate276.evaluated;
+const evaluated0 = validate283.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17355,17 +17530,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate276.errors = vErrors;
+validate283.errors = vErrors;
 return errors === 0;
 }
-validate276.evaluated = {"props":{"type":true,"title":true,"description":true,"enum":true,"enumNames":true,"default":true},"dynamicProps":false,"dynamicItems":false};
+validate283.evaluated = {"props":{"type":true,"title":true,"description":true,"enum":true,"enumNames":true,"default":true},"dynamicProps":false,"dynamicItems":false};
 
-export const EnumSchema = validate277;
+export const SingleSelectEnumSchema = validate284;
 
-function validate277(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate277.evaluated;
+const evaluated0 = validate284.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17661,612 +17836,13 @@ props0.oneOf = true;
 props0.default = true;
 }
 }
-const _errs33 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err22 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!valid0){
+const err22 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
-}
-errors++;
-}
-if(data.items === undefined){
-const err23 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data.type !== undefined){
-if("array" !== data.type){
-const err24 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-if(typeof data.title !== "string"){
-const err25 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.minItems !== undefined){
-let data17 = data.minItems;
-if(!((typeof data17 == "number") && (isFinite(data17)))){
-const err27 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.maxItems !== undefined){
-let data18 = data.maxItems;
-if(!((typeof data18 == "number") && (isFinite(data18)))){
-const err28 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.items !== undefined){
-let data19 = data.items;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.type === undefined){
-const err29 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data19.enum === undefined){
-const err30 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data19.type !== undefined){
-if("string" !== data19.type){
-const err31 = {instancePath:instancePath+"/items/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data19.enum !== undefined){
-let data21 = data19.enum;
-if(Array.isArray(data21)){
-const len2 = data21.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data21[i2] !== "string"){
-const err32 = {instancePath:instancePath+"/items/enum/" + i2,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/items/enum",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.default !== undefined){
-let data23 = data.default;
-if(Array.isArray(data23)){
-const len3 = data23.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data23[i3] !== "string"){
-const err35 = {instancePath:instancePath+"/default/" + i3,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid0 = _errs33 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-props0.title = true;
-props0.description = true;
-props0.minItems = true;
-props0.maxItems = true;
-props0.items = true;
-props0.default = true;
-}
-}
-const _errs56 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err38 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-if(data.items === undefined){
-const err39 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if(data.type !== undefined){
-if("array" !== data.type){
-const err40 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-if(typeof data.title !== "string"){
-const err41 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err42 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.minItems !== undefined){
-let data28 = data.minItems;
-if(!((typeof data28 == "number") && (isFinite(data28)))){
-const err43 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data.maxItems !== undefined){
-let data29 = data.maxItems;
-if(!((typeof data29 == "number") && (isFinite(data29)))){
-const err44 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.items !== undefined){
-let data30 = data.items;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.anyOf === undefined){
-const err45 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "anyOf"},message:"must have required property '"+"anyOf"+"'"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-if(data30.anyOf !== undefined){
-let data31 = data30.anyOf;
-if(Array.isArray(data31)){
-const len4 = data31.length;
-for(let i4=0; i4<len4; i4++){
-let data32 = data31[i4];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.const === undefined){
-const err46 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "const"},message:"must have required property '"+"const"+"'"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-if(data32.title === undefined){
-const err47 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-if(data32.const !== undefined){
-if(typeof data32.const !== "string"){
-const err48 = {instancePath:instancePath+"/items/anyOf/" + i4+"/const",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data32.title !== undefined){
-if(typeof data32.title !== "string"){
-const err49 = {instancePath:instancePath+"/items/anyOf/" + i4+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/items/anyOf/" + i4,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/items/anyOf",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-}
-if(data.default !== undefined){
-let data35 = data.default;
-if(Array.isArray(data35)){
-const len5 = data35.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data35[i5] !== "string"){
-const err53 = {instancePath:instancePath+"/default/" + i5,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-}
-else {
-const err55 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-var _valid0 = _errs56 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-props0.title = true;
-props0.description = true;
-props0.minItems = true;
-props0.maxItems = true;
-props0.items = true;
-props0.default = true;
-}
-}
-const _errs82 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err56 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(data.enum === undefined){
-const err57 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-if(data.type !== undefined){
-if("string" !== data.type){
-const err58 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-if(data.title !== undefined){
-if(typeof data.title !== "string"){
-const err59 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err60 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data.enum !== undefined){
-let data40 = data.enum;
-if(Array.isArray(data40)){
-const len6 = data40.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data40[i6] !== "string"){
-const err61 = {instancePath:instancePath+"/enum/" + i6,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/enum",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(data.enumNames !== undefined){
-let data42 = data.enumNames;
-if(Array.isArray(data42)){
-const len7 = data42.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data42[i7] !== "string"){
-const err63 = {instancePath:instancePath+"/enumNames/" + i7,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-}
-else {
-const err64 = {instancePath:instancePath+"/enumNames",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data.default !== undefined){
-if(typeof data.default !== "string"){
-const err65 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-}
-else {
-const err66 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-var _valid0 = _errs82 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-props0.title = true;
-props0.description = true;
-props0.enum = true;
-props0.enumNames = true;
-props0.default = true;
-}
-}
-if(!valid0){
-const err67 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
 }
 errors++;
 }
@@ -18281,18 +17857,728 @@ vErrors = null;
 }
 }
 }
-validate277.errors = vErrors;
+validate284.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate277.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate284.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const PrimitiveSchemaDefinition = validate278;
+export const MultiSelectEnumSchema = validate285;
 
-function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate278.evaluated;
+const evaluated0 = validate285.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.items === undefined){
+const err1 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("array" !== data.type){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.minItems !== undefined){
+let data3 = data.minItems;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err5 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.maxItems !== undefined){
+let data4 = data.maxItems;
+if(!((typeof data4 == "number") && (isFinite(data4)))){
+const err6 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data5 = data.items;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.type === undefined){
+const err7 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data5.enum === undefined){
+const err8 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data5.type !== undefined){
+if("string" !== data5.type){
+const err9 = {instancePath:instancePath+"/items/type",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data5.enum !== undefined){
+let data7 = data5.enum;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data7[i0] !== "string"){
+const err10 = {instancePath:instancePath+"/items/enum/" + i0,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/items/enum",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.default !== undefined){
+let data9 = data.default;
+if(Array.isArray(data9)){
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data9[i1] !== "string"){
+const err13 = {instancePath:instancePath+"/default/" + i1,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/$defs/UntitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.type = true;
+props0.title = true;
+props0.description = true;
+props0.minItems = true;
+props0.maxItems = true;
+props0.items = true;
+props0.default = true;
+}
+const _errs24 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err16 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.items === undefined){
+const err17 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("array" !== data.type){
+const err18 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "array"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err19 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err20 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.minItems !== undefined){
+let data14 = data.minItems;
+if(!((typeof data14 == "number") && (isFinite(data14)))){
+const err21 = {instancePath:instancePath+"/minItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/minItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.maxItems !== undefined){
+let data15 = data.maxItems;
+if(!((typeof data15 == "number") && (isFinite(data15)))){
+const err22 = {instancePath:instancePath+"/maxItems",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/maxItems/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data16 = data.items;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.anyOf === undefined){
+const err23 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/required",keyword:"required",params:{missingProperty: "anyOf"},message:"must have required property '"+"anyOf"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data16.anyOf !== undefined){
+let data17 = data16.anyOf;
+if(Array.isArray(data17)){
+const len2 = data17.length;
+for(let i2=0; i2<len2; i2++){
+let data18 = data17[i2];
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.const === undefined){
+const err24 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "const"},message:"must have required property '"+"const"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data18.title === undefined){
+const err25 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data18.const !== undefined){
+if(typeof data18.const !== "string"){
+const err26 = {instancePath:instancePath+"/items/anyOf/" + i2+"/const",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/const/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data18.title !== undefined){
+if(typeof data18.title !== "string"){
+const err27 = {instancePath:instancePath+"/items/anyOf/" + i2+"/title",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/items/anyOf/" + i2,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/items/anyOf",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/properties/anyOf/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/items",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.default !== undefined){
+let data21 = data.default;
+if(Array.isArray(data21)){
+const len3 = data21.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data21[i3] !== "string"){
+const err31 = {instancePath:instancePath+"/default/" + i3,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/TitledMultiSelectEnumSchema/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/$defs/TitledMultiSelectEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid0 = _errs24 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.title = true;
+props0.description = true;
+props0.minItems = true;
+props0.maxItems = true;
+props0.items = true;
+props0.default = true;
+}
+}
+if(!valid0){
+const err34 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate285.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate285.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const EnumSchema = validate286;
+
+function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate286.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate131.evaluated.props;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+const _errs2 = errors;
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+else {
+var props1 = validate133.evaluated.props;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.enum === undefined){
+const err1 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/required",keyword:"required",params:{missingProperty: "enum"},message:"must have required property '"+"enum"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("string" !== data.type){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/type/const",keyword:"const",params:{allowedValue: "string"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+if(typeof data.title !== "string"){
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.enum !== undefined){
+let data3 = data.enum;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data3[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enum/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.enumNames !== undefined){
+let data5 = data.enumNames;
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data5[i1] !== "string"){
+const err7 = {instancePath:instancePath+"/enumNames/" + i1,schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/enumNames",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/enumNames/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.default !== undefined){
+if(typeof data.default !== "string"){
+const err9 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/LegacyTitledEnumSchema/properties/default/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/$defs/LegacyTitledEnumSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.title = true;
+props0.description = true;
+props0.enum = true;
+props0.enumNames = true;
+props0.default = true;
+}
+}
+if(!valid0){
+const err11 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate286.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate286.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const PrimitiveSchemaDefinition = validate289;
+
+function validate289(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate289.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18659,18 +18945,18 @@ vErrors = null;
 }
 }
 }
-validate278.errors = vErrors;
+validate289.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate278.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate289.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ElicitRequestFormParams = validate280;
+export const ElicitRequestFormParams = validate291;
 
-function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate291(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate280.evaluated;
+const evaluated0 = validate291.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18841,17 +19127,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate280.errors = vErrors;
+validate291.errors = vErrors;
 return errors === 0;
 }
-validate280.evaluated = {"props":{"mode":true,"message":true,"requestedSchema":true},"dynamicProps":false,"dynamicItems":false};
+validate291.evaluated = {"props":{"mode":true,"message":true,"requestedSchema":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ElicitRequestURLParams = validate282;
+export const ElicitRequestURLParams = validate293;
 
-function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate293(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate282.evaluated;
+const evaluated0 = validate293.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18936,17 +19222,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate282.errors = vErrors;
+validate293.errors = vErrors;
 return errors === 0;
 }
-validate282.evaluated = {"props":{"mode":true,"message":true,"url":true},"dynamicProps":false,"dynamicItems":false};
+validate293.evaluated = {"props":{"mode":true,"message":true,"url":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ElicitRequestParams = validate283;
+export const ElicitRequestParams = validate294;
 
-function validate283(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate283.evaluated;
+const evaluated0 = validate294.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19078,18 +19364,18 @@ vErrors = null;
 }
 }
 }
-validate283.errors = vErrors;
+validate294.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate283.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate294.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ElicitRequest = validate285;
+export const ElicitRequest = validate296;
 
-function validate285(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate285.evaluated;
+const evaluated0 = validate296.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19146,17 +19432,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate285.errors = vErrors;
+validate296.errors = vErrors;
 return errors === 0;
 }
-validate285.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
+validate296.evaluated = {"props":{"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ElicitResult = validate287;
+export const ElicitResult = validate298;
 
-function validate287(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate287.evaluated;
+const evaluated0 = validate298.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19190,7 +19476,7 @@ errors++;
 if(data.action !== undefined){
 let data1 = data.action;
 if(!(((data1 === "accept") || (data1 === "decline")) || (data1 === "cancel"))){
-const err2 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema157.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema159.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -19319,18 +19605,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate287.errors = vErrors;
+validate298.errors = vErrors;
 return errors === 0;
 }
-validate287.evaluated = {"props":{"_meta":true,"action":true,"content":true},"dynamicProps":false,"dynamicItems":false};
+validate298.evaluated = {"props":{"_meta":true,"action":true,"content":true},"dynamicProps":false,"dynamicItems":false};
 
-export const ClientRequest = validate288;
-const schema275 = {"description":"Every request a client sends to a server.","anyOf":[{"$ref":"#/$defs/DiscoverRequest"},{"$ref":"#/$defs/CompleteRequest"},{"$ref":"#/$defs/GetPromptRequest"},{"$ref":"#/$defs/ListPromptsRequest"},{"$ref":"#/$defs/ListResourcesRequest"},{"$ref":"#/$defs/ListResourceTemplatesRequest"},{"$ref":"#/$defs/ReadResourceRequest"},{"$ref":"#/$defs/SubscriptionsListenRequest"},{"$ref":"#/$defs/CallToolRequest"},{"$ref":"#/$defs/ListToolsRequest"}]};
+export const ClientRequest = validate299;
+const schema280 = {"description":"Every request a client sends to a server.","anyOf":[{"$ref":"#/$defs/DiscoverRequest"},{"$ref":"#/$defs/CompleteRequest"},{"$ref":"#/$defs/GetPromptRequest"},{"$ref":"#/$defs/ListPromptsRequest"},{"$ref":"#/$defs/ListResourcesRequest"},{"$ref":"#/$defs/ListResourceTemplatesRequest"},{"$ref":"#/$defs/ReadResourceRequest"},{"$ref":"#/$defs/SubscriptionsListenRequest"},{"$ref":"#/$defs/CallToolRequest"},{"$ref":"#/$defs/ListToolsRequest"}]};
 
-function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate288.evaluated;
+const evaluated0 = validate299.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19340,8 +19626,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -19354,8 +19640,8 @@ props0.method = true;
 props0.params = true;
 }
 const _errs2 = errors;
-if(!(validate238(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate245(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19370,8 +19656,8 @@ props0.params = true;
 }
 }
 const _errs3 = errors;
-if(!(validate209(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate216(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19386,8 +19672,8 @@ props0.params = true;
 }
 }
 const _errs4 = errors;
-if(!(validate201(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate201.errors : vErrors.concat(validate201.errors);
+if(!(validate208(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -19402,8 +19688,8 @@ props0.params = true;
 }
 }
 const _errs5 = errors;
-if(!(validate163(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate170(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -19418,8 +19704,8 @@ props0.params = true;
 }
 }
 const _errs6 = errors;
-if(!(validate168(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+if(!(validate175(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -19434,8 +19720,8 @@ props0.params = true;
 }
 }
 const _errs7 = errors;
-if(!(validate176(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(!(validate183(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -19450,8 +19736,8 @@ props0.params = true;
 }
 }
 const _errs8 = errors;
-if(!(validate191(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -19466,8 +19752,8 @@ props0.params = true;
 }
 }
 const _errs9 = errors;
-if(!(validate225(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+if(!(validate232(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
@@ -19482,8 +19768,8 @@ props0.params = true;
 }
 }
 const _errs10 = errors;
-if(!(validate217(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate224(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
@@ -19518,19 +19804,19 @@ vErrors = null;
 }
 }
 }
-validate288.errors = vErrors;
+validate299.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate288.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate299.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ServerRequest = validate299;
-const schema276 = {"description":"2026-07-28: a server sends no requests (it asks for input with an InputRequiredResult instead), so nothing matches.","not":{}};
+export const ServerRequest = validate310;
+const schema281 = {"description":"2026-07-28: a server sends no requests (it asks for input with an InputRequiredResult instead), so nothing matches.","not":{}};
 
-function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate299.evaluated;
+const evaluated0 = validate310.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19545,18 +19831,18 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate299.errors = vErrors;
+validate310.errors = vErrors;
 return errors === 0;
 }
-validate299.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate310.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const ClientNotification = validate300;
-const schema277 = {"description":"Every notification a client sends to a server.","anyOf":[{"$ref":"#/$defs/CancelledNotification"}]};
+export const ClientNotification = validate311;
+const schema282 = {"description":"Every notification a client sends to a server.","anyOf":[{"$ref":"#/$defs/CancelledNotification"}]};
 
-function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate311(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate300.evaluated;
+const evaluated0 = validate311.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19566,8 +19852,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+if(!(validate160(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -19599,19 +19885,19 @@ vErrors = null;
 }
 }
 }
-validate300.errors = vErrors;
+validate311.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate300.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate311.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const ServerNotification = validate302;
-const schema278 = {"description":"Every notification a server sends to a client.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/LoggingMessageNotification"},{"$ref":"#/$defs/ResourceUpdatedNotification"},{"$ref":"#/$defs/ResourceListChangedNotification"},{"$ref":"#/$defs/ToolListChangedNotification"},{"$ref":"#/$defs/PromptListChangedNotification"},{"$ref":"#/$defs/SubscriptionsAcknowledgedNotification"}]};
+export const ServerNotification = validate313;
+const schema283 = {"description":"Every notification a server sends to a client.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/LoggingMessageNotification"},{"$ref":"#/$defs/ResourceUpdatedNotification"},{"$ref":"#/$defs/ResourceListChangedNotification"},{"$ref":"#/$defs/ToolListChangedNotification"},{"$ref":"#/$defs/PromptListChangedNotification"},{"$ref":"#/$defs/SubscriptionsAcknowledgedNotification"}]};
 
-function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate302.evaluated;
+const evaluated0 = validate313.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19621,8 +19907,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+if(!(validate160(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -19634,8 +19920,8 @@ props0.method = true;
 props0.params = true;
 }
 const _errs2 = errors;
-if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate168(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -19649,8 +19935,8 @@ props0.params = true;
 }
 }
 const _errs3 = errors;
-if(!(validate234(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate234.errors : vErrors.concat(validate234.errors);
+if(!(validate241(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -19664,8 +19950,8 @@ props0.params = true;
 }
 }
 const _errs4 = errors;
-if(!(validate186(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate193(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -19679,8 +19965,8 @@ props0.params = true;
 }
 }
 const _errs5 = errors;
-if(!(validate182(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+if(!(validate189(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -19694,8 +19980,8 @@ props0.params = true;
 }
 }
 const _errs6 = errors;
-if(!(validate230(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate230.errors : vErrors.concat(validate230.errors);
+if(!(validate237(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -19709,8 +19995,8 @@ props0.params = true;
 }
 }
 const _errs7 = errors;
-if(!(validate214(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -19724,8 +20010,8 @@ props0.params = true;
 }
 }
 const _errs8 = errors;
-if(!(validate199(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+if(!(validate206(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -19759,8 +20045,8 @@ vErrors = null;
 }
 }
 }
-validate302.errors = vErrors;
+validate313.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate302.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate313.evaluated = {"dynamicProps":true,"dynamicItems":false};
