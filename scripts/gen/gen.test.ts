@@ -182,6 +182,9 @@ describe('generated files', () => {
     // Older versions' output has no input tables.
     const legacy = new Map(files.map((f) => [f.path, f.content])).get('mcp/2099-01-01/methods.ts')!;
     expect(legacy).not.toContain('INPUT_REQUESTS');
+    // An empty union is the type `never`, so nothing can be typed as a request a modern server sends.
+    const types = new Map(files.map((f) => [f.path, f.content])).get('mcp/2099-06-01/types.ts')!;
+    expect(types).toContain('export type ServerRequest = never;');
   });
 
   it('are deterministic', async () => {

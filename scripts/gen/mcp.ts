@@ -55,7 +55,13 @@ async function typesFor(bundle: Bundle, names: string[], header: string): Promis
     properties: Object.fromEntries(names.map((name) => [name, { $ref: `#/$defs/${name}` }])),
     required: names,
     additionalProperties: false,
-    $defs: bundle.schema.$defs,
+    // A union that matches nothing (`{ "not": {} }`) is the type `never`, not an open object.
+    $defs: Object.fromEntries(
+      Object.entries(bundle.schema.$defs).map(([name, def]) => [
+        name,
+        isNothing(def) ? { ...def, tsType: 'never' } : def,
+      ]),
+    ),
   };
   return schemaToTypes(root, 'McpDefinitions', header);
 }

@@ -153,6 +153,13 @@ export type ClientRequest =
   | CallToolRequest
   | ListToolsRequest;
 /**
+ * 2026-07-28: a server sends no requests (it asks for input with an InputRequiredResult instead), so nothing matches.
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "ServerRequest".
+ */
+export type ServerRequest = never;
+/**
  * Every notification a client sends to a server.
  *
  * This interface was referenced by `McpDefinitions`'s JSON-Schema
@@ -1707,14 +1714,5 @@ export interface CompleteResult {
     hasMore?: boolean;
     [k: string]: unknown;
   };
-  [k: string]: unknown;
-}
-/**
- * 2026-07-28: a server sends no requests (it asks for input with an InputRequiredResult instead), so nothing matches.
- *
- * This interface was referenced by `McpDefinitions`'s JSON-Schema
- * via the `definition` "ServerRequest".
- */
-export interface ServerRequest {
   [k: string]: unknown;
 }
