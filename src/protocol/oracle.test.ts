@@ -63,7 +63,7 @@ const KNOWN_V2_BY_REASON: Readonly<Record<string, readonly string[]>> = {
       'invalid/tools-call-result.json without-result-type',
       'invalid/tools-list-result.json result-type-input-required',
     ],
-  'the SDK\'s list, read and discover results do not declare ttlMs and cacheScope; schema.ts\'s CacheableResult requires both, cacheScope being "public" or "private"':
+  'the SDK\'s list, read and discover results do not declare ttlMs and cacheScope; schema.ts\'s CacheableResult requires both, ttlMs >= 0 and cacheScope "public" or "private"':
     [
       'invalid/discover-result.json unknown-cache-scope',
       'invalid/discover-result.json without-ttl',
@@ -72,6 +72,7 @@ const KNOWN_V2_BY_REASON: Readonly<Record<string, readonly string[]>> = {
       'invalid/resources-list-result.json templates-without-ttl',
       'invalid/resources-list-result.json without-cache-scope',
       'invalid/resources-read-result.json without-ttl',
+      'invalid/tools-list-result.json negative-ttl',
       'invalid/tools-list-result.json ttl-not-a-number',
       'invalid/tools-list-result.json without-cache-scope',
       'invalid/tools-list-result.json without-ttl',

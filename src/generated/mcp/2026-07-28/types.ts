@@ -801,7 +801,7 @@ export interface EmptyResult {
   [k: string]: unknown;
 }
 /**
- * Cache hints a list/read/discover result carries. `ttlMs` MUST be >= 0 and is an integer in the prose; clients SHOULD treat a negative value as 0, so the schema only requires a number.
+ * Cache hints a list/read/discover result carries: `ttlMs` milliseconds of freshness (>= 0; 0 means stale at once), and whether shared intermediaries may cache it.
  *
  * This interface was referenced by `McpDefinitions`'s JSON-Schema
  * via the `definition` "CacheableResult".

@@ -4498,7 +4498,7 @@ return errors === 0;
 validate84.evaluated = {"props":{"_meta":true,"resultType":true},"dynamicProps":false,"dynamicItems":false};
 
 export const CacheableResult = validate86;
-const schema104 = {"description":"Cache hints a list/read/discover result carries. `ttlMs` MUST be >= 0 and is an integer in the prose; clients SHOULD treat a negative value as 0, so the schema only requires a number.","type":"object","required":["resultType","ttlMs","cacheScope"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"$ref":"#/$defs/ResultType"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]}}};
+const schema104 = {"description":"Cache hints a list/read/discover result carries: `ttlMs` milliseconds of freshness (>= 0; 0 means stale at once), and whether shared intermediaries may cache it.","type":"object","required":["resultType","ttlMs","cacheScope"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"$ref":"#/$defs/ResultType"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]}}};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4561,8 +4561,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err4 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4572,10 +4573,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err5 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema104.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4585,14 +4584,27 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema104.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -10153,7 +10165,7 @@ return errors === 0;
 validate162.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const DiscoverResult = validate164;
-const schema170 = {"type":"object","required":["resultType","ttlMs","cacheScope","supportedVersions","capabilities"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"supportedVersions":{"type":"array","items":{"type":"string"}},"capabilities":{"$ref":"#/$defs/ServerCapabilities"},"instructions":{"type":"string"}}};
+const schema170 = {"type":"object","required":["resultType","ttlMs","cacheScope","supportedVersions","capabilities"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"supportedVersions":{"type":"array","items":{"type":"string"}},"capabilities":{"$ref":"#/$defs/ServerCapabilities"},"instructions":{"type":"string"}}};
 
 function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10236,8 +10248,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10247,15 +10260,26 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema170.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err7 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err8 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema170.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -10266,24 +10290,24 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data4[i0] !== "string"){
-const err8 = {instancePath:instancePath+"/supportedVersions/" + i0,schemaPath:"#/properties/supportedVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/supportedVersions/" + i0,schemaPath:"#/properties/supportedVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/supportedVersions",schemaPath:"#/properties/supportedVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/supportedVersions",schemaPath:"#/properties/supportedVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -10297,19 +10321,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 for(const key0 in data7){
 let data8 = data7[key0];
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-const err10 = {instancePath:instancePath+"/capabilities/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ServerCapabilities/properties/experimental/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/capabilities/experimental",schemaPath:"#/$defs/ServerCapabilities/properties/experimental/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/capabilities/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ServerCapabilities/properties/experimental/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10319,10 +10331,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data6.logging !== undefined){
-let data9 = data6.logging;
-if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
-const err12 = {instancePath:instancePath+"/capabilities/logging",schemaPath:"#/$defs/ServerCapabilities/properties/logging/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err12 = {instancePath:instancePath+"/capabilities/experimental",schemaPath:"#/$defs/ServerCapabilities/properties/experimental/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10332,10 +10343,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data6.completions !== undefined){
-let data10 = data6.completions;
-if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-const err13 = {instancePath:instancePath+"/capabilities/completions",schemaPath:"#/$defs/ServerCapabilities/properties/completions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.logging !== undefined){
+let data9 = data6.logging;
+if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
+const err13 = {instancePath:instancePath+"/capabilities/logging",schemaPath:"#/$defs/ServerCapabilities/properties/logging/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10345,12 +10356,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data6.prompts !== undefined){
-let data11 = data6.prompts;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.listChanged !== undefined){
-if(typeof data11.listChanged !== "boolean"){
-const err14 = {instancePath:instancePath+"/capabilities/prompts/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/prompts/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.completions !== undefined){
+let data10 = data6.completions;
+if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
+const err14 = {instancePath:instancePath+"/capabilities/completions",schemaPath:"#/$defs/ServerCapabilities/properties/completions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10360,9 +10369,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/capabilities/prompts",schemaPath:"#/$defs/ServerCapabilities/properties/prompts/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.prompts !== undefined){
+let data11 = data6.prompts;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.listChanged !== undefined){
+if(typeof data11.listChanged !== "boolean"){
+const err15 = {instancePath:instancePath+"/capabilities/prompts/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/prompts/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10372,12 +10384,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data6.resources !== undefined){
-let data13 = data6.resources;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.subscribe !== undefined){
-if(typeof data13.subscribe !== "boolean"){
-const err16 = {instancePath:instancePath+"/capabilities/resources/subscribe",schemaPath:"#/$defs/ServerCapabilities/properties/resources/properties/subscribe/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err16 = {instancePath:instancePath+"/capabilities/prompts",schemaPath:"#/$defs/ServerCapabilities/properties/prompts/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10387,9 +10396,12 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data13.listChanged !== undefined){
-if(typeof data13.listChanged !== "boolean"){
-const err17 = {instancePath:instancePath+"/capabilities/resources/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/resources/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.resources !== undefined){
+let data13 = data6.resources;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.subscribe !== undefined){
+if(typeof data13.subscribe !== "boolean"){
+const err17 = {instancePath:instancePath+"/capabilities/resources/subscribe",schemaPath:"#/$defs/ServerCapabilities/properties/resources/properties/subscribe/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10399,9 +10411,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/capabilities/resources",schemaPath:"#/$defs/ServerCapabilities/properties/resources/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.listChanged !== undefined){
+if(typeof data13.listChanged !== "boolean"){
+const err18 = {instancePath:instancePath+"/capabilities/resources/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/resources/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10411,12 +10423,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data6.tools !== undefined){
-let data16 = data6.tools;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.listChanged !== undefined){
-if(typeof data16.listChanged !== "boolean"){
-const err19 = {instancePath:instancePath+"/capabilities/tools/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/tools/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err19 = {instancePath:instancePath+"/capabilities/resources",schemaPath:"#/$defs/ServerCapabilities/properties/resources/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10426,14 +10435,29 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/capabilities/tools",schemaPath:"#/$defs/ServerCapabilities/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.tools !== undefined){
+let data16 = data6.tools;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.listChanged !== undefined){
+if(typeof data16.listChanged !== "boolean"){
+const err20 = {instancePath:instancePath+"/capabilities/tools/listChanged",schemaPath:"#/$defs/ServerCapabilities/properties/tools/properties/listChanged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/capabilities/tools",schemaPath:"#/$defs/ServerCapabilities/properties/tools/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -10444,19 +10468,7 @@ if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 for(const key1 in data18){
 let data19 = data18[key1];
 if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
-const err21 = {instancePath:instancePath+"/capabilities/extensions/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ServerCapabilities/properties/extensions/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/capabilities/extensions",schemaPath:"#/$defs/ServerCapabilities/properties/extensions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath:instancePath+"/capabilities/extensions/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/ServerCapabilities/properties/extensions/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10468,7 +10480,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/ServerCapabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/capabilities/extensions",schemaPath:"#/$defs/ServerCapabilities/properties/extensions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10478,9 +10490,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.instructions !== undefined){
-if(typeof data.instructions !== "string"){
-const err24 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err24 = {instancePath:instancePath+"/capabilities",schemaPath:"#/$defs/ServerCapabilities/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10490,14 +10502,26 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.instructions !== undefined){
+if(typeof data.instructions !== "string"){
+const err25 = {instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -10817,7 +10841,7 @@ return errors === 0;
 validate170.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListResourcesResult = validate172;
-const schema177 = {"type":"object","required":["resultType","ttlMs","cacheScope","resources"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resources":{"type":"array","items":{"$ref":"#/$defs/Resource"}}}};
+const schema177 = {"type":"object","required":["resultType","ttlMs","cacheScope","resources"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resources":{"type":"array","items":{"$ref":"#/$defs/Resource"}}}};
 
 function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10890,8 +10914,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10901,10 +10926,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema177.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10914,14 +10937,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.nextCursor !== undefined){
-if(typeof data.nextCursor !== "string"){
-const err7 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema177.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.nextCursor !== undefined){
+if(typeof data.nextCursor !== "string"){
+const err8 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -10938,24 +10974,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/resources",schemaPath:"#/properties/resources/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -11078,7 +11114,7 @@ return errors === 0;
 validate175.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListResourceTemplatesResult = validate177;
-const schema181 = {"type":"object","required":["resultType","ttlMs","cacheScope","resourceTemplates"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resourceTemplates":{"type":"array","items":{"$ref":"#/$defs/ResourceTemplate"}}}};
+const schema181 = {"type":"object","required":["resultType","ttlMs","cacheScope","resourceTemplates"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"resourceTemplates":{"type":"array","items":{"$ref":"#/$defs/ResourceTemplate"}}}};
 
 function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11151,8 +11187,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11162,10 +11199,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema181.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11175,14 +11210,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.nextCursor !== undefined){
-if(typeof data.nextCursor !== "string"){
-const err7 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema181.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.nextCursor !== undefined){
+if(typeof data.nextCursor !== "string"){
+const err8 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -11199,24 +11247,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/resourceTemplates",schemaPath:"#/properties/resourceTemplates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -11425,7 +11473,7 @@ return errors === 0;
 validate183.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ReadResourceResult = validate185;
-const schema186 = {"type":"object","required":["resultType","ttlMs","cacheScope","contents"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"contents":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]}}}};
+const schema186 = {"type":"object","required":["resultType","ttlMs","cacheScope","contents"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"contents":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/TextResourceContents"},{"$ref":"#/$defs/BlobResourceContents"}]}}}};
 
 function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11498,8 +11546,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11509,15 +11558,26 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema186.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema186.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -11561,12 +11621,12 @@ props0.blob = true;
 }
 }
 if(!valid3){
-const err7 = {instancePath:instancePath+"/contents/" + i0,schemaPath:"#/properties/contents/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err8 = {instancePath:instancePath+"/contents/" + i0,schemaPath:"#/properties/contents/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -11584,24 +11644,24 @@ vErrors = null;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/contents",schemaPath:"#/properties/contents/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/contents",schemaPath:"#/properties/contents/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -12636,7 +12696,7 @@ return errors === 0;
 validate208.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListPromptsResult = validate210;
-const schema203 = {"type":"object","required":["resultType","ttlMs","cacheScope","prompts"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}}};
+const schema203 = {"type":"object","required":["resultType","ttlMs","cacheScope","prompts"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"prompts":{"type":"array","items":{"$ref":"#/$defs/Prompt"}}}};
 
 function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12709,8 +12769,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12720,10 +12781,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema203.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12733,14 +12792,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.nextCursor !== undefined){
-if(typeof data.nextCursor !== "string"){
-const err7 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema203.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.nextCursor !== undefined){
+if(typeof data.nextCursor !== "string"){
+const err8 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -12757,24 +12829,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/prompts",schemaPath:"#/properties/prompts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -13660,7 +13732,7 @@ return errors === 0;
 validate224.evaluated = {"props":{"jsonrpc":true,"id":true,"method":true,"params":true},"dynamicProps":false,"dynamicItems":false};
 
 export const ListToolsResult = validate226;
-const schema216 = {"type":"object","required":["resultType","ttlMs","cacheScope","tools"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number"},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"tools":{"type":"array","items":{"$ref":"#/$defs/Tool"}}}};
+const schema216 = {"type":"object","required":["resultType","ttlMs","cacheScope","tools"],"properties":{"_meta":{"$ref":"#/$defs/ResultMeta"},"resultType":{"const":"complete"},"ttlMs":{"type":"number","minimum":0},"cacheScope":{"enum":["public","private"]},"nextCursor":{"$ref":"#/$defs/Cursor"},"tools":{"type":"array","items":{"$ref":"#/$defs/Tool"}}}};
 
 function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13733,8 +13805,9 @@ errors++;
 }
 if(data.ttlMs !== undefined){
 let data2 = data.ttlMs;
-if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -13744,10 +13817,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.cacheScope !== undefined){
-let data3 = data.cacheScope;
-if(!((data3 === "public") || (data3 === "private"))){
-const err6 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema216.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
+else {
+const err6 = {instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -13757,14 +13828,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.nextCursor !== undefined){
-if(typeof data.nextCursor !== "string"){
-const err7 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cacheScope !== undefined){
+let data3 = data.cacheScope;
+if(!((data3 === "public") || (data3 === "private"))){
+const err7 = {instancePath:instancePath+"/cacheScope",schemaPath:"#/properties/cacheScope/enum",keyword:"enum",params:{allowedValues: schema216.properties.cacheScope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.nextCursor !== undefined){
+if(typeof data.nextCursor !== "string"){
+const err8 = {instancePath:instancePath+"/nextCursor",schemaPath:"#/$defs/Cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -13781,24 +13865,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 }
