@@ -201,6 +201,31 @@ const DATA_ONLY = new Set([
   'git',
 ]);
 
+/** Words bash treats as syntax at the start of a command; as a command name they mean a misparse. */
+const RESERVED_WORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'for',
+  'in',
+  'select',
+  'function',
+  'coproc',
+  '{',
+  '}',
+  '!',
+  '[[',
+  ']]',
+]);
+
 const SCRIPT_RUNNERS = new Set(['eval', 'source', '.', 'trap']);
 
 /** Names that, found among another command's arguments, may start a command it runs. */
@@ -218,6 +243,9 @@ const ARGUMENTS_MATTER = new Set([
   'su',
   'runuser',
   'xargs',
+  // A computed folder makes every later relative path unknown.
+  'cd',
+  'pushd',
 ]);
 
 interface Context {
@@ -345,7 +373,8 @@ class Analyzer {
       );
       return [];
     }
-    if (!node.named || node.type === 'comment') return [];
+    // `for NAME in …`: the loop variable is a name, not a command.
+    if (!node.named || node.type === 'comment' || node.type === 'variable_name') return [];
     if (CONTAINERS.has(node.type)) return this.container(node, ctx, inherited);
     switch (node.type) {
       case 'compound_statement':
@@ -448,6 +477,7 @@ class Analyzer {
         this.statement(child, ctx, inherited);
       }
     }
+    redirects.push(...this.trailingRedirects(continuation, ctx));
     const body = node.children.find((c) => c.field === 'body');
     const views = body ? this.statement(body, ctx, redirects) : [];
     if (!body) this.plainRedirects(redirects, ctx);
@@ -501,6 +531,19 @@ class Analyzer {
     }
     this.word(target, ctx);
     return { op: operator.type, target: this.resolve(target) };
+  }
+
+  /** `cat <<EOF > out`: the grammar hangs redirections after a here-document under it. */
+  private trailingRedirects(continuation: SyntaxNode[], ctx: Context): ShellRedirect[] {
+    const out: ShellRedirect[] = [];
+    for (let i = continuation.length - 1; i >= 0; i--) {
+      const node = continuation[i]!;
+      if (!node.type.endsWith('_redirect')) continue;
+      continuation.splice(i, 1);
+      const parsed = this.redirect(node, ctx, continuation);
+      if (parsed) out.unshift(parsed);
+    }
+    return out;
   }
 
   /** Redirections with no command (`> file`, `exec`-less): still writes. */
@@ -557,7 +600,13 @@ class Analyzer {
   private unparsedExpansions(node: SyntaxNode, ctx: Context): void {
     const text = node.text;
     const unescaped = text.replace(/\\[\s\S]/g, '');
-    if (!/`|\$[({A-Za-z_0-9@*#?$!-]/.test(unescaped)) return;
+    if (!/`|\$[({A-Za-z_0-9@*#?$!-]/.test(unescaped)) {
+      if (node.type === 'word' && /\s/.test(unescaped)) {
+        // Unquoted blanks and newlines end a word in bash; the grammar glued them into one.
+        this.add('unparseable', 'the bash grammar read blanks or a line break as part of a word', text);
+      }
+      return;
+    }
     this.add('unparseable', `the bash grammar did not parse an expansion in ${text}`, text);
     for (const m of unescaped.matchAll(/`([^`]*)`/g))
       ctx.substituted.push(...this.script(m[1]!, ctx.depth + 1));
@@ -815,12 +864,20 @@ class Analyzer {
         );
       }
     }
+    redirects.push(...this.trailingRedirects(continuation, inner));
     ctx.substituted.push(...inner.substituted);
     if (words.length === 0) {
       this.plainRedirects(redirects, ctx);
       return [];
     }
     const name = words[0]!;
+    if (name.isStatic && RESERVED_WORDS.has(name.text)) {
+      this.add(
+        'unparseable',
+        `the bash grammar read the reserved word "${name.text}" as a command name, so it misread the line`,
+        node.text,
+      );
+    }
     if (!name.isStatic || name.ansiC || name.glob) {
       this.add(
         'unanalysable-command-name',
@@ -883,6 +940,12 @@ class Analyzer {
       );
     }
     this.checkNameTakingBuiltin(view, shown);
+    if ((view.name === 'cd' || view.name === 'pushd') && view.words[1]?.isStatic) {
+      // Later relative writes land inside the new folder; entering a protected one counts as writing there.
+      const target = view.words[view.words.length - 1]!.text;
+      if (/(?:^|\/)\.(?:git|furflycode)(?:\/|$)/.test(target))
+        this.writes.push({ path: target, command: shown });
+    }
     views.push(...this.runsWhat(view, depth, shown));
     return views;
   }
