@@ -434,10 +434,19 @@ function gitRunsCommand(sub: string, args: readonly string[]): boolean {
           '--exec',
           '--config',
         ) ||
-        (sub === 'clone' && hasOption(args, 'c'))
+        (sub === 'clone' && (hasOption(args, 'c') || hasOption(args, undefined, '--template')))
       );
     case 'rebase':
       return hasOption(args, 'x', '--exec');
+    case 'init':
+      // Hooks come from the template folder and run at once (post-checkout during a clone).
+      return hasOption(args, undefined, '--template');
+    case 'grep':
+      return (
+        optionsOf(args).some((o) => o.startsWith('-O')) || hasOption(args, undefined, '--open-files-in-pager')
+      );
+    case 'send-email':
+      return true;
     case 'submodule':
       return args.includes('foreach');
     case 'bisect':

@@ -319,8 +319,8 @@ class Analyzer {
    * text the grammar skipped, which bash would read (`'x'\ y` is one word to bash, two here).
    */
   private checkGaps(node: SyntaxNode): void {
-    if (node.type === 'heredoc_body' || node.type === 'heredoc_redirect' || node.children.length === 0)
-      return;
+    // A here-document body is text with substitutions in it, not a sequence of tokens.
+    if (node.type === 'heredoc_body' || node.children.length === 0) return;
     let at = node.start;
     for (const child of node.children) {
       const gap = this.source.slice(at, child.start);
@@ -571,6 +571,14 @@ class Analyzer {
         const views: CommandView[] = [];
         for (const child of node.children) views.push(...this.statement(child, inner, []));
         ctx.substituted.push(...views, ...inner.substituted);
+        // `>(bash)`: whatever the outer command writes there is run as a program.
+        if (node.children[0]?.type === '>(' && views.some(interpreterReadsStdin)) {
+          this.add(
+            'script-piped-to-interpreter',
+            'text written into >(…) is run by a shell or interpreter, and what it says cannot be checked',
+            node.text,
+          );
+        }
         return;
       }
       case 'arithmetic_expansion':

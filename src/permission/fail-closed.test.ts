@@ -411,3 +411,22 @@ describe('property: every row is caught inside generated compound commands', () 
     },
   );
 });
+
+describe('more ways to run code the line does not show', () => {
+  it.each([
+    ['echo "rm -rf y" > >(bash)', 'computed-write-target'],
+    ['cat notes | tee >(sh) > /dev/null', 'script-piped-to-interpreter'],
+    ['git clone --template=/tmp/t https://example.com/r.git', 'git-runs-command'],
+    ['git init --template=/tmp/t', 'git-runs-command'],
+    ["git grep -O'touch M' foo", 'git-runs-command'],
+    ['cat <<EOF && rm -rf x\nhi\nEOF', 'rm-recursive'],
+    ['cat <<EOF; rm -rf x\nbody\nEOF', 'unparseable'],
+    ['! if true; then rm -rf x; fi', 'unparseable'],
+    ['echo start\n\\rm -rf x', 'unparseable'],
+    ['ssh host rm -rf /', 'unknown-wrapper'],
+    ['npx rm -rf x', 'unknown-wrapper'],
+  ])('%j → %s', (command, id) => {
+    expect(ids(command)).toContain(id);
+    expect(decide(command, 'auto').action).toBe('ask');
+  });
+});
