@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
@@ -429,4 +429,10 @@ describe('more ways to run code the line does not show', () => {
     expect(ids(command)).toContain(id);
     expect(decide(command, 'auto').action).toBe('ask');
   });
+});
+
+it('docs/security.md lists every row of the table', () => {
+  const docs = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+  const section = docs.slice(docs.indexOf('## The destructive-command check fails closed'));
+  for (const rule of DESTRUCTIVE_COMMANDS) expect(section).toContain(`| \`${rule.id}\` |`);
 });
