@@ -209,6 +209,13 @@ export function writeTargets(command: CommandView): ShellWord[] {
     case 'sort':
       out.push(...optionValues('-o', '--output'));
       break;
+    case 'tar':
+      // Extraction writes into the -C folder (what the archive holds is not known; see the limits).
+      out.push(...optionValues('-C', '--directory'));
+      break;
+    case 'unzip':
+      out.push(...optionValues('-d'));
+      break;
     case 'curl':
       out.push(...optionValues('-o', '--output'));
       break;
@@ -326,8 +333,16 @@ const PROC_GLOBAL = new Set([
   'misc',
 ]);
 
-export function touchesProcessSecrets(text: string): boolean {
+export function touchesProcessSecrets(text: string, glob = false): boolean {
   const normalized = text.startsWith('/') ? path.posix.normalize(text) : text;
+  // `/p*/1/env*`: a pattern whose first segment could match "proc" may reach any of it.
+  if (
+    glob &&
+    /[*?[]/.test(normalized.split('/')[1] ?? '') &&
+    globSegmentMatches(normalized.split('/')[1]!, 'proc')
+  ) {
+    return normalized.startsWith('/');
+  }
   for (const match of normalized.matchAll(/(?:^|[^A-Za-z0-9_.-])\/+proc(?:\/+([^/\s'"]*))?/g)) {
     const entry = match[1];
     if (entry === undefined || entry === '' || !PROC_GLOBAL.has(entry)) return true;
@@ -337,6 +352,32 @@ export function touchesProcessSecrets(text: string): boolean {
     /(?:^|\/)environ(?:$|\/)|\/(?:mem|pagemap|map_files)(?:$|\/)/.test(normalized) ||
     normalized.includes(DYNAMIC + '/environ')
   );
+}
+
+/** Whether a glob segment (`p*`, `?roc`, `[p]roc`) matches `name`. */
+function globSegmentMatches(pattern: string, name: string): boolean {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '*') source += '.*';
+    else if (ch === '?') source += '.';
+    else if (ch === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end === -1) source += '\\[';
+      else {
+        source += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else source += ch.replace(/[.+^${}()|\\/]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`).test(name);
+  } catch {
+    return true;
+  }
 }
 
 const PTRACE_TOOLS = new Set([
@@ -619,6 +660,8 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
     description:
       'git config changes a setting that can run programs or turn off a safety check (only user.name, user.email and a few other harmless keys run without asking)',
     commands: ['git'],
+    // It writes .git/config or ~/.gitconfig, which are protected like the files themselves.
+    scope: 'every-mode',
     matchCommand: (c) => {
       const git = gitSubcommand(c);
       return git?.sub === 'config' && gitConfigChangesSetting(git.args);
@@ -751,8 +794,8 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
     commands: ['*'],
     scope: 'every-mode',
     matchCommand: (c) =>
-      c.words.some((w) => touchesProcessSecrets(w.text)) ||
-      c.redirects.some((r) => touchesProcessSecrets(r.target.text)) ||
+      c.words.some((w) => touchesProcessSecrets(w.text, w.glob)) ||
+      c.redirects.some((r) => touchesProcessSecrets(r.target.text, r.target.glob)) ||
       (c.name === 'ps' && c.args.some((a) => /^[^-]*e/.test(a) && !a.startsWith('-'))),
   },
   {

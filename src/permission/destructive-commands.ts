@@ -480,7 +480,8 @@ class Analyzer {
     redirects.push(...this.trailingRedirects(continuation, ctx));
     const body = node.children.find((c) => c.field === 'body');
     const views = body ? this.statement(body, ctx, redirects) : [];
-    if (!body) this.plainRedirects(redirects, ctx);
+    // The redirections write even when the body runs no command (`{ x=1; } > file`, `declare x > file`).
+    this.plainRedirects(redirects.slice(inherited.length), ctx);
     // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline under the here-document.
     for (const extra of continuation) {
       if (extra.type === 'pipeline') {

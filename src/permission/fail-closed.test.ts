@@ -177,6 +177,12 @@ const EVERY_MODE: readonly string[] = [
   'strace -p 1',
   'gdb -p 1',
   'ltrace ls',
+  'cat /p*/1/env*',
+  '{ x=1; } > .git/hooks/pre-commit',
+  'declare x > .furflycode/config.yaml',
+  'tar -xf a.tar -C .git',
+  'git config core.hooksPath /tmp/h',
+  "git config --file .git/config core.fsmonitor 'touch M'",
 ];
 
 /** Ordinary work that must keep running in auto mode without asking. */
