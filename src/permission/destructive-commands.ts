@@ -149,7 +149,7 @@ const WORD_TYPES = new Set([
  * code the command line does not show.
  */
 const CODE_VARIABLES =
-  /^(?:BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_XTRACEFD|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_PAGER|GIT_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_TEMPLATE_DIR|GIT_DIR|GIT_WORK_TREE|GIT_PROXY_COMMAND|GIT_SEQUENCE_EDITOR|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|NODE_PATH|RUBYOPT|RUBYLIB|PATH|IFS|CDPATH|GLOBIGNORE|BASH_LOADABLES_PATH)$/;
+  /^(?:BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_XTRACEFD|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_PAGER|GIT_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_TEMPLATE_DIR|GIT_DIR|GIT_WORK_TREE|GIT_PROXY_COMMAND|GIT_SEQUENCE_EDITOR|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|NODE_PATH|RUBYOPT|RUBYLIB|IFS|CDPATH|GLOBIGNORE|BASH_LOADABLES_PATH)$/;
 
 /** Builtins that take variable names: a subscript there (`a[$(cmd)]`) is evaluated as code. */
 const NAME_TAKING_BUILTINS = new Set([
@@ -854,7 +854,13 @@ class Analyzer {
     const continuation: SyntaxNode[] = [];
     for (const child of node.children) {
       if (!child.named) continue;
-      if (child.type === 'variable_assignment') {
+      if (child.broken) {
+        this.add(
+          'unparseable',
+          'part of the command is not valid bash, or syntax the grammar misreads',
+          child.text,
+        );
+      } else if (child.type === 'variable_assignment') {
         this.assignment(child, inner);
       } else if (child.type.endsWith('_redirect')) {
         const parsed = this.redirect(child, inner, continuation);
