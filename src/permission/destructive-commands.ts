@@ -931,7 +931,10 @@ class Analyzer {
     if (view.name === '') return views;
 
     const argumentsMatter = ARGUMENTS_MATTER.has(view.name) || isInterpreterName(view.name);
-    if (argumentsMatter && view.words.slice(1).some(mayBecomeOptions)) {
+    if (
+      argumentsMatter &&
+      view.words.some((w, i) => i > 0 && mayBecomeOptions(w) && !isOptionValue(view, i))
+    ) {
       this.add(
         'computed-arguments',
         `an argument of ${view.name} is computed when the command runs (an expansion or a glob that could match an option), so what ${view.name} will do cannot be checked`,
@@ -1227,6 +1230,22 @@ function commandOption(args: readonly string[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Options whose value cannot change what the command does, per command (`git commit -m "$msg"`). */
+const HARMLESS_VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  git: ['-m', '--message', '-F', '--file', '--author', '--date', '--format', '--pretty', '--grep', '-C'],
+};
+
+/**
+ * True when computed word `index` of `view` is only the value of an option: `--name=$x` (the option
+ * itself is literal) or the word after an option listed in HARMLESS_VALUE_OPTIONS.
+ */
+function isOptionValue(view: CommandView, index: number): boolean {
+  const word = view.words[index]!;
+  if (/^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word.text) && !word.glob) return true;
+  const previous = view.words[index - 1];
+  return previous?.isStatic === true && (HARMLESS_VALUE_OPTIONS[view.name] ?? []).includes(previous.text);
 }
 
 function skipOptions(args: readonly string[], withValue: readonly string[]): string[] {
