@@ -501,6 +501,33 @@ function gitRunsCommand(sub: string, args: readonly string[]): boolean {
   }
 }
 
+/** Options that make a tool run a program named in the option's value. */
+const COMMAND_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  rg: ['--pre'],
+  fd: ['-x', '--exec', '-X', '--exec-batch'],
+  fdfind: ['-x', '--exec', '-X', '--exec-batch'],
+  tar: [
+    '--to-command',
+    '--use-compress-program',
+    '-I',
+    '--checkpoint-action',
+    '--info-script',
+    '-F',
+    '--new-volume-script',
+    '--rsh-command',
+  ],
+  rsync: ['-e', '--rsh', '--rsync-path'],
+  sort: ['--compress-program'],
+  man: ['-P', '--pager', '-H', '--html'],
+  zip: ['-TT', '--unzip-command'],
+  tcpdump: ['-z'],
+  less: ['-o'],
+  vim: ['-c', '--cmd', '-S'],
+  nvim: ['-c', '--cmd', '-S'],
+  ssh: ['-o', '-F'],
+  scp: ['-o', '-F', '-S'],
+};
+
 // ---------- the table ----------
 
 export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
@@ -758,6 +785,23 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
     description: 'running a downloaded script through a shell, eval or source executes unreviewed code',
     commands: [...INTERPRETERS, 'eval', 'source', '.'],
     matchCommand: (c) => runsEverywhere(c) && c.substituted.some((inner) => DOWNLOADERS.has(inner.name)),
+  },
+  {
+    id: 'option-runs-command',
+    description:
+      'an option of this tool runs a program given on the command line (rg --pre, fd --exec, tar --to-command, rsync -e, sort --compress-program, man -P, …)',
+    commands: Object.keys(COMMAND_RUNNING_OPTIONS),
+    matchCommand: (c) => {
+      const options = COMMAND_RUNNING_OPTIONS[c.name];
+      if (!options) return false;
+      return optionsOf(c.args).some((arg) =>
+        options.some((o) =>
+          o.startsWith('--')
+            ? arg === o || arg.startsWith(`${o}=`)
+            : arg === o || (arg.startsWith(o) && !arg.startsWith('--')),
+        ),
+      );
+    },
   },
   {
     id: 'privilege-escalation',

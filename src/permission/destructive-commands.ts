@@ -1166,11 +1166,13 @@ class Analyzer {
       }
       return out;
     }
-    if (!DATA_ONLY.has(name) && !tableCommandNames().has(name) && !isInterpreterName(name)) {
-      // A wrapper the table does not know (`faketime now rm -rf x`): try each later word as the command.
+    if (!DATA_ONLY.has(name) && !isInterpreterName(name)) {
+      // A wrapper the table does not know (`faketime now rm -rf x`, `ssh host rm -rf /`): try each
+      // later word that names a command (a bare name or an absolute path) as the command it may run.
       for (let i = 1; i < args.length + 1; i++) {
         const candidate = words[i];
         if (!candidate?.isStatic || !TRIGGERS.has(baseName(candidate.text))) continue;
+        if (candidate.text.includes('/') && !candidate.text.startsWith('/')) continue;
         const probe = new Analyzer(this.grammar, this.homeDir);
         probe.inspectView(makeView(words.slice(i), view.redirects, view.substituted), depth + 1, {});
         if (probe.findings.length > 0) {

@@ -316,6 +316,7 @@ const ROW_SAMPLES: Readonly<Record<string, Sample>> = {
   'kill-by-user-or-name': { words: ['pkill', '-u', 'me'] },
   'process-secrets': { words: ['cat', '/proc/1/environ'] },
   ptrace: { words: ['strace', '-p', '1'] },
+  'option-runs-command': { words: ['rg', '--pre', 'touch', 'x'] },
 };
 
 it('has a sample for every table row', () => {
@@ -441,6 +442,10 @@ describe('more ways to run code the line does not show', () => {
     ['echo start\n\\rm -rf x', 'unparseable'],
     ['ssh host rm -rf /', 'unknown-wrapper'],
     ['npx rm -rf x', 'unknown-wrapper'],
+    ["rg --pre 'touch M' foo", 'option-runs-command'],
+    ['fd -e ts -x touch M', 'option-runs-command'],
+    ["tar -xf a.tar --to-command='sh -c x'", 'option-runs-command'],
+    ["rsync -e 'touch M' a b:", 'option-runs-command'],
   ])('%j → %s', (command, id) => {
     expect(ids(command)).toContain(id);
     expect(decide(command, 'auto').action).toBe('ask');
