@@ -324,7 +324,8 @@ class Analyzer {
     let at = node.start;
     for (const child of node.children) {
       const gap = this.source.slice(at, child.start);
-      if (!/^(?:[ \t\r\n]|\\\n)*$/.test(gap)) {
+      // Only blanks, line breaks and continuations; a carriage return is a word character to bash.
+      if (!/^(?:[ \t\n]|\\\n)*$/.test(gap)) {
         this.add(
           'unparseable',
           'the bash grammar skipped part of the command, so bash may read it differently',
@@ -481,7 +482,7 @@ class Analyzer {
     const body = node.children.find((c) => c.field === 'body');
     const views = body ? this.statement(body, ctx, redirects) : [];
     // The redirections write even when the body runs no command (`{ x=1; } > file`, `declare x > file`).
-    this.plainRedirects(redirects.slice(inherited.length), ctx);
+    this.plainRedirects(redirects.slice(inherited.length));
     // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline under the here-document.
     for (const extra of continuation) {
       if (extra.type === 'pipeline') {
@@ -548,7 +549,7 @@ class Analyzer {
   }
 
   /** Redirections with no command (`> file`, `exec`-less): still writes. */
-  private plainRedirects(redirects: ShellRedirect[], _ctx: Context): void {
+  private plainRedirects(redirects: ShellRedirect[]): void {
     if (redirects.length === 0) return;
     this.inspectView({ name: '', args: [], words: [], redirects, substituted: [] }, 0, {});
   }
@@ -882,7 +883,7 @@ class Analyzer {
     redirects.push(...this.trailingRedirects(continuation, inner));
     ctx.substituted.push(...inner.substituted);
     if (words.length === 0) {
-      this.plainRedirects(redirects, ctx);
+      this.plainRedirects(redirects);
       return [];
     }
     const name = words[0]!;
