@@ -200,7 +200,7 @@ export class PermissionService {
         return {
           action: 'ask',
           source: 'sandbox',
-          reason: `${toolName}: ${write.command} writes ${why.replace('edit tools', 'commands')}`,
+          reason: `${toolName}: ${write.command} writes a protected path: ${why.replace('edit tools', 'commands')}`,
         };
       }
     }
