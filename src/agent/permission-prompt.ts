@@ -120,7 +120,7 @@ export function refusalForOneShot(
     advice =
       'The path is outside the project: the user can add its folder to permissions.allow_paths in the config, or run furfly with --permission-mode bypass (an allow rule does not lift this).';
   } else if (decision.source === 'destructive') {
-    advice = `The command is destructive, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
+    advice = `The command is destructive or cannot be checked before it runs, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
   } else if (facts.category !== 'execute') {
     advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode accept-edits (auto and bypass also run ${facts.category} tools).`;
   } else if (facts.runsCommand) {
