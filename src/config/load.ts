@@ -141,7 +141,9 @@ export function loadConfig(options: LoadOptions): LoadResult {
     origins: originsOf(tree),
     tree,
     files,
-    secretValues: [...expanded.secretValues],
+    secretValues: [
+      ...new Set([...expanded.secretValues, ...heldBackSecrets(userRoot, credentials.withheld, options.env)]),
+    ],
     // Every variable either layer names, ignored parts included: none of them is meant for bash.
     referencedVariables: [
       ...new Set([...referencedVariables(userRoot), ...referencedVariables(projectRoot)]),
@@ -238,4 +240,33 @@ function sortErrors(errors: readonly ConfigError[], files: readonly string[]): C
     .map((e, i) => ({ e, i, r: rank(e) }))
     .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.r[2] - b.r[2] || a.i - b.i)
     .map((x) => x.e);
+}
+
+/**
+ * The user's secrets in entries whose credentials were held back from an endpoint another file chose.
+ * They are never sent, but they stay secrets: a repository's file may paste such a value elsewhere (an
+ * argument, a URL), and every output must still mask it. Expanded here only to be known, never used.
+ */
+function heldBackSecrets(userRoot: MapNode, withheld: readonly WithheldCredentials[], env: Env): string[] {
+  if (withheld.length === 0) return [];
+  const expanded = expandConfig(userRoot, env);
+  const user = toPlain(expanded.root) as {
+    mcp_servers?: Record<string, { env?: unknown; headers?: unknown }>;
+    providers?: { name?: unknown; api_key?: unknown }[];
+  };
+  const values = [...expanded.secretValues];
+  const strings = (record: unknown): string[] =>
+    typeof record === 'object' && record !== null
+      ? Object.values(record).filter((v): v is string => typeof v === 'string')
+      : [];
+  for (const w of withheld) {
+    if (w.entry[0] === 'mcp_servers') {
+      const server = user.mcp_servers?.[String(w.entry[1])];
+      values.push(...strings(server?.env), ...strings(server?.headers));
+    }
+  }
+  for (const provider of user.providers ?? []) {
+    if (typeof provider.api_key === 'string') values.push(provider.api_key);
+  }
+  return values.filter((value) => value.length > 0);
 }

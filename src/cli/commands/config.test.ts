@@ -93,7 +93,7 @@ describe('furfly config', () => {
       ].join('\n'),
     );
     for (const json of [false, true]) {
-      const r = run('show', { json }, { TOKEN: 'tok-123456789' });
+      const r = run('show', { json, trustProject: true }, { TOKEN: 'tok-123456789' });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('https://user:***@host.example/mcp?token=***&mode=***');
       expect(r.stdout).toContain('https://deploy:***@db.example/x');
