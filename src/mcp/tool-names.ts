@@ -76,3 +76,44 @@ export function assignToolNames(server: string, tools: readonly string[]): Map<s
     }
   }
 }
+
+/**
+ * The names permission rules may use for a remote tool besides its public name, built from the server's
+ * config name and the tool's own name, unsanitised and without any hash: `mcp__<server>__<tool>` (the
+ * public name as it reads without a collision) and the explicit `mcp:<server>/<tool>`. Neither changes
+ * when a sibling's arrival gives the public name a suffix, so a rule keeps holding.
+ *
+ * Config server names cannot contain `__` or `/`, so both forms name exactly one server; the explicit
+ * one also stays unambiguous for servers whose names begin or end with `_`.
+ */
+export function ruleIdentities(server: string, tool: string): string[] {
+  return [`${PREFIX}${server}${SEPARATOR}${tool}`, `${EXPLICIT_PREFIX}${server}/${tool}`];
+}
+
+const EXPLICIT_PREFIX = 'mcp:';
+
+export interface RemoteToolReference {
+  server: string;
+  /** The tool's own name on that server. */
+  tool: string;
+}
+
+/**
+ * Reads a tool name a person wrote (`mcp__<server>__<tool>` or `mcp:<server>/<tool>`) as a reference
+ * to a tool of one of `servers`, without connecting to anything. The server is the configured name the
+ * text starts with (the longest, should one name be a prefix of another); undefined when the text is
+ * not of either form or names no configured server.
+ */
+export function parseRemoteToolName(
+  name: string,
+  servers: readonly string[],
+): RemoteToolReference | undefined {
+  const byLength = [...servers].sort((a, b) => b.length - a.length);
+  for (const server of byLength) {
+    for (const head of [`${PREFIX}${server}${SEPARATOR}`, `${EXPLICIT_PREFIX}${server}/`]) {
+      if (name.startsWith(head) && name.length > head.length)
+        return { server, tool: name.slice(head.length) };
+    }
+  }
+  return undefined;
+}

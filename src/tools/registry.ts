@@ -108,6 +108,12 @@ export class ToolRegistry {
     return this.entries.get(name)?.tool.category ?? 'execute';
   }
 
+  /** The names a permission rule may match: the registered name, then the tool's own `ruleNames`. */
+  identitiesOf(name: string): string[] {
+    const extra = this.entries.get(name)?.tool.ruleNames ?? [];
+    return [name, ...extra.filter((other) => typeof other === 'string' && other !== name)];
+  }
+
   pathsOf(name: string, rawArgs: unknown): string[] {
     const tool = this.entries.get(name)?.tool;
     const args = parseArgumentsQuietly(rawArgs);

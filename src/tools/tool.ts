@@ -45,6 +45,12 @@ export interface Tool<Args = Record<string, unknown>> {
    * "forget" (e.g. "edit_file refuses files that were not read in this session").
    */
   readonly hardConstraints?: readonly string[];
+  /**
+   * Other names permission rules may know this tool by, besides `name`: names that stay the same when
+   * `name` itself has to change (a tool adapted from elsewhere whose public name got a suffix to avoid a
+   * clash). Rules are written by people; they must keep matching the tool they were written for.
+   */
+  readonly ruleNames?: readonly string[];
   /** True when the tool may run alongside other calls in the same turn (it has no shared side effects). */
   readonly concurrencySafe: boolean;
   /**
