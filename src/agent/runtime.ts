@@ -3,12 +3,9 @@
  * tools as their servers become ready), permission service and gate, and the agent. Both the
  * interactive session and one-shot mode start here; only the asker and what they wait for differ.
  */
-import { formatConfigError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
-import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
-import { type PermissionMode, PermissionService } from '../permission/index.js';
+import type { PermissionMode, PermissionService } from '../permission/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
 import { Agent } from './loop.js';
@@ -16,6 +13,7 @@ import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
+import { createPermissionService, loadSessionConfig } from './session-config.js';
 import { UsageLedger } from './usage.js';
 
 export interface RuntimeOptions {
@@ -49,37 +47,10 @@ export interface AgentRuntime {
 
 export type RuntimeSetup = { ok: true; runtime: AgentRuntime } | { ok: false; message: string };
 
-/** What furfly runs with when there is no config file at all: the documented defaults. */
-const DEFAULT_CONFIG: ResolvedConfig = {
-  providers: [],
-  max_iterations: 50,
-  permissions: { mode: 'strict', rules: [], allow_paths: [] },
-  mcp_servers: {},
-};
-
 export function startRuntime(options: RuntimeOptions): RuntimeSetup {
-  const loaded = loadConfig({
-    cwd: options.cwd,
-    configFile: options.configFile,
-    env: options.env,
-    homeDir: options.homeDir,
-  });
-  let config: ResolvedConfig;
-  const projectRoot = loaded.files.projectRoot ?? options.cwd;
-  if (loaded.ok) {
-    config = loaded.config;
-  } else if (loaded.files.inEffect.length === 0 && loaded.files.project?.explicit !== true) {
-    // No config file anywhere is fine for the agent: environment variables and defaults suffice.
-    config = DEFAULT_CONFIG;
-  } else {
-    return {
-      ok: false,
-      message: [
-        'furfly: the config has problems:',
-        ...loaded.errors.map((e) => `  ${formatConfigError(e)}`),
-      ].join('\n'),
-    };
-  }
+  const loaded = loadSessionConfig(options);
+  if (!loaded.ok) return { ok: false, message: loaded.message };
+  const { config, projectRoot } = loaded;
 
   const choice = chooseProvider(config.providers, options.env);
   if (!choice.ok) return { ok: false, message: choice.message };
@@ -95,19 +66,12 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
   registry.registerAll(
     builtinTools({
-      bash: { environment: options.env, dropVariables: loaded.ok ? loaded.referencedVariables : [] },
+      bash: { environment: options.env, dropVariables: loaded.referencedVariables },
     }),
   );
-  const permissions = new PermissionService(
-    {
-      mode: options.permissionMode ?? config.permissions.mode,
-      rules: config.permissions.rules,
-      projectRoot,
-      allowPaths: config.permissions.allow_paths,
-      // The user's own config folder decides permissions for every project: edits there always ask.
-      protectedPaths: [userConfigDir(options.env, options.homeDir)],
-      ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
-    },
+  const permissions = createPermissionService(
+    config,
+    { projectRoot, env: options.env, homeDir: options.homeDir, mode: options.permissionMode },
     registry,
   );
   const gate = new PermissionGate(permissions, options.asker, registry);
@@ -124,7 +88,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
-    secretValues: loaded.ok ? loaded.secretValues : [],
+    secretValues: loaded.secretValues,
   });
   return {
     ok: true,

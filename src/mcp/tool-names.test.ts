@@ -104,6 +104,12 @@ describe('rule identities', () => {
   });
 
   it('read back from either form to the configured server, the longest name first', () => {
+    const servers = ['gh', 'gh_'];
+    expect(parseRemoteToolName('mcp__gh___x', servers)).toEqual({ server: 'gh_', tool: 'x' });
+    expect(parseRemoteToolName('mcp__gh___x', ['gh'])).toEqual({ server: 'gh', tool: '_x' });
+  });
+
+  it('read back without a configured server up to the first separator', () => {
     const servers = ['gh', 'gh-enterprise'];
     expect(parseRemoteToolName('mcp__gh__delete_repo', servers)).toEqual({
       server: 'gh',
@@ -114,7 +120,9 @@ describe('rule identities', () => {
       server: 'gh-enterprise',
       tool: 'x',
     });
-    expect(parseRemoteToolName('mcp__gitlab__x', servers)).toBeUndefined();
+    expect(parseRemoteToolName('mcp__gitlab__x__y', servers)).toEqual({ server: 'gitlab', tool: 'x__y' });
+    expect(parseRemoteToolName('mcp:gitlab/x/y', servers)).toEqual({ server: 'gitlab', tool: 'x/y' });
+    expect(parseRemoteToolName('mcp____x', servers)).toBeUndefined();
     expect(parseRemoteToolName('mcp__gh__', servers)).toBeUndefined();
     expect(parseRemoteToolName('bash', servers)).toBeUndefined();
   });

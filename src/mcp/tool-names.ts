@@ -100,19 +100,31 @@ export interface RemoteToolReference {
 
 /**
  * Reads a tool name a person wrote (`mcp__<server>__<tool>` or `mcp:<server>/<tool>`) as a reference
- * to a tool of one of `servers`, without connecting to anything. The server is the configured name the
- * text starts with (the longest, should one name be a prefix of another); undefined when the text is
- * not of either form or names no configured server.
+ * to a tool of a server, without connecting to anything. A configured server the text starts with wins
+ * (the longest, should one name be a prefix of another, as `gh` and `gh_`); otherwise the server is
+ * the text up to the first separator (config names cannot contain `__` or `/`). Undefined when the
+ * text is of neither form.
  */
 export function parseRemoteToolName(
   name: string,
-  servers: readonly string[],
+  configuredServers: readonly string[],
 ): RemoteToolReference | undefined {
-  const byLength = [...servers].sort((a, b) => b.length - a.length);
+  const byLength = [...configuredServers].sort((a, b) => b.length - a.length);
   for (const server of byLength) {
     for (const head of [`${PREFIX}${server}${SEPARATOR}`, `${EXPLICIT_PREFIX}${server}/`]) {
       if (name.startsWith(head) && name.length > head.length)
         return { server, tool: name.slice(head.length) };
+    }
+  }
+  for (const [prefix, separator] of [
+    [PREFIX, SEPARATOR],
+    [EXPLICIT_PREFIX, '/'],
+  ] as const) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    const at = rest.indexOf(separator);
+    if (at > 0 && at + separator.length < rest.length) {
+      return { server: rest.slice(0, at), tool: rest.slice(at + separator.length) };
     }
   }
   return undefined;
