@@ -15,6 +15,7 @@ import {
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
 import { ensureImage } from '../../src/sandbox/image.js';
+import { mountReport } from '../../src/sandbox/mount-plan.js';
 import {
   type Check,
   type CheckOutcome,
@@ -34,6 +35,7 @@ import {
 } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel } from './probe/channel.js';
+import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
 import type { CheckResult, Report, SandboxReport } from './report/model.js';
@@ -60,14 +62,17 @@ export class SuiteError extends Error {
 }
 
 export async function runSuite(
-  options: SuiteOptions,
+  requested: SuiteOptions,
   checks: readonly Check[] = ALL_CHECKS,
 ): Promise<Report> {
   const startedAt = new Date();
   const started = performance.now();
-  const selected = orderChecks(checks).filter((check) => isSelected(check.id, options.only, options.skip));
+  const selected = orderChecks(checks).filter((check) =>
+    isSelected(check.id, requested.only, requested.skip),
+  );
 
-  const sandbox = await prepareSandbox(options);
+  // From here on the target carries its mount plan, so every fresh container sees the same folder.
+  const { sandbox, options } = await prepareSandbox(requested);
   let shared: Session;
   try {
     shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
@@ -144,13 +149,26 @@ export async function runSuite(
   };
 }
 
-/** Builds (or finds) the sandbox image up front, so a missing Docker engine stops the run at once. */
-async function prepareSandbox(options: SuiteOptions): Promise<SandboxReport | null> {
-  const sandbox = options.target.transport === 'stdio' ? options.target.sandbox : undefined;
-  if (!sandbox) return null;
+/**
+ * Builds (or finds) the sandbox image up front, so a missing Docker engine stops the run at once, and
+ * plans the mount once: a folder the sandbox user cannot read stops the run with that reason, before any
+ * container could exit over it.
+ */
+async function prepareSandbox(
+  options: SuiteOptions,
+): Promise<{ sandbox: SandboxReport | null; options: SuiteOptions }> {
+  const target = options.target;
+  if (target.transport !== 'stdio' || !target.sandbox) return { sandbox: null, options };
+  const settings = target.sandbox;
+  const plan = await planProbeMount(target.command, settings);
+  if (plan.problem !== undefined)
+    throw new SuiteError(`cannot start the server in the sandbox: ${plan.problem}`);
   try {
     const image = await ensureImage();
-    return { kind: sandbox.kind, image: image.tag, policy: sandbox.policy };
+    return {
+      sandbox: { kind: settings.kind, image: image.tag, policy: settings.policy, mount: mountReport(plan) },
+      options: { ...options, target: { ...target, sandbox: { ...settings, plan } } },
+    };
   } catch (error) {
     throw new SuiteError(`cannot prepare the sandbox: ${describe(error)}`);
   }

@@ -15,11 +15,12 @@
 import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
+import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-plan.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
+import { createTransport, planSandboxMountFor, redactSecrets, secretsOf } from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http';
 export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
@@ -34,6 +35,8 @@ export interface ServerEvent {
   ms?: number;
   /** What went wrong (with `error` and `timeout`; with `ok` when tools were skipped or re-listing failed). */
   error?: string;
+  /** For `sandbox: docker` servers: the host folder the server sees, and what in it is hidden. */
+  mount?: MountReport;
 }
 
 /** The part of McpClient the loader uses, so tests can substitute one. */
@@ -45,7 +48,7 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[] },
+  options: { cwd: string; secretValues?: readonly string[]; mount?: MountPlan },
 ) => LoaderClient;
 
 export interface LoadMcpServersOptions {
@@ -112,6 +115,8 @@ interface ServerState {
   transport: ServerTransportKind;
   startedAt: number;
   client?: LoaderClient;
+  /** What a sandboxed server sees of the host; in every event about it. */
+  mount?: MountReport;
   /** Real tool name -> public name, for the tools this server has in the registry. */
   registered: Map<string, string>;
   /** The definitions behind `registered`, to see whether a re-listed tool changed. */
@@ -178,9 +183,30 @@ class Loader {
   private async connect(state: ServerState): Promise<void> {
     const { name, server } = state;
     let client: LoaderClient;
+    let mount: MountPlan | undefined;
     try {
+      // Planned before anything starts: reported with the server, and a folder the sandbox user cannot
+      // read is said as such instead of showing up as a server that exited.
+      mount = await planSandboxMountFor(server, this.options.cwd);
+      if (mount) state.mount = mountReport(mount);
+      if (mount?.problem !== undefined) {
+        this.emit(state, {
+          status: 'error',
+          ms: this.elapsed(state),
+          error: `server "${name}" was not started: ${mount.problem}`,
+        });
+        return;
+      }
+      if (this.closed) {
+        this.emit(state, { status: 'error', ms: this.elapsed(state), error: 'not started: shutting down' });
+        return;
+      }
       const factory = this.options.clientFactory ?? defaultClientFactory;
-      client = factory(name, server, { cwd: this.options.cwd, secretValues: this.options.secretValues });
+      client = factory(name, server, {
+        cwd: this.options.cwd,
+        secretValues: this.options.secretValues,
+        ...(mount === undefined ? {} : { mount }),
+      });
     } catch (error) {
       this.emit(state, {
         status: 'error',
@@ -359,7 +385,12 @@ class Loader {
     event: Omit<ServerEvent, 'server' | 'transport'>,
     kind: 'status' | 'report' = 'status',
   ): void {
-    const full: ServerEvent = { server: state.name, transport: state.transport, ...event };
+    const full: ServerEvent = {
+      server: state.name,
+      transport: state.transport,
+      ...event,
+      ...(state.mount === undefined ? {} : { mount: state.mount }),
+    };
     if (kind === 'status') this.latest.set(state.name, full);
     try {
       this.options.onEvent?.({ ...full });

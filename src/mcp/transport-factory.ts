@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
+import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
@@ -21,6 +22,8 @@ export class UnsupportedServerError extends Error {
 export interface TransportFactoryOptions {
   /** Relative `cwd` entries resolve against this (the project root); also the default working folder. */
   cwd: string;
+  /** For `sandbox: docker`: the mount planned ahead (planSandboxMountFor); planned on start otherwise. */
+  mount?: MountPlan;
 }
 
 /** `sandbox: docker` entries run in a hardened container (src/sandbox); the engine is looked for on start(). */
@@ -33,7 +36,7 @@ export function createTransport(
     return new StreamableHttpTransport({ url: server.url, headers: server.headers });
   }
   if (server.sandbox === 'docker') {
-    // The server's folder is mounted read-only; see docs/sandbox.md for everything else it cannot reach.
+    // One folder is mounted read-only (mount-plan.ts); see docs/sandbox.md for everything it cannot reach.
     return new ContainerTransport({
       command: server.command,
       args: server.args ?? [],
@@ -41,6 +44,9 @@ export function createTransport(
       cwd: path.resolve(options.cwd, server.cwd ?? '.'),
       name,
       policy: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)),
+      ...(options.mount === undefined ? {} : { mount: options.mount }),
+      // Without a cwd of its own, the server gets its script's folder (or an empty one), not the project.
+      ...(server.cwd === undefined ? { projectRoot: options.cwd } : {}),
     });
   }
   return new StdioTransport({
@@ -50,6 +56,26 @@ export function createTransport(
     cwd: path.resolve(options.cwd, server.cwd ?? '.'),
     // Messages name the server, never the command line (it may hold tokens).
     name,
+  });
+}
+
+/**
+ * What a `sandbox: docker` entry will see of the host, planned before it starts (so it can be reported,
+ * and a folder the sandbox user cannot read refused up front). `projectRoot` is the loader's `cwd`.
+ * Undefined for any other entry.
+ */
+export async function planSandboxMountFor(
+  server: ResolvedServer,
+  projectRoot: string,
+): Promise<MountPlan | undefined> {
+  if (server.type !== 'stdio' || server.sandbox !== 'docker') return undefined;
+  const workingDir = path.resolve(projectRoot, server.cwd ?? '.');
+  return planSandboxMount({
+    command: server.command,
+    args: server.args ?? [],
+    workingDir,
+    ...(server.cwd === undefined ? { projectRoot } : { folder: workingDir }),
+    user: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)).user,
   });
 }
 

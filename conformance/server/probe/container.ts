@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { removeContainer, startSandboxContainer } from '../../../src/sandbox/container-start.js';
 import { DockerStreamDemuxer } from '../../../src/sandbox/docker-stream.js';
+import { type MountPlan, planSandboxMount } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { ExitInfo, MultilineMessage, RawProcess, StdioCommand } from './stdio.js';
 import { SpawnError, STDERR_LIMIT } from './stdio.js';
@@ -18,8 +19,25 @@ import { StdoutLines } from './stdout-lines.js';
 export interface SandboxSettings {
   kind: 'docker';
   policy: SandboxPolicy;
-  /** Host folder bind-mounted read-only; defaults to the command's working folder. */
+  /**
+   * Host folder bind-mounted read-only (`--mount`). Without it, the folder of the server's script when
+   * that lies in the working folder, else an empty folder (src/sandbox/mount-plan.ts).
+   */
   mount?: string;
+  /** The plan, made once per run by the runner, so every fresh container sees the same thing. */
+  plan?: MountPlan;
+}
+
+/** What a sandboxed target will see of the host. */
+export function planProbeMount(command: StdioCommand, sandbox: SandboxSettings): Promise<MountPlan> {
+  const cwd = command.cwd ?? process.cwd();
+  return planSandboxMount({
+    command: command.command,
+    args: command.args,
+    workingDir: cwd,
+    ...(sandbox.mount === undefined ? { projectRoot: cwd } : { folder: sandbox.mount }),
+    user: sandbox.policy.user,
+  });
 }
 
 /** After the container exits, how long to wait for the attach stream to deliver the last bytes. */
@@ -67,6 +85,7 @@ export class ContainerProbe implements RawProcess {
     const cwd = command.cwd ?? process.cwd();
     let started: Awaited<ReturnType<typeof startSandboxContainer>>;
     try {
+      const mount = sandbox.plan ?? (await planProbeMount(command, sandbox));
       started = await startSandboxContainer(
         {
           command: command.command,
@@ -74,7 +93,7 @@ export class ContainerProbe implements RawProcess {
           // Only what the caller gave explicitly: the host's environment never enters the sandbox.
           env: definedValues(command.env),
           cwd,
-          mount: sandbox.mount ?? cwd,
+          mount,
         },
         sandbox.policy,
         {

@@ -2,6 +2,7 @@
  * The text report, h2spec style: grouped by section, one line per check, and for each failure the
  * requirement sentence with expected versus actual. Colour only when asked (a TTY without NO_COLOR).
  */
+import { describeMount } from '../../../src/sandbox/mount-plan.js';
 import { describePolicy } from '../../../src/sandbox/policy.js';
 import { SECTIONS, type Status } from '../check.js';
 import type { CheckResult, Report } from './model.js';
@@ -34,6 +35,7 @@ export function renderText(report: Report, options: TextOptions): string {
   }
   if (report.sandbox) {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
+    if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
   }
   for (const section of SECTIONS) {
     const checks = report.checks.filter((check) => check.section === section);

@@ -1,6 +1,6 @@
 /**
  * `furfly mcp list [--json]`: connect every configured MCP server, as the agent would, and show how each
- * one fared: server, transport, status, tools, ms, error.
+ * one fared: server, transport, status, tools, ms, error, and for sandboxed servers the folder mounted.
  *
  * Servers connect concurrently, each under its own `timeout`, so the command takes about as long as the
  * slowest server's own timeout, never their sum. Exit codes: 0 when every enabled server is `ok`
@@ -12,6 +12,7 @@ import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
+import { describeMount } from '../../sandbox/mount-plan.js';
 import { ToolRegistry } from '../../tools/registry.js';
 
 export interface McpListOptions {
@@ -76,5 +77,9 @@ export function renderTable(statuses: readonly ServerEvent[]): string {
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return `${[line(COLUMNS), ...rows.map(line)].join('\n')}\n`;
+  // What each sandboxed server sees of the host (one folder, read-only), under the table.
+  const mounts = statuses.flatMap((s) =>
+    s.mount ? [`${s.server}: sandbox mount: ${describeMount(s.mount)}`] : [],
+  );
+  return `${[line(COLUMNS), ...rows.map(line), ...mounts].join('\n')}\n`;
 }

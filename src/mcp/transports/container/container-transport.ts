@@ -10,15 +10,23 @@ import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import type { SandboxedCommand } from '../../../sandbox/container-spec.js';
 import { removeContainer, startSandboxContainer } from '../../../sandbox/container-start.js';
 import { DockerStreamDemuxer } from '../../../sandbox/docker-stream.js';
+import { type MountPlan, planSandboxMount } from '../../../sandbox/mount-plan.js';
 import { type SandboxPolicy, sandboxPolicy } from '../../../sandbox/policy.js';
 import { spawnReaper } from '../../../sandbox/reaper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from '../stdio/framing.js';
 import { onLastMoment } from '../stdio/process.js';
 import { TailBuffer } from '../stdio/tail-buffer.js';
 
-export interface ContainerTransportOptions extends SandboxedCommand {
+export interface ContainerTransportOptions extends Omit<SandboxedCommand, 'mount'> {
   /** Name used in messages (never the command line: it may hold tokens). */
   name: string;
+  /**
+   * What the server sees of the host, planned ahead (the loader does, to report it). Absent: planned
+   * on start(), from `projectRoot` (the script's folder, or an empty one) or else `cwd` (mounted).
+   */
+  mount?: MountPlan;
+  /** Without `mount`: the project the server's script is looked for in. */
+  projectRoot?: string;
   policy?: SandboxPolicy;
   maxMessageBytes?: number;
   stderrBytes?: number;
@@ -44,6 +52,8 @@ export class ContainerTransport implements Transport {
   containerId: string | undefined;
   /** Milliseconds from start() to a running container with attached streams (image build included). */
   startupMs: number | undefined;
+  /** What the server sees of the host, once start() planned it. */
+  mount: MountPlan | undefined;
 
   private readonly decoder: LineDecoder;
   private readonly stderr: TailBuffer;
@@ -100,7 +110,17 @@ export class ContainerTransport implements Transport {
     const began = performance.now();
     if (this.closing) throw new Error(`server "${this.name}" was closed before it started`);
     try {
-      const started = await startSandboxContainer(this.options, this.policy, {
+      const { projectRoot, ...options } = this.options;
+      this.mount =
+        options.mount ??
+        (await planSandboxMount({
+          command: options.command,
+          args: options.args ?? [],
+          workingDir: options.cwd,
+          ...(projectRoot === undefined ? { folder: options.cwd } : { projectRoot }),
+          user: this.policy.user,
+        }));
+      const started = await startSandboxContainer({ ...options, mount: this.mount }, this.policy, {
         attached: (stream, id) => this.attached(stream, id),
       });
       this.dockerode = started.dockerode;
