@@ -46,7 +46,8 @@ export function createTransport(
       policy: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)),
       ...(options.mount === undefined ? {} : { mount: options.mount }),
       // Without a cwd of its own, the server gets its script's folder (or an empty one), not the project.
-      ...(server.cwd === undefined ? { projectRoot: options.cwd } : {}),
+      projectRoot: options.cwd,
+      mountFolder: server.cwd !== undefined,
     });
   }
   return new StdioTransport({
@@ -74,7 +75,8 @@ export async function planSandboxMountFor(
     command: server.command,
     args: server.args ?? [],
     workingDir,
-    ...(server.cwd === undefined ? { projectRoot } : { folder: workingDir }),
+    projectRoot,
+    ...(server.cwd === undefined ? {} : { folder: workingDir }),
     user: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)).user,
   });
 }

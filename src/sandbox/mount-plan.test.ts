@@ -166,6 +166,26 @@ describe('problems found before anything starts', () => {
     expect(result.problem).toContain('chmod o+r');
   });
 
+  it('a folder given on purpose that is hidden itself, or lies in a hidden folder of the project', async () => {
+    const inProject = (folder: string) =>
+      planSandboxMount({
+        command: 'node',
+        args: [],
+        workingDir: project,
+        folder: path.join(project, folder),
+        projectRoot: project,
+        user: USER,
+      });
+    expect((await inProject('.git')).problem).toBe(
+      `${path.join(project, '.git')} is named .git; furfly never mounts .env*, .git or .furflycode into a sandbox`,
+    );
+    files(project, { '.furflycode/servers/x/index.js': '' });
+    expect((await inProject('.furflycode/servers/x')).problem).toBe(
+      `${path.join(project, '.furflycode/servers/x')} is inside the project's .furflycode; furfly never mounts .env*, .git or .furflycode into a sandbox`,
+    );
+    expect((await inProject('server')).problem).toBeUndefined();
+  });
+
   it('a configured folder that does not exist', async () => {
     const result = await plan('node', ['x.js'], { folder: path.join(project, 'nope') });
     expect(result.problem).toBe(`the folder to mount, ${path.join(project, 'nope')}, does not exist`);

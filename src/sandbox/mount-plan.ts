@@ -29,7 +29,10 @@ export interface MountPlanInput {
   workingDir: string;
   /** A folder chosen on purpose: it is mounted as is (with secrets hidden). */
   folder?: string;
-  /** Without `folder`: the project the script must lie in. */
+  /**
+   * The project: without `folder`, the script must lie in it; with one, a folder in it must not lie in
+   * a hidden folder (`.git/...`).
+   */
   projectRoot?: string;
   /** The container's user, `uid:gid` (SandboxPolicy.user). */
   user: string;
@@ -83,7 +86,18 @@ export async function planSandboxMount(input: MountPlanInput): Promise<MountPlan
   const workingDir = path.resolve(input.workingDir);
   if (input.folder !== undefined) {
     const source = path.resolve(input.folder);
-    return finish(input, { kind: 'folder', source, reason: `the configured folder ${source}` }, workingDir);
+    const chosen = { kind: 'folder' as const, source, reason: `the configured folder ${source}` };
+    const inHidden = hiddenPlace(source, input.projectRoot);
+    if (inHidden) {
+      return {
+        ...chosen,
+        target: source,
+        hidden: [],
+        workingDir,
+        problem: `${source} is ${inHidden}; furfly never mounts .env*, .git or .furflycode into a sandbox`,
+      };
+    }
+    return finish(input, chosen, workingDir);
   }
   const projectRoot = path.resolve(input.projectRoot ?? workingDir);
   const script = await findScript(input, workingDir, projectRoot);
@@ -285,6 +299,16 @@ function unreadable(target: string, info: Stats, user: string, what: 'folder' | 
 function isWithin(candidate: string, folder: string): boolean {
   const relative = path.relative(folder, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Where a folder given on purpose is hidden itself: its own name, or a folder of the project it lies in. */
+function hiddenPlace(folder: string, projectRoot: string | undefined): string | undefined {
+  if (isHiddenName(path.basename(folder))) return `named ${path.basename(folder)}`;
+  if (projectRoot === undefined) return undefined;
+  const root = path.resolve(projectRoot);
+  if (!isWithin(folder, root)) return undefined;
+  const segment = path.relative(root, folder).split(path.sep).find(isHiddenName);
+  return segment === undefined ? undefined : `inside the project's ${segment}`;
 }
 
 function hasHiddenSegment(relative: string): boolean {

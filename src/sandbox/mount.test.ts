@@ -12,12 +12,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
+import { McpClient } from '../mcp/client.js';
 import {
   type ClientFactory,
   defaultClientFactory,
   loadMcpServers,
   type McpServersHandle,
 } from '../mcp/loader.js';
+import { createTransport } from '../mcp/transport-factory.js';
+import type { ContainerTransport } from '../mcp/transports/container/container-transport.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
 import { labelledContainers, removeLabelledContainers } from './cleanup.js';
@@ -197,6 +200,32 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('what a sandboxed server sees of 
     expect(await attempt('read', '.git/config')).toEqual({ ok: false, code: 'ENOENT' });
     expect(await attempt('list', '.git')).toEqual({ ok: true, entries: [] });
     expect(await attempt('read', '.furflycode/config.yaml')).toEqual({ ok: false, code: 'ENOENT' });
+  });
+
+  it('a transport made without the loader (mcp tools, mcp call) plans the same mount itself', {
+    timeout: 180_000,
+  }, async () => {
+    const withoutCwd = createTransport('boxed', entry(['server/index.js']), { cwd: project });
+    const withCwd = createTransport('boxed2', entry(['index.js'], { cwd: 'server' }), { cwd: project });
+    const clients = [
+      new McpClient(withoutCwd, { name: 'boxed' }),
+      new McpClient(withCwd, { name: 'boxed2' }),
+    ];
+    try {
+      await Promise.all(clients.map((client) => client.connect({ timeoutMs: 120_000 })));
+      expect((withoutCwd as ContainerTransport).mount).toMatchObject({
+        kind: 'script-folder',
+        source: path.join(project, 'server'),
+      });
+      expect((withCwd as ContainerTransport).mount).toMatchObject({
+        kind: 'folder',
+        source: path.join(project, 'server'),
+        workingDir: path.join(project, 'server'),
+      });
+      expect((withCwd as ContainerTransport).mount?.hidden).toHaveLength(3);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
   });
 
   it('no script in the project: an empty folder', { timeout: 180_000 }, async () => {

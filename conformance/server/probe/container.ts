@@ -35,7 +35,8 @@ export function planProbeMount(command: StdioCommand, sandbox: SandboxSettings):
     command: command.command,
     args: command.args,
     workingDir: cwd,
-    ...(sandbox.mount === undefined ? { projectRoot: cwd } : { folder: sandbox.mount }),
+    projectRoot: cwd,
+    ...(sandbox.mount === undefined ? {} : { folder: sandbox.mount }),
     user: sandbox.policy.user,
   });
 }

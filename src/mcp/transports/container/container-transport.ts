@@ -25,8 +25,10 @@ export interface ContainerTransportOptions extends Omit<SandboxedCommand, 'mount
    * on start(), from `projectRoot` (the script's folder, or an empty one) or else `cwd` (mounted).
    */
   mount?: MountPlan;
-  /** Without `mount`: the project the server's script is looked for in. */
+  /** Without `mount`: the project the server's script is looked for in (unless `mountFolder`). */
   projectRoot?: string;
+  /** Without `mount`: mount `cwd` itself (the entry has a `cwd` of its own). Implied without `projectRoot`. */
+  mountFolder?: boolean;
   policy?: SandboxPolicy;
   maxMessageBytes?: number;
   stderrBytes?: number;
@@ -110,14 +112,15 @@ export class ContainerTransport implements Transport {
     const began = performance.now();
     if (this.closing) throw new Error(`server "${this.name}" was closed before it started`);
     try {
-      const { projectRoot, ...options } = this.options;
+      const { projectRoot, mountFolder, ...options } = this.options;
       this.mount =
         options.mount ??
         (await planSandboxMount({
           command: options.command,
           args: options.args ?? [],
           workingDir: options.cwd,
-          ...(projectRoot === undefined ? { folder: options.cwd } : { projectRoot }),
+          ...(projectRoot === undefined ? {} : { projectRoot }),
+          ...(projectRoot === undefined || mountFolder ? { folder: options.cwd } : {}),
           user: this.policy.user,
         }));
       const started = await startSandboxContainer({ ...options, mount: this.mount }, this.policy, {
