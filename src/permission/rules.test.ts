@@ -2,6 +2,7 @@
  * Rules match any identity of a tool (its public name, and for remote tools the names that survive a
  * collision suffix). The real remote-tool names come from mcp/tool-names.ts, so these tests use them.
  */
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { assignToolNames, ruleIdentities } from '../mcp/tool-names.js';
 import { compileRules, type PermissionRule } from './rules.js';
@@ -111,4 +112,26 @@ describe('compileRules', () => {
     expect(rules.strongestMatch(['mcp:gh//y'])?.rule.action).toBe('deny');
     expect(rules.strongestMatch(['mcp:gh/ab'])).toBeUndefined();
   });
+});
+
+describe('an exact rule names one tool, whatever names its siblings force on it (property)', () => {
+  // Characters that sanitising turns into `_` (so names clash) and `/`, but no glob syntax.
+  const toolName = fc.stringMatching(/^[ab_./-]{1,6}$/);
+  test.prop([fc.uniqueArray(toolName, { minLength: 1, maxLength: 8 }), fc.nat()])(
+    'deny mcp__<server>__<tool> and mcp:<server>/<tool> hit exactly that tool',
+    (tools, pick) => {
+      const { facts, publicName } = serverFacts('gh', tools);
+      const target = tools[pick % tools.length]!;
+      for (const glob of [`mcp__gh__${target}`, `mcp:gh/${target}`]) {
+        const denied = tools.filter(
+          (tool) => decide([{ tool_glob: glob, action: 'deny' }], facts, publicName(tool)).action === 'deny',
+        );
+        // A sibling whose *public* name is the rule's text is denied too: that is what the rule meant
+        // before identities existed, and it is the stricter outcome.
+        const expected = tools.filter((tool) => tool === target || publicName(tool) === glob);
+        expect(denied.sort()).toEqual(expected.sort());
+        expect(denied).toContain(target);
+      }
+    },
+  );
 });
