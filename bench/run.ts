@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { errorText } from '../src/util/error-text.js';
 import type { Target } from './clients/types.js';
 import { CLI_MAIN, everythingEntry, REPO_ROOT, testServer } from './lib/paths.js';
 import {
@@ -448,6 +449,6 @@ function nullable(value: number): number | null {
 
 main().catch((error: unknown) => {
   killAll();
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`bench failed: ${errorText(error)}\n`);
   process.exit(1);
 });

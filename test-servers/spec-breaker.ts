@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import type { HttpDefects } from './lib/http.js';
-import { ErrorCode, isPlainObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
+import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
 import { encodeError, type SessionHooks } from './lib/session.js';
 import { STANDARD_TOOLS } from './lib/tools.js';
 
@@ -24,7 +24,7 @@ function rewrite(method: string, change: (response: Response, request: JsonRpcRe
 }
 
 function withResult(response: Response, change: (result: Response) => void): Response {
-  if (isPlainObject(response.result)) change(response.result);
+  if (isObject(response.result)) change(response.result);
   return response;
 }
 
@@ -65,7 +65,7 @@ const CORE_METHODS = new Set([
 ]);
 
 const isNotification = (value: unknown): boolean =>
-  isPlainObject(value) && typeof value.method === 'string' && !('id' in value);
+  isObject(value) && typeof value.method === 'string' && !('id' in value);
 
 const SESSION_DEFECTS = {
   /** initialize result without serverInfo. */
@@ -173,7 +173,7 @@ const SESSION_DEFECTS = {
   'wrong-not-found-code': {
     encodeResponse(_request, response) {
       const error = response.error;
-      if (isPlainObject(error) && error.code === ErrorCode.MethodNotFound) {
+      if (isObject(error) && error.code === ErrorCode.MethodNotFound) {
         return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.InvalidRequest } });
       }
       return JSON.stringify(response);
@@ -213,7 +213,7 @@ const SESSION_DEFECTS = {
   /** Error objects lack their message. */
   'error-without-message': {
     encodeResponse(_request, response) {
-      if (!isPlainObject(response.error)) return JSON.stringify(response);
+      if (!isObject(response.error)) return JSON.stringify(response);
       const { message: _message, ...error } = response.error;
       return JSON.stringify({ ...response, error });
     },
@@ -226,7 +226,7 @@ const SESSION_DEFECTS = {
   'no-tools-capability': {
     encodeResponse: rewrite('initialize', (r) =>
       withResult(r, (result) => {
-        if (isPlainObject(result.capabilities)) delete result.capabilities.tools;
+        if (isObject(result.capabilities)) delete result.capabilities.tools;
       }),
     ),
   },
@@ -235,7 +235,7 @@ const SESSION_DEFECTS = {
     encodeResponse: rewrite('tools/list', (r) =>
       withResult(r, (result) => {
         for (const tool of Array.isArray(result.tools) ? result.tools : []) {
-          if (isPlainObject(tool) && tool.outputSchema !== undefined) {
+          if (isObject(tool) && tool.outputSchema !== undefined) {
             tool.outputSchema = { type: 'object', properties: { text: { type: 'no-such-type' } } };
           }
         }
@@ -253,7 +253,7 @@ const SESSION_DEFECTS = {
   'invalid-structured-content': {
     encodeResponse: rewrite('tools/call', (r) =>
       withResult(r, (result) => {
-        if (isPlainObject(result.structuredContent)) result.structuredContent.length = 'not a number';
+        if (isObject(result.structuredContent)) result.structuredContent.length = 'not a number';
       }),
     ),
   },
@@ -262,7 +262,7 @@ const SESSION_DEFECTS = {
     encodeResponse: rewrite('resources/list', (r) =>
       withResult(r, (result) => {
         for (const item of Array.isArray(result.resources) ? result.resources : [])
-          if (isPlainObject(item)) delete item.name;
+          if (isObject(item)) delete item.name;
       }),
     ),
   },
@@ -287,7 +287,7 @@ const SESSION_DEFECTS = {
     encodeResponse: rewrite('prompts/list', (r) =>
       withResult(r, (result) => {
         for (const item of Array.isArray(result.prompts) ? result.prompts : [])
-          if (isPlainObject(item)) delete item.name;
+          if (isObject(item)) delete item.name;
       }),
     ),
   },

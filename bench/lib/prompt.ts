@@ -200,7 +200,12 @@ export async function measurePrompt(announce: (pid: number) => void): Promise<Pr
     announce(pid);
   };
   const t0 = performance.now();
-  const cli = spawn(process.execPath, [CLI_MAIN], { cwd: project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // The servers are the bench's own: trusted for the run.
+  const cli = spawn(process.execPath, [CLI_MAIN, '--trust-project'], {
+    cwd: project,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   if (cli.pid !== undefined) remember(cli.pid);
   const findServers = (): void => {
     if (cli.pid !== undefined && cli.exitCode === null && cli.signalCode === null) {

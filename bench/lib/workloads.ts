@@ -2,6 +2,8 @@
  * The measured work, identical for every client: sequential calls, a fixed number of calls in flight,
  * and one large result. Every result is checked (a fast wrong answer must not count).
  */
+
+import { errorText } from '../../src/util/error-text.js';
 import type { BenchClient } from '../clients/types.js';
 import { percentile } from './stats.js';
 
@@ -47,7 +49,7 @@ class Tally {
       return true;
     } catch (error) {
       this.failed++;
-      this.firstError ??= error instanceof Error ? error.message : String(error);
+      this.firstError ??= errorText(error);
       return false;
     }
   }

@@ -211,12 +211,3 @@ export function recordedMessages(file: string): RecordedMessage[] {
       (entry) => (Array.isArray(entry.message) ? entry.message : [entry.message]) as RecordedMessage[],
     );
 }
-
-/** Polls `condition` every 10 ms for up to 10 s (a generous bound for loaded machines); false if it never held. */
-export async function eventually(condition: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 1000; i += 1) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return condition();
-}

@@ -10,17 +10,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RpcDisconnectedError, RpcRemoteError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
+import { RpcRequestFailedError, RpcTimeoutError } from '../../src/jsonrpc/errors.js';
 import { JsonRpcPeer } from '../../src/jsonrpc/peer.js';
 import { McpClient, type ToolCallResult } from '../../src/mcp/client.js';
 import { McpConnectError } from '../../src/mcp/errors.js';
-import {
-  HttpTransportError,
-  SessionExpiredError,
-  TRANSPORT_ERROR_CODES,
-} from '../../src/mcp/transports/http/errors.js';
+import { HttpTransportError, SessionExpiredError } from '../../src/mcp/transports/http/errors.js';
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
+import type { ClientNotifications, ClientRequests } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { waitFor } from '../../src/util/wait-for.test-helpers.js';
 import {
   initializeParams,
   startEverythingHttp,
@@ -69,7 +67,7 @@ function resultText(result: ToolCallResult): string {
 }
 
 interface Connection {
-  peer: JsonRpcPeer;
+  peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
   transport: StreamableHttpTransport;
   protocolVersion: string;
   closes: string[];
@@ -81,18 +79,16 @@ async function connect(
   options: { version?: ProtocolVersion; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<Connection> {
   const transport = new StreamableHttpTransport({ url, headers: options.headers });
-  const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.timeoutMs ?? 10_000 });
+  const peer = new JsonRpcPeer<ClientRequests, ClientNotifications>(transport, {
+    defaultTimeoutMs: options.timeoutMs ?? 10_000,
+  });
   peers.push(peer);
   const closes: string[] = [];
   peer.onclose = (reason) => closes.push(reason.message);
   await peer.start();
-  const result = await peer.request<{ protocolVersion: string }>(
-    'initialize',
-    initializeParams(options.version),
-    {
-      validateResult: false,
-    },
-  );
+  const result = await peer.request('initialize', initializeParams(options.version), {
+    validateResult: false,
+  });
   transport.setProtocolVersion(result.protocolVersion);
   await peer.notify('notifications/initialized');
   return { peer, transport, protocolVersion: result.protocolVersion, closes };
@@ -121,13 +117,6 @@ function httpRecords(file: string): HttpRecord[] {
     .filter((entry): entry is HttpRecord => entry.kind === 'http');
 }
 
-/** Polls for up to 15 s of real time (a loaded machine can be slow to write a record). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
-
 describe('McpClient over Streamable HTTP against well-behaved --http', () => {
   for (const reply of ['json', 'sse'] as const) {
     it(`does the handshake and calls tools (${reply} replies), sending session id and version header exactly when required`, async () => {
@@ -141,7 +130,9 @@ describe('McpClient over Streamable HTTP against well-behaved --http', () => {
       expect(resultText(echoed)).toBe('hi over http');
       const session = transport.session;
       expect(session).toBeTruthy();
-      await waitFor(() => httpRecords(record).some((r) => r.method === 'GET'));
+      await waitFor('the GET stream in the record', () =>
+        httpRecords(record).some((r) => r.method === 'GET'),
+      );
       await client.close();
 
       const [init, ...later] = httpRecords(record);
@@ -182,7 +173,9 @@ describe('McpClient over Streamable HTTP against well-behaved --http', () => {
     const echoed = await client.callTool('echo', { message: 'still here' });
     expect(resultText(echoed)).toBe('still here');
     // The cancel POST and the next call travel on different connections: it may be recorded a moment later.
-    await waitFor(() => readFileSync(record, 'utf8').includes('notifications/cancelled'));
+    await waitFor('notifications/cancelled in the record', () =>
+      readFileSync(record, 'utf8').includes('notifications/cancelled'),
+    );
   });
 });
 
@@ -221,7 +214,7 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RpcDisconnectedError);
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
     const cause = (error as Error).cause as HttpTransportError;
     expect(cause).toBeInstanceOf(HttpTransportError);
     expect(cause.kind).toBe('http-status');
@@ -230,15 +223,15 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     expect(cause.body!.length).toBeLessThan(1100);
   });
 
-  it('cut-mid-event: the synthesized error names the transport as its source', async () => {
+  it("cut-mid-event: the request fails with the transport's own error, not a JSON-RPC error", async () => {
     const server = await startHttpServer('sse-erroring', ['--mode', 'cut-mid-event']);
     const { peer } = await connect(server.url);
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RpcRemoteError);
-    expect((error as RpcRemoteError).code).toBe(TRANSPORT_ERROR_CODES['stream-ended']);
-    expect((error as RpcRemoteError).data).toMatchObject({ transportError: 'stream-ended' });
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
+    expect((error as Error).cause).toBeInstanceOf(HttpTransportError);
+    expect(((error as Error).cause as HttpTransportError).kind).toBe('stream-ended');
   });
 
   it('expire-after: the call that meets the expired session says "session expired", and so does every later one', async () => {
@@ -248,7 +241,7 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     const expired = await client.callTool('trigger');
     expect(expired.isError).toBe(true);
     expect(resultText(expired)).toContain('session expired');
-    await waitFor(() => closes.length === 1);
+    await waitFor('the close', () => closes.length === 1);
     expect(closes[0]).toContain('session expired');
     const later = await client.callTool('echo', { text: 'too late' });
     expect(later.isError).toBe(true);

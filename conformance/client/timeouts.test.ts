@@ -6,8 +6,9 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect } from 'vitest';
 import { McpConnectError } from '../../src/mcp/errors.js';
+import { waitFor } from '../../src/util/wait-for.test-helpers.js';
 import { isAlive } from '../../test-servers/testing.js';
-import { eventually, recordedMessages, resultText, test } from './harness.test-helpers.js';
+import { recordedMessages, resultText, test } from './harness.test-helpers.js';
 
 /** Short on purpose: these cases can only end by timing out. */
 const HUNG_TIMEOUT_MS = 1000;
@@ -66,7 +67,7 @@ describe.concurrent('a hung server fails with a timeout error', () => {
       recordedMessages(record).some(
         (m) => m.method === 'notifications/cancelled' && m.params?.requestId === call?.id,
       );
-    expect(await eventually(cancelledFor)).toBe(true);
+    await waitFor('notifications/cancelled for the request', cancelledFor);
 
     // Only tools/call is delayed: the same connection still answers other requests.
     await expect(client.listTools()).resolves.toContainEqual(expect.objectContaining({ name: 'echo' }));
@@ -128,7 +129,7 @@ describe.concurrent('a server that crashes', () => {
     ]);
     expect(resultText(await client.callTool('echo', { message: 'one' }))).toBe('one');
     expect(resultText(await client.callTool('echo', { message: 'two' }))).toBe('two');
-    expect(await eventually(() => closes.length === 1)).toBe(true);
+    await waitFor('the close', () => closes.length === 1);
     const third = await client.callTool('echo', { message: 'three' });
     expect(third.isError).toBe(true);
     expect(resultText(third)).toContain('the server process exited with code 1');

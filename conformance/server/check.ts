@@ -6,10 +6,13 @@
  */
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import type { CheckContext } from './context.js';
+import type { TransportKind } from './target.js';
+
+export { COULD_NOT_TELL, CouldNotTell, NotApplicable } from './check-errors.js';
+export type { TransportKind } from './target.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type Status = 'pass' | 'fail' | 'warn' | 'skip';
-export type TransportKind = 'stdio' | 'http';
 
 /** Report order of the sections; also the order checks run in. */
 export const SECTIONS = [
@@ -51,33 +54,6 @@ export interface Check {
   judgesWholeRun?: boolean;
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
-
-/**
- * Thrown anywhere inside a check (or a helper it calls) when the check does not apply,
- * e.g. the server declared no `tools` capability. The runner turns it into `skip`.
- */
-export class NotApplicable extends Error {
-  override readonly name = 'NotApplicable';
-}
-
-/**
- * Thrown when a check could not observe what it judges: no reply within the step timeout, response
- * headers that never came, a listing that broke off. That is no evidence that the server breaks the
- * requirement, and no pass either: the runner reports `warn` with a message that starts
- * `could not tell: ` and says what is unknown, whatever the check's level.
- */
-export class CouldNotTell extends Error {
-  override readonly name = 'CouldNotTell';
-  constructor(
-    message: string,
-    readonly expected?: string,
-    readonly actual?: string,
-  ) {
-    super(message);
-  }
-}
-
-export const COULD_NOT_TELL = 'could not tell: ';
 
 export const pass = (message?: string): CheckOutcome =>
   message ? { status: 'pass', message } : { status: 'pass' };

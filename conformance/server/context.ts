@@ -5,13 +5,14 @@
  * Sessions a check opens are closed when the check ends; memoised scenarios live until the suite ends.
  */
 
-import type { ProtocolValidators } from '../../src/protocol/validate.js';
-import * as validate from '../../src/protocol/validate.js';
+import { type ProtocolValidators, validatorsFor } from '../../src/protocol/validate.js';
 import { featuresOf, isProtocolVersion, type ProtocolVersion } from '../../src/protocol/versions.js';
-import { NotApplicable, type TransportKind } from './check.js';
-import { type Channel, HttpChannel, openChannel, StdioChannel, type Target } from './probe/channel.js';
+import { errorText } from '../../src/util/error-text.js';
+import { NotApplicable } from './check-errors.js';
+import { type Channel, HttpChannel, openChannel, StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
+import type { Target, TransportKind } from './target.js';
 import { type Waits, waitsFor } from './timing.js';
 
 export interface SuiteSettings {
@@ -54,7 +55,7 @@ export async function initialize(session: Session, proposed: string): Promise<In
       clientInfo: CLIENT_INFO,
     });
   } catch (error) {
-    info.error = describe(error);
+    info.error = errorText(error);
     return info;
   }
   const message = info.reply.message;
@@ -85,10 +86,6 @@ export function isVersionShaped(value: unknown): value is string {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 export class CheckContext {
   readonly runLog: LoggedMessage[] = [];
   /** Every stdio process this run started, for checks over stdout hygiene. */
@@ -96,7 +93,7 @@ export class CheckContext {
   /** Every HTTP channel this run opened, for checks over how each exchange was answered. */
   readonly httpChannels: HttpChannel[] = [];
   readonly metrics: Record<string, number | string | null> = {};
-  readonly validators: ProtocolValidators | null;
+  readonly validators: ProtocolValidators;
   private readonly checkSessions: Session[] = [];
   private readonly suiteSessions: Session[] = [];
   private readonly memos = new Map<string, Promise<unknown>>();
@@ -110,7 +107,7 @@ export class CheckContext {
     this.suiteSessions.push(shared);
     shared.joinRunLog(this.runLog);
     this.trackProbe(shared.channel);
-    this.validators = loadValidators(version);
+    this.validators = validatorsFor(version);
   }
 
   get transport(): TransportKind {
@@ -203,19 +200,5 @@ export class CheckContext {
   private trackProbe(channel: Channel): void {
     if (channel instanceof StdioChannel) this.probes.push(channel.probe);
     if (channel instanceof HttpChannel) this.httpChannels.push(channel);
-  }
-}
-
-/**
- * The schema validators land with the generated code; until they do (or for a version the schemas
- * do not cover) checks fall back to the structural checks they do themselves and say so.
- */
-function loadValidators(version: ProtocolVersion): ProtocolValidators | null {
-  const factory = (validate as { validatorsFor?: unknown }).validatorsFor;
-  if (typeof factory !== 'function') return null;
-  try {
-    return (factory as typeof validate.validatorsFor)(version);
-  } catch {
-    return null;
   }
 }

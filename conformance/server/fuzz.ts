@@ -4,19 +4,16 @@
  * returns null (the caller skips the tool) rather than guessing.
  */
 import fc from 'fast-check';
+import { isObject } from '../../src/util/is-object.js';
 
 type Schema = Record<string, unknown>;
 
 const MAX_DEPTH = 4;
 
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function arbitraryFor(schema: unknown, depth = 0): fc.Arbitrary<unknown> | null {
-  if (schema === true || (isSchema(schema) && Object.keys(schema).length === 0))
+  if (schema === true || (isObject(schema) && Object.keys(schema).length === 0))
     return fc.jsonValue({ maxDepth: 2 });
-  if (!isSchema(schema) || depth > MAX_DEPTH) return null;
+  if (!isObject(schema) || depth > MAX_DEPTH) return null;
   if (Array.isArray(schema.enum) && schema.enum.length > 0)
     return fc.constantFrom(...(schema.enum as unknown[]));
   if ('const' in schema) return fc.constant(schema.const);
@@ -92,7 +89,7 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
 }
 
 function objectArbitrary(schema: Schema, depth: number): fc.Arbitrary<unknown> | null {
-  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required)
     ? (schema.required as unknown[]).filter((r) => typeof r === 'string')
     : [];

@@ -1,23 +1,14 @@
-/** Small helpers the section files share: schema validation with a structural fallback, sentinel waits. */
+/** Small helpers the section files share: schema validation, sentinel waits. */
+
+import { errorText } from '../../src/util/error-text.js';
 import { CouldNotTell } from './check.js';
 import type { CheckContext } from './context.js';
 import { isObject, isResponse, type JsonObject, RequestTimeout, type Session } from './session.js';
 
-/**
- * Validates a result with the generated validators for the run's version.
- * Returns null when no validators are available; the caller then judges structure itself and says so.
- */
-export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] | null {
-  if (!ctx.validators) return null;
+/** Validates a result with the generated validators for the run's version: `pointer: message` each. */
+export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
   return ctx.validators.result(method, result).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
 }
-
-export function definitionIssues(ctx: CheckContext, name: string, value: unknown): string[] | null {
-  if (!ctx.validators) return null;
-  return ctx.validators.definition(name, value).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
-}
-
-export const NO_VALIDATORS = 'schema validators unavailable: structural check only';
 
 /**
  * Sends `act`, then a ping, and returns every message that arrived before the ping's reply.
@@ -34,7 +25,7 @@ export async function untilSentinel(session: Session, act: () => Promise<unknown
     return {
       messages: inboundSince(session, mark),
       answered: false,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorText(error),
       // A timeout may be a slow server or machine; a closed connection or an ended exchange is final.
       silence: error instanceof RequestTimeout ? 'timeout' : 'ended',
     };
@@ -63,9 +54,7 @@ export async function replyToJudge(
   try {
     return (await session.request(method, params)).message;
   } catch (error) {
-    throw new CouldNotTell(
-      `${question}: ${method} got no response (${error instanceof Error ? error.message : String(error)})`,
-    );
+    throw new CouldNotTell(`${question}: ${method} got no response (${errorText(error)})`);
   }
 }
 

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { errorText } from '../../src/util/error-text.js';
 
 // ajv is CommonJS; `require` avoids the default-export interop dance under NodeNext.
 const require = createRequire(import.meta.url);
@@ -93,7 +94,7 @@ function problemUnder(schema: Record<string, unknown>, dialect: Dialect): string
   try {
     instanceFor(dialect).compile(schema);
   } catch (error) {
-    return `does not compile as ${dialect}: ${error instanceof Error ? error.message : String(error)}`;
+    return `does not compile as ${dialect}: ${errorText(error)}`;
   }
   return null;
 }

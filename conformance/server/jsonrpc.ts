@@ -1,7 +1,7 @@
 /** JSON-RPC 2.0 as MCP uses it: ids, error codes, notifications, concurrency, batches (2025-03-26). */
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, CouldNotTell, fail, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { errorOf, NO_VALIDATORS, responsesWithout, type SentinelOutcome, untilSentinel } from './helpers.js';
+import { errorOf, responsesWithout, type SentinelOutcome, untilSentinel } from './helpers.js';
 import { errorCode, isErrorResponse, isObject, isResponse, type JsonObject } from './session.js';
 
 const BASIC = 'MCP 2025-11-25 basic (Messages)';
@@ -250,9 +250,7 @@ export const jsonrpcChecks: Check[] = [
         const problem = messageProblem(ctx, message);
         if (problem) return fail(problem, 'a JSON-RPC 2.0 request, notification or response', brief(message));
       }
-      return pass(
-        ctx.validators ? `${inbound.length} messages` : `${inbound.length} messages; ${NO_VALIDATORS}`,
-      );
+      return pass(`${inbound.length} messages`);
     },
   },
 ];
@@ -305,10 +303,7 @@ function requestProblem(ctx: CheckContext, message: JsonObject): string | null {
   if ('id' in message && typeof message.id !== 'string' && typeof message.id !== 'number') {
     return 'a request id that is neither string nor number';
   }
-  if (ctx.validators) {
-    const issues = ctx.validators.message(message);
-    if (issues.length > 0)
-      return `schema: ${issues.map((i) => `${i.pointer || '/'} ${i.message}`).join('; ')}`;
-  }
+  const issues = ctx.validators.message(message);
+  if (issues.length > 0) return `schema: ${issues.map((i) => `${i.pointer || '/'} ${i.message}`).join('; ')}`;
   return null;
 }

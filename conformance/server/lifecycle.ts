@@ -1,8 +1,9 @@
 /** Lifecycle: initialization, version negotiation, the initialized notification, ping. */
 import { isProtocolVersion, LATEST_PROTOCOL_VERSION } from '../../src/protocol/versions.js';
+import { errorText } from '../../src/util/error-text.js';
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, pass } from './check.js';
-import { type CheckContext, describe, initialize, isVersionShaped } from './context.js';
-import { NO_VALIDATORS, resultIssues } from './helpers.js';
+import { type CheckContext, initialize, isVersionShaped } from './context.js';
+import { resultIssues } from './helpers.js';
 import { isObject, type JsonObject, type Reply } from './session.js';
 
 const LIFECYCLE = 'MCP 2025-11-25 basic/lifecycle';
@@ -33,7 +34,7 @@ function preInitScenario(ctx: CheckContext): Promise<PreInit> {
       try {
         return await send();
       } catch (error) {
-        return describe(error);
+        return errorText(error);
       }
     };
     const ping = await attempt(() => session.ping());
@@ -56,7 +57,7 @@ export const lifecycleChecks: Check[] = [
       if (!init.result)
         return fail('initialize got no result', 'an InitializeResult', init.error ?? 'nothing');
       const issues = resultIssues(ctx, 'initialize', init.result);
-      if (issues && issues.length > 0) {
+      if (issues.length > 0) {
         return fail(
           `the InitializeResult is not valid for ${ctx.version}`,
           'a valid InitializeResult',
@@ -70,7 +71,7 @@ export const lifecycleChecks: Check[] = [
           brief(init.result.protocolVersion),
         );
       }
-      return pass(issues ? undefined : NO_VALIDATORS);
+      return pass();
     },
   },
   {

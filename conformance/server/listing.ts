@@ -2,9 +2,10 @@
  * Follows a paginated list (tools, resources, resource templates, prompts) to its end, once per run,
  * recording what pagination did wrong instead of looping forever.
  */
+
+import { errorText } from '../../src/util/error-text.js';
 import { brief, type CheckOutcome, CouldNotTell, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { describe } from './context.js';
 import { isObject, type JsonObject, RequestTimeout } from './session.js';
 
 export interface Listing {
@@ -74,7 +75,7 @@ export async function fetchAll(
     try {
       message = (await session.request(method, cursor === undefined ? {} : { cursor })).message;
     } catch (error) {
-      listing.error = describe(error);
+      listing.error = errorText(error);
       listing.failedPage = page;
       listing.timedOut = error instanceof RequestTimeout;
       return listing;

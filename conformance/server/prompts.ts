@@ -1,7 +1,7 @@
 /** Prompts, where the server declares them: list, get, pagination, unknown names. */
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
+import { replyToJudge, resultIssues } from './helpers.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
@@ -28,13 +28,13 @@ export const promptsChecks: Check[] = [
       if (listing.error) return fail('prompts/list did not complete', 'a ListPromptsResult', listing.error);
       for (const page of listing.pages) {
         const issues = resultIssues(ctx, 'prompts/list', page);
-        if (issues && issues.length > 0)
+        if (issues.length > 0)
           return fail('a prompts/list page is not valid', 'a valid ListPromptsResult', issues.join('; '));
       }
       const bad = listing.items.find((p) => typeof p.name !== 'string');
       if (bad) return fail('a prompt lacks a name', 'a name string', brief(bad));
       if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
-      return pass(`${listing.items.length} prompt(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
+      return pass(`${listing.items.length} prompt(s)`);
     },
   },
   {
@@ -73,7 +73,7 @@ export const promptsChecks: Check[] = [
           `getting ${first.name} answered with an error: ${brief(reply.message.error, 200)}`,
         );
       const issues = resultIssues(ctx, 'prompts/get', result);
-      if (issues && issues.length > 0)
+      if (issues.length > 0)
         return fail('the GetPromptResult is not valid', 'a valid GetPromptResult', issues.join('; '));
       if (!Array.isArray(result.messages)) return fail('no messages array', 'messages: [...]', brief(result));
       return pass();

@@ -1,7 +1,7 @@
 /** Resources, where the server declares them: list, templates, read, pagination, unknown URIs. */
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
-import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
+import { replyToJudge, resultIssues } from './helpers.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isObject } from './session.js';
 
@@ -29,13 +29,13 @@ export const resourcesChecks: Check[] = [
         return fail('resources/list did not complete', 'a ListResourcesResult', listing.error);
       for (const page of listing.pages) {
         const issues = resultIssues(ctx, 'resources/list', page);
-        if (issues && issues.length > 0)
+        if (issues.length > 0)
           return fail('a resources/list page is not valid', 'a valid ListResourcesResult', issues.join('; '));
       }
       const bad = listing.items.find((r) => typeof r.uri !== 'string' || typeof r.name !== 'string');
       if (bad) return fail('a resource lacks uri or name', 'uri and name strings', brief(bad));
       if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
-      return pass(`${listing.items.length} resource(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`);
+      return pass(`${listing.items.length} resource(s)`);
     },
   },
   {
@@ -71,7 +71,7 @@ export const resourcesChecks: Check[] = [
         );
       for (const page of listing.pages) {
         const issues = resultIssues(ctx, 'resources/templates/list', page);
-        if (issues && issues.length > 0)
+        if (issues.length > 0)
           return fail(
             'a templates page is not valid',
             'a valid ListResourceTemplatesResult',
@@ -101,7 +101,7 @@ export const resourcesChecks: Check[] = [
           `reading ${first.uri} answered with an error: ${brief(reply.message.error, 200)}`,
         );
       const issues = resultIssues(ctx, 'resources/read', result);
-      if (issues && issues.length > 0)
+      if (issues.length > 0)
         return fail('the ReadResourceResult is not valid', 'a valid ReadResourceResult', issues.join('; '));
       if (!Array.isArray(result.contents)) return fail('no contents array', 'contents: [...]', brief(result));
       return pass();

@@ -14,8 +14,10 @@ import {
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
+import { headerSecrets, Redactor, urlSecrets } from '../../src/redaction/index.js';
 import { ensureImage } from '../../src/sandbox/image.js';
 import { mountReport } from '../../src/sandbox/mount-plan.js';
+import { errorText } from '../../src/util/error-text.js';
 import {
   type Check,
   type CheckOutcome,
@@ -25,16 +27,9 @@ import {
   SECTIONS,
 } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import {
-  CheckContext,
-  describe,
-  type InitInfo,
-  initialize,
-  isVersionShaped,
-  type SuiteSettings,
-} from './context.js';
+import { CheckContext, type InitInfo, initialize, isVersionShaped, type SuiteSettings } from './context.js';
 import { collectMetrics } from './metrics.js';
-import { openChannel } from './probe/channel.js';
+import { openChannel, type Target } from './probe/channel.js';
 import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
@@ -61,10 +56,45 @@ export class SuiteError extends Error {
   override readonly name = 'SuiteError';
 }
 
+/**
+ * Runs the suite. The report, the progress events and a SuiteError's message never hold a secret the
+ * user gave for the target (see `targetRedactor`): a server may echo the token it was sent in its name,
+ * a result or an error, and the report would carry it into JSON, JUnit and text.
+ */
 export async function runSuite(
-  requested: SuiteOptions,
+  options: SuiteOptions,
   checks: readonly Check[] = ALL_CHECKS,
 ): Promise<Report> {
+  const redactor = targetRedactor(options.target);
+  const onProgress = options.onProgress;
+  const redacted: SuiteOptions = {
+    ...options,
+    ...(onProgress
+      ? { onProgress: (event) => onProgress({ ...event, result: redactor.value(event.result) }) }
+      : {}),
+  };
+  try {
+    return redactor.value(await runChecks(redacted, checks));
+  } catch (error) {
+    if (error instanceof SuiteError) throw new SuiteError(redactor.text(error.message));
+    throw error;
+  }
+}
+
+/**
+ * The secrets the user gave for the target: every header value and each of its tokens (`Bearer
+ * <token>` makes `<token>` one), the URL's credentials and query values, and the values of a stdio
+ * command's explicit environment.
+ */
+export function targetRedactor(target: Target): Redactor {
+  if (target.transport === 'http') {
+    return new Redactor([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
+  }
+  const env = Object.values(target.command.env ?? {}).filter((value): value is string => value !== undefined);
+  return new Redactor(env);
+}
+
+async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Promise<Report> {
   const startedAt = new Date();
   const started = performance.now();
   const selected = orderChecks(checks).filter((check) =>
@@ -170,7 +200,7 @@ async function prepareSandbox(
       options: { ...options, target: { ...target, sandbox: { ...settings, plan } } },
     };
   } catch (error) {
-    throw new SuiteError(`cannot prepare the sandbox: ${describe(error)}`);
+    throw new SuiteError(`cannot prepare the sandbox: ${errorText(error)}`);
   }
 }
 
@@ -223,7 +253,7 @@ export function outcomeOfError(check: Pick<Check, 'level'>, error: unknown): Che
     if (error.actual !== undefined) outcome.actual = error.actual;
     return outcome;
   }
-  const reason = `the check could not complete: ${describe(error)}`;
+  const reason = `the check could not complete: ${errorText(error)}`;
   if (check.level === 'MUST') return { status: 'fail', message: reason };
   return { status: 'warn', message: `${COULD_NOT_TELL}${reason}` };
 }

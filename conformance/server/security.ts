@@ -3,7 +3,7 @@
  * tool. They are SHOULD-level and report `warn`, never `fail`: a human decides. What they could not see
  * (a listing that broke off, a second listing that failed) is a warning that says so, never a pass.
  */
-import { builtinTools } from '../../src/tools/builtins/index.js';
+import { BUILTIN_TOOL_NAMES } from '../../src/tools/builtins/names.js';
 import {
   ALL_VERSIONS,
   BOTH_TRANSPORTS,
@@ -43,7 +43,7 @@ export const LONG_DESCRIPTION = 2000;
 /** Built-in tool names of furfly and of common coding agents, compared case-insensitively. */
 const BUILTIN_NAMES = new Set(
   [
-    ...builtinTools().map((tool) => tool.name),
+    ...BUILTIN_TOOL_NAMES,
     'read',
     'write',
     'edit',

@@ -5,6 +5,8 @@
  * hide protocol details (ids, stray replies, raw error objects), and those details are exactly what
  * conformance must see. Every message in and out is logged for checks that judge a whole run.
  */
+
+import { isObject } from '../../src/util/is-object.js';
 import type { Channel } from './probe/channel.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -40,9 +42,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 export function isResponse(message: unknown): message is JsonObject {
   return isObject(message) && !('method' in message) && ('result' in message || 'error' in message);

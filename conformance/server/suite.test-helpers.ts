@@ -2,9 +2,9 @@
 import { fileURLToPath } from 'node:url';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { startHttpServer } from '../../test-servers/testing.js';
-import type { Target } from './probe/channel.js';
 import type { Report } from './report/model.js';
 import { runSuite } from './runner.js';
+import type { Target } from './target.js';
 
 export function testServer(name: string): string {
   return fileURLToPath(new URL(`../../dist/test-servers/${name}.js`, import.meta.url));

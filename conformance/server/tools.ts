@@ -5,6 +5,7 @@
  * Calling a tool name that does not exist is safe and is done without opt-in.
  */
 import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
+import { errorText } from '../../src/util/error-text.js';
 import {
   ALL_VERSIONS,
   BOTH_TRANSPORTS,
@@ -17,9 +18,9 @@ import {
   pass,
   warn,
 } from './check.js';
-import { type CheckContext, describe } from './context.js';
+import type { CheckContext } from './context.js';
 import { sampleArguments } from './fuzz.js';
-import { NO_VALIDATORS, replyToJudge, resultIssues } from './helpers.js';
+import { replyToJudge, resultIssues } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
@@ -76,7 +77,7 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
           await ctx.session().request('tools/call', { name: tool.name, arguments: args })
         ).message;
       } catch (error) {
-        call.error = describe(error);
+        call.error = errorText(error);
       }
       calls.push(call);
     }
@@ -111,9 +112,7 @@ function invalidArguments(schema: JsonObject): JsonObject | null {
 
 function callResultProblem(ctx: CheckContext, result: unknown): string | null {
   const issues = resultIssues(ctx, 'tools/call', result);
-  if (issues) return issues.length > 0 ? issues.join('; ') : null;
-  if (!isObject(result) || !Array.isArray(result.content)) return 'no content array';
-  return null;
+  return issues.length > 0 ? issues.join('; ') : null;
 }
 
 export const toolsChecks: Check[] = [
@@ -151,7 +150,7 @@ export const toolsChecks: Check[] = [
       if (listing.error) return fail('tools/list did not complete', 'a ListToolsResult', listing.error);
       for (const page of listing.pages) {
         const issues = resultIssues(ctx, 'tools/list', page);
-        if (issues && issues.length > 0)
+        if (issues.length > 0)
           return fail('a tools/list page is not valid', 'a valid ListToolsResult', issues.join('; '));
       }
       for (const tool of listing.items) {
@@ -160,9 +159,7 @@ export const toolsChecks: Check[] = [
         }
       }
       if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
-      return pass(
-        `${listing.items.length} tool(s) on ${listing.pages.length} page(s)${ctx.validators ? '' : `; ${NO_VALIDATORS}`}`,
-      );
+      return pass(`${listing.items.length} tool(s) on ${listing.pages.length} page(s)`);
     },
   },
   {
@@ -288,7 +285,7 @@ export const toolsChecks: Check[] = [
       try {
         await unknownToolReply(ctx);
       } catch (error) {
-        return fail('tools/call for an unknown tool was not answered', 'a response', describe(error));
+        return fail('tools/call for an unknown tool was not answered', 'a response', errorText(error));
       }
       await session.ping();
       return pass();
@@ -308,7 +305,7 @@ export const toolsChecks: Check[] = [
       try {
         message = await unknownToolReply(ctx);
       } catch (error) {
-        throw new NotApplicable(`no reply at all (see tools.unknown-tool-answered): ${describe(error)}`);
+        throw new NotApplicable(`no reply at all (see tools.unknown-tool-answered): ${errorText(error)}`);
       }
       if (!isErrorResponse(message))
         return fail(
@@ -467,7 +464,7 @@ export const toolsChecks: Check[] = [
             return fail(
               `${JSON.stringify(tool.name)} did not answer generated arguments`,
               'a result or an error',
-              `${describe(error)}; arguments ${brief(args, 200)}`,
+              `${errorText(error)}; arguments ${brief(args, 200)}`,
             );
           }
           if (isErrorResponse(message)) continue;

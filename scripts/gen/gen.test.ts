@@ -46,6 +46,8 @@ const VERSION = {
       required: ['method'],
       properties: { method: { const: 'ping' }, params: { $ref: '#/$defs/PingRequestParams' } },
     },
+    ClientRequest: { anyOf: [{ $ref: '#/$defs/PingRequest' }] },
+    ServerRequest: { anyOf: [{ $ref: '#/$defs/PingRequest' }] },
   },
 };
 
@@ -97,8 +99,21 @@ describe('generated files', () => {
       expect(mcpTypes).toMatch(new RegExp(`export (type|interface) ${name}\\b`));
     }
     expect(byPath.get('mcp/2099-01-01/methods.ts')).toContain(
-      "'ping': { message: 'PingRequest', params: 'PingRequestParams', paramsRequired: false, result: 'EmptyResult' }",
+      "'ping': { message: 'PingRequest', params: 'PingRequestParams', paramsRequired: false, result: 'EmptyResult', sender: 'both' }",
     );
+    expect(byPath.get('mcp/2099-01-01/methods.ts')).toContain(
+      "'ping': { params: T.PingRequestParams | undefined; result: T.EmptyResult; sender: 'both' };",
+    );
+  });
+
+  it('refuse a request that neither side sends', async () => {
+    const { ClientRequest: _c, ServerRequest: _s, ...withoutUnions } = VERSION.$defs;
+    write('schemas/mcp/2099-01-01/schema.json', { ...VERSION, $defs: withoutUnions });
+    try {
+      await expect(generateAll(root)).rejects.toThrow(/PingRequest: listed in neither/);
+    } finally {
+      write('schemas/mcp/2099-01-01/schema.json', VERSION);
+    }
   });
 
   it('are deterministic', async () => {

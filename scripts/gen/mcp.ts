@@ -2,7 +2,8 @@
  * Generated code for each MCP protocol version folder `schemas/mcp/<version>/`:
  * - `mcp/<version>/types.ts`: one exported type per definition, plus `McpDefinitions` (name -> type);
  * - `mcp/<version>/validators.js` + `.d.ts`: one precompiled Ajv standalone function per definition;
- * - `mcp/<version>/methods.ts`: method name -> request/notification, params and result definition names.
+ * - `mcp/<version>/methods.ts`: method name -> request/notification, params and result definition names and
+ *   which side sends it, as values (validation by method) and as types (what the code is typed against).
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -81,6 +82,9 @@ function validatorsDts(names: string[], header: string): string {
   ].join('\n');
 }
 
+/** Which side of a connection sends a message: read from the schema's ClientRequest, ServerRequest, ClientNotification and ServerNotification unions. */
+type Sender = 'client' | 'server' | 'both';
+
 interface MethodEntry {
   method: string;
   message: string;
@@ -88,12 +92,43 @@ interface MethodEntry {
   /** Whether the message must carry `params` (otherwise they may be absent). */
   paramsRequired: boolean;
   result?: string;
+  sender: Sender;
 }
 
-/** Reads `method: { const }` and `params: { $ref }` from every concrete request and notification. */
+/** The definition names an `anyOf` union of `$ref`s lists (e.g. `ClientRequest`), or [] when absent. */
+function unionMembers(bundle: Bundle, name: string): string[] {
+  const union = bundle.schema.$defs[name];
+  if (union === undefined) return [];
+  const members = union.anyOf;
+  if (!Array.isArray(members)) throw new Error(`${name}: must be an anyOf of $refs`);
+  return members.map((member) => {
+    const ref = (member as SchemaObject | null)?.$ref;
+    if (typeof ref !== 'string') throw new Error(`${name}: every member must be a $ref`);
+    return ref.replace('#/$defs/', '');
+  });
+}
+
+function senderOf(message: string, fromClient: string[], fromServer: string[]): Sender {
+  const client = fromClient.includes(message);
+  const server = fromServer.includes(message);
+  if (client && server) return 'both';
+  if (client) return 'client';
+  if (server) return 'server';
+  throw new Error(`${message}: listed in neither the client nor the server union, so nobody sends it`);
+}
+
+/**
+ * Reads `method: { const }` and `params: { $ref }` from every concrete request and notification, and who
+ * sends it from the `ClientRequest`/`ServerRequest`/`ClientNotification`/`ServerNotification` unions.
+ * Emits the tables as values (for validation by method) and as types (what the code is typed against).
+ */
 function methodsFor(bundle: Bundle, names: string[], header: string): string {
   const requests: MethodEntry[] = [];
   const notifications: MethodEntry[] = [];
+  const clientRequests = unionMembers(bundle, 'ClientRequest');
+  const serverRequests = unionMembers(bundle, 'ServerRequest');
+  const clientNotifications = unionMembers(bundle, 'ClientNotification');
+  const serverNotifications = unionMembers(bundle, 'ServerNotification');
   for (const name of names) {
     const def = bundle.schema.$defs[name]!;
     const props = def.properties as Record<string, SchemaObject> | undefined;
@@ -108,36 +143,57 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
       // Convention: FooRequest is answered by FooResult, or by EmptyResult when there is no FooResult.
       const named = name.replace(/Request$/, 'Result');
       const result = names.includes(named) ? named : 'EmptyResult';
-      requests.push({ method, message: name, params, paramsRequired, result });
+      const sender = senderOf(name, clientRequests, serverRequests);
+      requests.push({ method, message: name, params, paramsRequired, result, sender });
     } else if (name.endsWith('Notification')) {
-      notifications.push({ method, message: name, params, paramsRequired });
+      const sender = senderOf(name, clientNotifications, serverNotifications);
+      notifications.push({ method, message: name, params, paramsRequired, sender });
     } else {
       throw new Error(`${name}: a definition with a method must end in Request or Notification`);
     }
   }
   const byMethod = (a: MethodEntry, b: MethodEntry) =>
     a.method < b.method ? -1 : a.method > b.method ? 1 : 0;
+  requests.sort(byMethod);
+  notifications.sort(byMethod);
   const line = (entry: MethodEntry) =>
     `  '${entry.method}': { message: '${entry.message}', params: '${entry.params}', paramsRequired: ${entry.paramsRequired}${
       entry.result === undefined ? '' : `, result: '${entry.result}'`
-    } },`;
+    }, sender: '${entry.sender}' },`;
+  const paramsType = (entry: MethodEntry) =>
+    entry.paramsRequired ? `T.${entry.params}` : `T.${entry.params} | undefined`;
+  const requestType = (entry: MethodEntry) =>
+    `  '${entry.method}': { params: ${paramsType(entry)}; result: T.${entry.result}; sender: '${entry.sender}' };`;
+  const notificationType = (entry: MethodEntry) =>
+    `  '${entry.method}': { params: ${paramsType(entry)}; sender: '${entry.sender}' };`;
   return [
     header,
+    "import type * as T from './types.js';",
     '',
     '/** Every definition name of this version, in schema order. */',
     'export const DEFINITIONS = [',
     ...names.map((name) => `  '${name}',`),
     '] as const;',
     '',
-    '/** Request method -> request, params and result definitions. */',
+    '/** Request method -> request, params and result definitions, and which side sends it. */',
     'export const REQUESTS = {',
-    ...requests.sort(byMethod).map(line),
+    ...requests.map(line),
     '} as const;',
     '',
-    '/** Notification method -> notification and params definitions. */',
+    '/** Notification method -> notification and params definitions, and which side sends it. */',
     'export const NOTIFICATIONS = {',
-    ...notifications.sort(byMethod).map(line),
+    ...notifications.map(line),
     '} as const;',
+    '',
+    '/** Request method -> the types of its params and result, and which side sends it. */',
+    'export interface RequestTypes {',
+    ...requests.map(requestType),
+    '}',
+    '',
+    '/** Notification method -> the type of its params, and which side sends it. */',
+    'export interface NotificationTypes {',
+    ...notifications.map(notificationType),
+    '}',
     '',
   ].join('\n');
 }

@@ -3,6 +3,7 @@
  * servers (child processes) behind the tools, wired by `startRuntime` from a config in a temp project.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../util/wait-for.test-helpers.js';
 import type { AgentEvents, TurnResult } from './loop.js';
 import { type AgentRuntime, startRuntime } from './runtime.js';
 import {
@@ -17,7 +18,6 @@ import {
   TEST_API_KEY,
   type TempProject,
   tempProject,
-  waitFor,
 } from './testing/project.test-helpers.js';
 
 let api: FakeAnthropic | undefined;

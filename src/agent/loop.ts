@@ -9,7 +9,14 @@
  * Nothing here throws for an API or tool problem: the turn ends with a `stopReason` and, where a
  * person should know, an `error` or `notice` event.
  */
-import type { SessionState, ToolRegistry, ToolResult } from '../tools/index.js';
+import { Redactor } from '../redaction/index.js';
+import {
+  errorResult,
+  redactToolResult,
+  type SessionState,
+  type ToolRegistry,
+  type ToolResult,
+} from '../tools/index.js';
 import {
   type AssistantBlock,
   appendUserContent,
@@ -84,6 +91,11 @@ export interface AgentOptions {
   /** Built fresh for every request (FURFLY.md may change during a session). */
   context?: () => string;
   toolTimeoutMs?: number;
+  /**
+   * Every secret furfly knows (see known-secrets.ts): every tool result, built-in or MCP, and every
+   * error passes it before the model, the terminal or a log sees it. Nothing is masked without it.
+   */
+  redactor?: Redactor;
 }
 
 /** Stop after this many consecutive rounds in which every call named a tool that does not exist. */
@@ -95,6 +107,10 @@ export class Agent {
   planMode = false;
 
   constructor(private readonly options: AgentOptions) {}
+
+  private get redactor(): Redactor {
+    return this.options.redactor ?? Redactor.none;
+  }
 
   get provider(): ModelProvider {
     return this.options.provider;
@@ -173,8 +189,9 @@ export class Agent {
           events.notice?.('Cancelled.');
         } else {
           result.stopReason = 'error';
-          result.error =
-            error instanceof ProviderError ? error.message : `the model request failed: ${String(error)}`;
+          result.error = this.redactor.text(
+            error instanceof ProviderError ? error.message : `the model request failed: ${String(error)}`,
+          );
           events.error?.(result.error);
         }
         return result;
@@ -219,7 +236,12 @@ export class Agent {
 
   /** In plan mode only read tools are offered; the order stays the registry's. */
   private offeredTools() {
-    const all = this.options.registry.definitions();
+    // A server may put a secret it was sent into a tool description too; the model sees none.
+    const all = this.options.registry.definitions().map((tool) => ({
+      ...tool,
+      description: this.redactor.text(tool.description),
+      inputSchema: this.redactor.value(tool.inputSchema),
+    }));
     if (!this.planMode) return all;
     return all.filter((tool) => this.options.registry.categoryOf(tool.name) === 'read');
   }
@@ -239,21 +261,21 @@ export class Agent {
       if (signal.aborted) {
         results.set(call.id, {
           status: 'cancelled',
-          result: textError('Not run: the user cancelled the turn.'),
+          result: errorResult('Not run: the user cancelled the turn.'),
         });
       } else if (!registry.has(call.name)) {
         approved.push(call); // the registry answers with the list of real tools
       } else if (this.planMode && registry.categoryOf(call.name) !== 'read') {
         results.set(call.id, {
           status: 'refused',
-          result: textError(
+          result: errorResult(
             `Not run: plan mode is on, so only read-only tools may run. Propose the change instead; the user leaves plan mode with /do.`,
           ),
         });
       } else {
         const outcome = await this.options.gate.check(call.name, call.input, signal);
         if (outcome.run) approved.push(call);
-        else results.set(call.id, { status: outcome.status, result: textError(outcome.message) });
+        else results.set(call.id, { status: outcome.status, result: errorResult(outcome.message) });
       }
     }
 
@@ -280,7 +302,9 @@ export class Agent {
     }
 
     return calls.map((call) => {
-      const { status, result } = results.get(call.id)!;
+      const { status, result: raw } = results.get(call.id)!;
+      // The one place every result passes, whatever produced it: redacted before anyone sees it.
+      const result = redactToolResult(raw, this.redactor);
       const record: ToolCallRecord = {
         id: call.id,
         name: call.name,
@@ -297,10 +321,6 @@ export class Agent {
       return { type: 'tool_result', tool_use_id: call.id, is_error: result.isError, content };
     });
   }
-}
-
-function textError(text: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 function isModelStop(reason: string): reason is 'end_turn' | 'max_tokens' | 'stop_sequence' | 'refusal' {

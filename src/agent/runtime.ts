@@ -6,6 +6,7 @@
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
+import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
 import { Agent } from './loop.js';
@@ -13,7 +14,7 @@ import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
-import { createPermissionService, loadSessionConfig } from './session-config.js';
+import { createPermissionService, loadSessionConfig, sessionRedactor } from './session-config.js';
 import { UsageLedger } from './usage.js';
 
 export interface RuntimeOptions {
@@ -23,6 +24,8 @@ export interface RuntimeOptions {
   homeDir?: string;
   /** `--permission-mode`: overrides the config for this run. */
   permissionMode?: PermissionMode;
+  /** `--trust-project` (true), or the person's answer for this session; absent: the trust store decides. */
+  trustProject?: boolean;
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
   asker?: PermissionAsker;
   onServerEvent?: (event: ServerEvent) => void;
@@ -40,7 +43,14 @@ export interface AgentRuntime {
   mcp: McpServersHandle;
   ledger: UsageLedger;
   config: ResolvedConfig;
+  /** Every secret furfly knows in this session; tool results and errors pass it. */
+  redactor: Redactor;
   projectRoot: string;
+  /**
+   * Lines to show before the first turn: the project config's risky parts that were left out (not trusted),
+   * and user credentials held back from an endpoint another layer changed. Each starts with `furfly: `.
+   */
+  notices: readonly string[];
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
 }
@@ -61,6 +71,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       return new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
     });
 
+  const redactor = sessionRedactor(loaded, options.env, choice.settings.apiKey);
   const registry = new ToolRegistry();
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
@@ -83,12 +94,14 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     projectRoot,
     session,
     maxIterations: config.max_iterations,
+    redactor,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
     secretValues: loaded.secretValues,
+    redactor,
   });
   return {
     ok: true,
@@ -100,7 +113,9 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       mcp,
       ledger: new UsageLedger(),
       config,
+      redactor,
       projectRoot,
+      notices: loaded.notices,
       close: () => mcp.close(),
     },
   };

@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { type CAC, cac } from 'cac';
+import { terminalText } from '../terminal/sanitize.js';
 
 type Register = (cli: CAC) => void;
 
@@ -18,6 +19,7 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   conformance: async () => (await import('./commands/conformance.js')).registerConformanceCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).registerSandboxCommands,
   permissions: async () => (await import('./commands/permissions.js')).registerPermissionsCommands,
+  trust: async () => (await import('./commands/trust.js')).registerTrustCommand,
 };
 const loadAgent = async (): Promise<Register> => (await import('./commands/agent.js')).registerAgentCommand;
 
@@ -46,7 +48,7 @@ try {
   // cac reports usage mistakes (unknown option, missing argument) by throwing; a person needs one line,
   // not a stack trace. Its messages name the option, never a value.
   if (error instanceof Error && error.name === 'CACError') {
-    process.stderr.write(`furfly: ${error.message}\nRun \`furfly --help\` for usage.\n`);
+    process.stderr.write(`furfly: ${terminalText(error.message)}\nRun \`furfly --help\` for usage.\n`);
     process.exitCode = 2;
   } else {
     throw error;

@@ -26,6 +26,8 @@ describe('config fixtures', () => {
       configFile: c.configFile,
       env: { ...c.env, FURFLY_HOME: laid.home },
       homeDir: laid.tmp,
+      // The cases are about merging two layers the person wrote; trust has its own tests (project-trust.test.ts).
+      trustProject: true,
     });
     if (c.expectedJson !== undefined) {
       expect(result.ok ? result.config : result.errors.map(formatConfigError)).toEqual(c.expectedJson);

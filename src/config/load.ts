@@ -3,14 +3,16 @@
  * Never throws for a user's mistake: every problem comes back as a `ConfigError`, all of them at once.
  */
 import { readFileSync } from 'node:fs';
+import { keepCredentialsWithEndpoint, type WithheldCredentials } from './credentials.js';
 import { applyDefaults } from './defaults.js';
 import type { ConfigError } from './errors.js';
 import { type Env, expandConfig } from './expand.js';
 import { findDuplicateNames, mergeLayers, withoutEmptyValues } from './merge.js';
 import type { Origin } from './origin.js';
 import { parseConfigText } from './parse.js';
-import { type ConfigLocations, type LayerLocation, locateConfigFiles } from './paths.js';
-import { emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
+import { type ConfigLocations, type LayerLocation, locateConfigFiles, userConfigDir } from './paths.js';
+import { decideProjectTrust, type ProjectTrust } from './project-trust.js';
+import { displayPath, emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
 import type { ResolvedConfig } from './types.js';
 import { validateTree } from './validate.js';
 import { referencedVariables } from './variables.js';
@@ -24,6 +26,12 @@ export interface LoadOptions {
   readonly env: Env;
   /** Home directory, when not the OS's (tests). */
   readonly homeDir?: string | undefined;
+  /**
+   * Whether the project layer's risky parts apply (see trust.ts): true for `--trust-project` (this run
+   * only), false never, absent when the person's trust store decides (the default, and the only safe one
+   * for a program that did not ask the person).
+   */
+  readonly trustProject?: boolean | undefined;
 }
 
 export interface ConfigFileStatus {
@@ -63,8 +71,18 @@ export type LoadResult =
        * The agent removes them from the bash tool's environment.
        */
       readonly referencedVariables: readonly string[];
+      /** What the project layer may do in this run, and what of it was left out. */
+      readonly trust: ProjectTrust;
+      /** User-layer secrets not sent because another layer changed their endpoint (see credentials.ts). */
+      readonly withheld: readonly WithheldCredentials[];
     }
-  | { readonly ok: false; readonly errors: readonly ConfigError[]; readonly files: ConfigFiles };
+  | {
+      readonly ok: false;
+      readonly errors: readonly ConfigError[];
+      readonly files: ConfigFiles;
+      /** Absent when a file could not be read. */
+      readonly trust?: ProjectTrust;
+    };
 
 export function loadConfig(options: LoadOptions): LoadResult {
   const locations = locateConfigFiles(options);
@@ -80,19 +98,41 @@ export function loadConfig(options: LoadOptions): LoadResult {
 
   const userRoot = user.root ?? emptyMap(primaryOrigin(project!.root!));
   const projectRoot = project?.root ?? emptyMap(primaryOrigin(userRoot));
-  const duplicateErrors = [...findDuplicateNames(userRoot), ...findDuplicateNames(projectRoot)];
-  const merged = mergeLayers(userRoot, projectRoot);
-  const expanded = expandConfig(merged.root, options.env);
+  const { trust, effective } = decideProjectTrust({
+    user: userRoot,
+    sources: project?.root === undefined ? [] : [{ file: project.location.path, root: project.root }],
+    projectRoot: locations.projectRoot ?? options.cwd,
+    userDir: userConfigDir(options.env, options.homeDir),
+    trustProject: options.trustProject,
+  });
+  const effectiveProject = effective[0] ?? projectRoot;
+  const duplicateErrors = [...findDuplicateNames(userRoot), ...findDuplicateNames(effectiveProject)];
+  const merged = mergeLayers(userRoot, effectiveProject);
+  const credentials = keepCredentialsWithEndpoint(userRoot, effectiveProject, merged.root);
+  const expanded = expandConfig(credentials.root, options.env);
   // A value whose variable is undefined is still `${VAR}`: its validation complaint would only repeat that.
   // Shape conflicts already explain their place; the values below it are still checked.
   // A disabled server's `${URL}` stays as written and would fail the URL pattern for a server never started.
+  // A provider whose key was withheld has its own error (credentials.ts), not "missing api_key".
+  const withheldProviders = new Set(
+    credentials.withheld.filter((w) => w.entry[0] === 'providers').map((w) => displayPath(w.entry)),
+  );
   const alreadyReported = (p: string): boolean =>
-    expanded.failedPaths.has(p) || expanded.unexpandedPaths.has(p) || merged.conflictPaths.has(p);
+    expanded.failedPaths.has(p) ||
+    expanded.unexpandedPaths.has(p) ||
+    merged.conflictPaths.has(p) ||
+    withheldProviders.has(p);
   const validationErrors = validateTree(expanded.root).filter(
     (e) => e.path === undefined || !alreadyReported(e.path),
   );
-  const errors = [...duplicateErrors, ...merged.errors, ...expanded.errors, ...validationErrors];
-  if (errors.length > 0) return { ok: false, errors: sortErrors(errors, files.inEffect), files };
+  const errors = [
+    ...duplicateErrors,
+    ...merged.errors,
+    ...credentials.errors,
+    ...expanded.errors,
+    ...validationErrors,
+  ];
+  if (errors.length > 0) return { ok: false, errors: sortErrors(errors, files.inEffect), files, trust };
 
   const tree = applyDefaults(expanded.root);
   return {
@@ -102,7 +142,12 @@ export function loadConfig(options: LoadOptions): LoadResult {
     tree,
     files,
     secretValues: [...expanded.secretValues],
-    referencedVariables: referencedVariables(merged.root),
+    // Every variable either layer names, ignored parts included: none of them is meant for bash.
+    referencedVariables: [
+      ...new Set([...referencedVariables(userRoot), ...referencedVariables(projectRoot)]),
+    ].sort(),
+    trust,
+    withheld: credentials.withheld,
   };
 }
 

@@ -40,6 +40,20 @@ export class RpcCancelledError extends RpcError {
 /** The connection ended (or could not carry the message) before a response arrived. */
 export class RpcDisconnectedError extends RpcError {}
 
+/**
+ * The transport lost this request while the connection stays up (its reply stream was cut, its reply
+ * was not JSON, its HTTP status was an error): other requests and later calls are not affected.
+ * `cause` is the transport's own error and `reason` its message, which names no secret.
+ */
+export class RpcRequestFailedError extends RpcError {
+  readonly reason: string;
+
+  constructor(method: string, cause: Error) {
+    super(`"${method}" failed in the transport: ${cause.message}`, method, { cause });
+    this.reason = cause.message;
+  }
+}
+
 /** The other side answered with a JSON-RPC error object. */
 export class RpcRemoteError extends RpcError {
   constructor(

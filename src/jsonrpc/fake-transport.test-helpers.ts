@@ -1,5 +1,5 @@
 /** An in-memory Transport for unit tests: records what was sent and lets a test play the other side. */
-import type { Transport, TransportClosed } from './transport.js';
+import type { RequestId, Transport, TransportClosed } from './transport.js';
 
 export class FakeTransport implements Transport {
   readonly sent: Record<string, unknown>[] = [];
@@ -11,6 +11,7 @@ export class FakeTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason: TransportClosed) => void;
+  onrequestfailed?: (ids: readonly RequestId[], error: Error) => void;
 
   async start(): Promise<void> {
     this.started = true;
@@ -34,6 +35,11 @@ export class FakeTransport implements Transport {
   /** Play the other side: deliver one message to the peer. */
   deliver(message: unknown): void {
     this.onmessage?.(message);
+  }
+
+  /** Play a transport that lost these requests (say, their reply stream was cut) while it stays open. */
+  loseRequests(ids: readonly RequestId[], error: Error): void {
+    this.onrequestfailed?.(ids, error);
   }
 
   /** Simulate the connection dying on its own. */

@@ -5,6 +5,7 @@ import {
   RpcDisconnectedError,
   RpcProtocolError,
   RpcRemoteError,
+  RpcRequestFailedError,
   RpcTimeoutError,
 } from './errors.js';
 import { FakeTransport, flush } from './fake-transport.test-helpers.js';
@@ -207,6 +208,104 @@ describe('JsonRpcPeer requests', () => {
     await peer.close();
     await expect(call).rejects.toBeInstanceOf(RpcDisconnectedError);
   });
+});
+
+/** A transport's own error class: the peer must pass it on as the cause, untouched. */
+class ReplyCutError extends Error {
+  override name = 'ReplyCutError';
+  readonly status = 200;
+}
+
+describe('JsonRpcPeer requests the transport loses (onrequestfailed)', () => {
+  it('fails exactly the named requests with the typed error; the others and the connection go on', async () => {
+    const { transport, peer, errors } = setup();
+    const lost = peer.request('tools/call', { name: 'a' });
+    const kept = peer.request('tools/call', { name: 'b' });
+    await flush();
+    const cut = new ReplyCutError('the reply stream was cut before the response arrived');
+    transport.loseRequests([1], cut);
+    const error = await lost.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
+    expect(error).not.toBeInstanceOf(RpcDisconnectedError);
+    expect(error).toMatchObject({ method: 'tools/call', reason: cut.message });
+    expect((error as Error).cause).toBe(cut);
+    expect((error as Error).message).toBe(`"tools/call" failed in the transport: ${cut.message}`);
+    expect(peer.pendingCount).toBe(1);
+    transport.deliver({ jsonrpc: '2.0', id: 2, result: { ok: true } });
+    await expect(kept).resolves.toEqual({ ok: true });
+    expect(peer.isClosed).toBe(false);
+    // The request was lost, not given up on: nothing is cancelled, and nothing is reported as a fault.
+    expect(transport.sent.some((m) => m.method === 'notifications/cancelled')).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
+  it('treats a response that still arrives for a lost request as late, not unknown', async () => {
+    const { transport, peer, errors } = setup();
+    const lost = peer.request('a');
+    lost.catch(() => {});
+    transport.loseRequests([1], new ReplyCutError('cut'));
+    transport.deliver({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(peer.stats).toMatchObject({ lateResponses: 1, unknownResponses: 0 });
+    expect(errors).toEqual([]);
+  });
+
+  it('ignores ids that are not pending: unknown, answered, strings, or lost twice', async () => {
+    const { transport, peer } = setup();
+    const answered = peer.request('a');
+    const lost = peer.request('b');
+    const kept = peer.request('c');
+    transport.deliver({ jsonrpc: '2.0', id: 1, result: { one: true } });
+    await expect(answered).resolves.toEqual({ one: true });
+    const first = new ReplyCutError('first');
+    transport.loseRequests([1, 2, 99, '3'], first);
+    transport.loseRequests([2], new ReplyCutError('second'));
+    await expect(lost).rejects.toMatchObject({ cause: first });
+    expect(peer.pendingCount).toBe(1);
+    transport.deliver({ jsonrpc: '2.0', id: 3, result: { three: true } });
+    await expect(kept).resolves.toEqual({ three: true });
+  });
+
+  it('settles a request once when the transport both reports it lost and rejects its send', async () => {
+    const { transport, peer } = setup();
+    const cut = new ReplyCutError('HTTP 500');
+    transport.send = async (message) => {
+      transport.loseRequests([(message as { id: number }).id], cut);
+      throw cut;
+    };
+    const error = await peer.request('a').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
+    expect((error as Error).cause).toBe(cut);
+  });
+
+  test.prop([fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }), fc.boolean()])(
+    'whichever requests are lost, in one report or one by one, exactly those fail and the rest resolve',
+    async (lose, oneReport) => {
+      const { transport, peer } = setup();
+      const calls = lose.map((_, i) =>
+        peer.request(`m${i}`).then(
+          (value) => ({ ok: true as const, value }),
+          (error: unknown) => ({ ok: false as const, error }),
+        ),
+      );
+      await flush();
+      const lostIds = lose.flatMap((isLost, i) => (isLost ? [i + 1] : []));
+      const cut = new ReplyCutError('cut');
+      if (oneReport) transport.loseRequests(lostIds, cut);
+      else for (const id of lostIds) transport.loseRequests([id], cut);
+      lose.forEach((isLost, i) => {
+        if (!isLost) transport.deliver({ jsonrpc: '2.0', id: i + 1, result: { i } });
+      });
+      const outcomes = await Promise.all(calls);
+      outcomes.forEach((outcome, i) => {
+        if (lose[i]) {
+          expect(outcome.ok).toBe(false);
+          expect((outcome as { error: unknown }).error).toBeInstanceOf(RpcRequestFailedError);
+        } else expect(outcome).toEqual({ ok: true, value: { i } });
+      });
+      expect(peer.pendingCount).toBe(0);
+      expect(peer.isClosed).toBe(false);
+    },
+  );
 });
 
 describe('JsonRpcPeer validation', () => {

@@ -9,6 +9,9 @@
  * Nothing that arrives can make this class throw into the transport: every failure becomes a
  * rejected request, a counted invalid message or an `onerror` report.
  */
+
+import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import {
   ErrorCodes,
   RpcCancelledError,
@@ -16,10 +19,11 @@ import {
   RpcError,
   RpcProtocolError,
   RpcRemoteError,
+  RpcRequestFailedError,
   RpcTimeoutError,
 } from './errors.js';
 import { timerDelay } from './timer-delay.js';
-import type { Transport, TransportClosed } from './transport.js';
+import type { RequestId, Transport, TransportClosed } from './transport.js';
 
 /** One problem found by a validator; `pointer` is relative to the value that was checked. */
 export interface PeerValidationIssue {
@@ -100,12 +104,35 @@ interface Pending {
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * What a peer sends, by method: `{ params, result }` for requests, `{ params }` for notifications. The peer
+ * knows no protocol; the MCP client passes the generated method map (`src/protocol/types.ts`), so a
+ * misspelt method or wrong params fail to compile. The default accepts any method, for raw tools and tests.
+ */
+export interface UntypedRequests {
+  [method: string]: { params: JsonObject | undefined; result: unknown };
+}
+export interface UntypedNotifications {
+  [method: string]: { params: JsonObject | undefined };
+}
+
+/** Params may be left out exactly when the method's params type allows `undefined`. */
+type RequestArgs<P> = undefined extends P
+  ? [params?: P, options?: RequestOptions]
+  : [params: P, options?: RequestOptions];
+type NotifyArgs<P> = undefined extends P ? [params?: P] : [params: P];
+type ParamsIn<Entry> = Entry extends { params: infer P } ? P : never;
+type ResultIn<Entry> = Entry extends { result: infer R } ? R : unknown;
+
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_MS = 600_000;
 /** How many timed-out/cancelled ids to remember, so their late answers are not reported as unknown. */
 const FORGOTTEN_IDS_KEPT = 1024;
 
-export class JsonRpcPeer {
+export class JsonRpcPeer<
+  Requests extends object = UntypedRequests,
+  Notifications extends object = UntypedNotifications,
+> {
   readonly stats: PeerStats = {
     messagesReceived: 0,
     invalidMessages: 0,
@@ -142,6 +169,7 @@ export class JsonRpcPeer {
     transport.onmessage = this.receive;
     transport.onerror = this.report;
     transport.onclose = this.handleClose;
+    transport.onrequestfailed = this.failRequests;
   }
 
   /** Start the transport. Rejects with the transport's own error if it cannot start. */
@@ -191,9 +219,15 @@ export class JsonRpcPeer {
 
   /**
    * Send a request and wait for its result. Rejects with an `RpcError` subclass:
-   * timeout, cancellation, disconnection, a remote error, or an invalid response.
+   * timeout, cancellation, disconnection, a request the transport lost, a remote error, or an
+   * invalid response.
    */
-  request<T = unknown>(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<T> {
+  request<M extends keyof Requests & string>(
+    method: M,
+    ...[typedParams, options = {}]: RequestArgs<ParamsIn<Requests[M]>>
+  ): Promise<ResultIn<Requests[M]>> {
+    type T = ResultIn<Requests[M]>;
+    const params = typedParams as JsonObject | undefined;
     if (this.closedReason) {
       return Promise.reject(new RpcDisconnectedError(`cannot send "${method}": ${this.closedText}`, method));
     }
@@ -245,7 +279,10 @@ export class JsonRpcPeer {
   }
 
   /** Send a notification. Rejects only if the transport cannot deliver it. */
-  async notify(method: string, params?: JsonObject): Promise<void> {
+  async notify<M extends keyof Notifications & string>(
+    method: M,
+    ...[params]: NotifyArgs<ParamsIn<Notifications[M]>>
+  ): Promise<void> {
     if (this.closedReason) {
       throw new RpcDisconnectedError(`cannot send "${method}": ${this.closedText}`, method);
     }
@@ -537,6 +574,21 @@ export class JsonRpcPeer {
     entry.reject(new RpcProtocolError(pointer, problem, entry.method));
   }
 
+  /**
+   * The transport's onrequestfailed: exactly these requests fail with the transport's error, the
+   * connection and every other request go on. No `notifications/cancelled` is sent: the request did
+   * not time out, its reply was lost. A response that still turns up for it is a late one.
+   */
+  private readonly failRequests = (ids: readonly RequestId[], error: Error): void => {
+    for (const id of ids) {
+      const entry = typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (!entry) continue;
+      this.settle(entry);
+      this.forget(entry.id);
+      entry.reject(new RpcRequestFailedError(entry.method, error));
+    }
+  };
+
   private readonly report = (error: Error): void => {
     try {
       this.onerror?.(error);
@@ -570,10 +622,6 @@ export class JsonRpcPeer {
   };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function describeIssues(issues: readonly PeerValidationIssue[]): string {
   const first = issues[0]!.message;
   return issues.length > 1
@@ -586,10 +634,6 @@ function abortReasonText(signal: AbortSignal): string {
   if (reason instanceof Error) return reason.message;
   if (typeof reason === 'string') return reason;
   return 'aborted by the caller';
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function safeJson(value: unknown): string {

@@ -1,9 +1,14 @@
 /**
  * A Transport moves JSON-RPC messages between two peers and knows nothing else.
  *
- * Modelled on the MCP SDK's small interface: start, send, close and three callbacks.
+ * Modelled on the MCP SDK's small interface: start, send, close and three callbacks, plus one of our
+ * own: a transport can fail single requests (`onrequestfailed`) without ending the connection and
+ * without dressing the failure up as a JSON-RPC error the server never sent.
  * Framing, processes, HTTP and sessions live below it; ids, timeouts and validation live above it.
  */
+
+/** A request id as it travels: JSON-RPC allows strings and numbers. */
+export type RequestId = string | number;
 
 /** Why a transport stopped. `message` is for people and must never contain secrets. */
 export interface TransportClosed {
@@ -30,6 +35,14 @@ export interface Transport {
   onerror?: (error: Error) => void;
   /** The connection ended, for whatever reason. Called at most once. */
   onclose?: (reason: TransportClosed) => void;
+  /**
+   * These requests failed below the peer while the connection stays usable: the reply that was to
+   * carry their responses broke (a stream cut mid-way, a body that is not JSON, an HTTP error status).
+   * The peer rejects exactly the ones still pending with an `RpcRequestFailedError` whose `cause` is
+   * `error`; the transport's own error class says what happened, in words that carry no secret. A
+   * transport may also reject the `send()` that carried them: each request is settled once.
+   */
+  onrequestfailed?: (ids: readonly RequestId[], error: Error) => void;
 
   /** Told by the MCP client after negotiation; HTTP sends it as a header where the version says so. */
   setProtocolVersion?(version: string): void;

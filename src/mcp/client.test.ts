@@ -2,23 +2,23 @@
  * McpClient against a scripted in-memory server (fake validators), so each case states exactly what
  * the server does. Real servers over stdio are exercised in client.integration.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeTransport } from '../jsonrpc/fake-transport.test-helpers.js';
 import type { PeerValidator } from '../jsonrpc/peer.js';
 import { McpClient } from './client.js';
 import { McpConnectError } from './errors.js';
-import { HttpTransportError } from './transports/http/errors.js';
 
 type Handler = (params: Record<string, unknown> | undefined) => unknown;
 
-/** A handler result: answer with the JSON-RPC error the HTTP transport would synthesize (optionally another code). */
-class SynthesizedError extends Error {
-  constructor(
-    readonly error: HttpTransportError,
-    readonly code?: number,
-  ) {
-    super(error.message);
-  }
+/** A handler result: the transport loses the request (its reply stream broke) and stays open. */
+class LostRequest {
+  constructor(readonly error: Error) {}
+}
+
+/** A transport's own error class, as a transport would have one (the client must not know it). */
+class StreamCutError extends Error {
+  override name = 'StreamCutError';
 }
 
 /** Answers requests from a table; `undefined` from a handler means "never answer". */
@@ -36,11 +36,8 @@ class ScriptedServer extends FakeTransport {
     queueMicrotask(() => {
       if (!handler) return this.deliver({ jsonrpc: '2.0', id, error: { code: -32601, message: 'no' } });
       const result = handler(m.params);
-      if (result instanceof SynthesizedError) {
-        const response = result.error.toJsonRpcError(id) as { error: { code: number } };
-        if (result.code !== undefined) response.error.code = result.code;
-        this.deliver(response);
-      } else if (result instanceof Error)
+      if (result instanceof LostRequest) this.loseRequests([id], result.error);
+      else if (result instanceof Error)
         this.deliver({ jsonrpc: '2.0', id, error: { code: -32000, message: result.message } });
       else if (result !== undefined) this.deliver({ jsonrpc: '2.0', id, result });
     });
@@ -160,6 +157,18 @@ describe('McpClient.connect', () => {
     expect(error).toMatchObject({ phase: 'initialize', serverName: 'demo' });
     expect((error as Error).message).toBe(
       'server "demo": timed out after 50 ms during initialize; stderr: waiting for a token',
+    );
+  });
+
+  it("names the transport's reason when the transport loses the initialize request", async () => {
+    const { client: c } = client({
+      initialize: () =>
+        new LostRequest(new StreamCutError('MCP server at http://h answered POST with HTTP 401')),
+    });
+    const error = await c.connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ phase: 'initialize', serverName: 'demo' });
+    expect((error as Error).message).toBe(
+      'server "demo": MCP server at http://h answered POST with HTTP 401 during initialize',
     );
   });
 
@@ -314,25 +323,31 @@ describe('McpClient.callTool never rejects', () => {
     });
   });
 
-  it('says "the request failed", not "the connection was lost", when one HTTP request fails on a live connection', async () => {
-    const { server, client: c } = await connected({});
-    server.sendFails = new HttpTransportError(
-      'http-status',
-      'MCP server at http://h/mcp answered POST with HTTP 500',
-      {
-        status: 500,
-      },
-    );
+  it('says "the request failed" in the transport\'s words when the transport loses one request, and stays connected', async () => {
+    let calls = 0;
+    const { client: c } = await connected({
+      'tools/call': () =>
+        ++calls === 1
+          ? new LostRequest(
+              new StreamCutError('the reply from http://h was cut off before the response arrived'),
+            )
+          : { content: [{ type: 'text', text: 'fine' }] },
+    });
     const failed = await c.callTool('x');
-    server.sendFails = undefined;
-    expect(failed.content[0]).toEqual({
-      type: 'text',
-      text: 'server "demo", tool "x": the request failed (MCP server at http://h/mcp answered POST with HTTP 500)',
+    expect(failed).toEqual({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'server "demo", tool "x": the request failed (the reply from http://h was cut off before the response arrived)',
+        },
+      ],
     });
     expect(c.isConnected).toBe(true);
+    expect(await c.callTool('x')).toEqual({ isError: false, content: [{ type: 'text', text: 'fine' }] });
   });
 
-  it('still says "the connection was lost" for a send failure that is not an HTTP transport error', async () => {
+  it('says "the connection was lost" for a send failure the transport did not report as a lost request', async () => {
     const { server, client: c } = await connected({});
     server.sendFails = new Error('EPIPE');
     expect((await c.callTool('x')).content[0]).toEqual({
@@ -341,25 +356,19 @@ describe('McpClient.callTool never rejects', () => {
     });
   });
 
-  it('words an error synthesized by the HTTP transport as a transport failure', async () => {
-    const cut = new HttpTransportError('stream-ended', 'the SSE stream ended before the response arrived');
-    const { client: c } = await connected({
-      'tools/call': () => new SynthesizedError(cut),
+  it("takes a JSON-RPC error from the server as the server's answer, whatever its code and data say", async () => {
+    // The range the HTTP transport once used for made-up errors: nothing decodes it any more.
+    const { server, client: c } = await connected({ 'tools/call': () => undefined });
+    const call = c.callTool('x');
+    await new Promise((resolve) => setImmediate(resolve));
+    server.deliver({
+      jsonrpc: '2.0',
+      id: server.lastSent().id,
+      error: { code: -32064, message: 'forged', data: { transportError: 'stream-ended' } },
     });
-    expect((await c.callTool('x')).content[0]).toEqual({
+    expect((await call).content[0]).toEqual({
       type: 'text',
-      text: 'server "demo", tool "x": the request failed (transport error "stream-ended": the SSE stream ended before the response arrived)',
-    });
-  });
-
-  it("does not take data.transportError at its word when the code is not the transport's", async () => {
-    const forged = new HttpTransportError('stream-ended', 'forged');
-    const { client: c } = await connected({
-      'tools/call': () => new SynthesizedError(forged, -32000),
-    });
-    expect((await c.callTool('x')).content[0]).toEqual({
-      type: 'text',
-      text: 'server "demo", tool "x": the server answered with JSON-RPC error -32000: forged',
+      text: 'server "demo", tool "x": the server answered with JSON-RPC error -32064: forged',
     });
   });
 
@@ -423,5 +432,14 @@ describe('McpClient.onerror', () => {
     expect(seen[0]).not.toBe(original);
     expect(seen[0]!.cause).toBeUndefined();
     expect(seen[0]!.stack).not.toContain('s3cr3t');
+  });
+});
+
+describe('McpClient layering', () => {
+  it('imports nothing from a transport: failures reach it as typed errors of the JSON-RPC layer', () => {
+    const source = readFileSync(new URL('./client.ts', import.meta.url), 'utf8');
+    const imported = [...source.matchAll(/^\s*(?:import|export)[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((path) => path!.includes('transports/'))).toEqual([]);
   });
 });

@@ -9,17 +9,20 @@ import {
   RpcDisconnectedError,
   RpcProtocolError,
   RpcRemoteError,
+  RpcRequestFailedError,
   RpcTimeoutError,
 } from '../jsonrpc/errors.js';
-import {
-  errorText,
-  JsonRpcPeer,
-  type PeerStats,
-  type PeerValidator,
-  type ProgressInfo,
-} from '../jsonrpc/peer.js';
+import { JsonRpcPeer, type PeerStats, type PeerValidator, type ProgressInfo } from '../jsonrpc/peer.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
+import type {
+  AnyContentBlock,
+  CallToolResult,
+  ClientNotifications,
+  ClientRequests,
+  Implementation,
+  Tool,
+} from '../protocol/types.js';
 import { validatorsFor } from '../protocol/validate.js';
 import {
   isProtocolVersion,
@@ -27,40 +30,23 @@ import {
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../protocol/versions.js';
+import { errorResult } from '../tools/tool.js';
+import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import { McpConnectError, McpVersionError } from './errors.js';
-import {
-  HttpTransportError,
-  type HttpTransportErrorKind,
-  TRANSPORT_ERROR_CODES,
-} from './transports/http/errors.js';
 
-/** A tool as the server lists it. Fields beyond these pass through untouched. */
-export interface McpTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+/** A tool as the server lists it: the generated `Tool` (members beyond the schema pass through untouched). */
+export type McpTool = Tool;
 
-/** One content block of a tool result (`text`, `image`, `audio`, `resource_link`, `resource`). */
-export interface McpContent {
-  type: string;
-  [key: string]: unknown;
-}
+/** One content block of a tool result: a known kind, or a kind from a newer server, handed on as it came. */
+export type McpContent = AnyContentBlock;
 
+/** A tool call's result as the client hands it on: the generated `CallToolResult` with `isError` always set. */
 export interface ToolCallResult {
   isError: boolean;
   content: McpContent[];
-  structuredContent?: Record<string, unknown>;
-}
-
-export interface Implementation {
-  name: string;
-  version: string;
-  [key: string]: unknown;
+  structuredContent?: CallToolResult['structuredContent'];
+  _meta?: CallToolResult['_meta'];
 }
 
 export interface McpClientOptions {
@@ -82,7 +68,7 @@ export interface McpClientOptions {
   /**
    * Applied to every text this client builds (call failures, connect errors, diagnostics): they can
    * quote the server's stderr and stdout, where a server may print its own tokens. The loader fills it
-   * with the server's secret values (see transport-factory.ts `secretsOf`).
+   * with the server's secret values (see transport-factory.ts `redactorFor`).
    */
   redact?: (text: string) => string;
 }
@@ -123,7 +109,7 @@ export class McpClient {
   /** The connection ended (for whatever reason). */
   onclose?: (reason: TransportClosed) => void;
 
-  private readonly peer: JsonRpcPeer;
+  private readonly peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
   private state: ClientState = 'new';
   private readonly validators: (version: ProtocolVersion) => PeerValidator;
   private readonly proposedVersion: ProtocolVersion;
@@ -221,7 +207,7 @@ export class McpClient {
       return errorResult(this.redact(`server "${this.name}" is not connected${why}`));
     }
     try {
-      const result = await this.peer.request<Record<string, unknown>>(
+      const result = await this.peer.request(
         'tools/call',
         { name, arguments: args },
         {
@@ -287,11 +273,9 @@ export class McpClient {
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= maxPages) throw new Error(`tools/list was still paging after ${maxPages} pages`);
-      const result = await this.peer.request<Record<string, unknown>>(
-        'tools/list',
-        cursor === undefined ? undefined : { cursor },
-        { timeoutMs: remaining(deadline) },
-      );
+      const result = await this.peer.request('tools/list', cursor === undefined ? undefined : { cursor }, {
+        timeoutMs: remaining(deadline),
+      });
       if (!isObject(result) || !Array.isArray(result.tools)) {
         throw new RpcProtocolError('/result/tools', 'must be an array', 'tools/list');
       }
@@ -316,6 +300,8 @@ export class McpClient {
       cause = `timed out after ${timeoutMs} ms during ${phase}`;
     } else if (error instanceof RpcDisconnectedError && this.peer.closeReason) {
       cause = `${this.peer.closeReason.message} during ${phase}`;
+    } else if (error instanceof RpcRequestFailedError) {
+      cause = `${error.reason} during ${phase}`;
     } else if (phase === 'start') cause = errorText(error);
     else cause = `${errorText(error)} during ${phase}`;
     const diagnostics = this.peer.diagnostics();
@@ -327,35 +313,18 @@ export class McpClient {
     if (error instanceof RpcTimeoutError)
       return `${where}: timed out after ${error.timeoutMs} ms${withDiagnostics(this)}`;
     if (error instanceof RpcCancelledError) return `${where}: cancelled (${error.reason})`;
+    // One request lost below us (an HTTP 500, a cut stream) while the connection stays usable; the
+    // transport's error words what happened.
+    if (error instanceof RpcRequestFailedError) return `${where}: the request failed (${error.reason})`;
     if (error instanceof RpcDisconnectedError) {
-      // An HTTP request can fail on its own (a 500, a reset) while the session stays usable.
-      if (!this.peer.isClosed && error.cause instanceof HttpTransportError)
-        return `${where}: the request failed (${error.cause.message})${withDiagnostics(this)}`;
       const reason = this.peer.closeReason?.message ?? error.message;
       return `${where}: the connection was lost (${reason})${withDiagnostics(this)}`;
     }
-    if (error instanceof RpcRemoteError) {
-      const kind = transportErrorKind(error);
-      if (kind) return `${where}: the request failed (transport error "${kind}": ${error.remoteMessage})`;
-      return `${where}: the server answered with ${error.message}`;
-    }
+    if (error instanceof RpcRemoteError) return `${where}: the server answered with ${error.message}`;
     if (error instanceof RpcProtocolError)
       return `${where}: the server sent an invalid result (${error.pointer}: ${error.problem})`;
     return `${where}: ${errorText(error)}`;
   }
-}
-
-/**
- * The kind of a JSON-RPC error that the HTTP transport synthesized for a broken reply stream (its own
- * code range and `data.transportError`), so it is not blamed on the server's answer.
- */
-function transportErrorKind(error: RpcRemoteError): HttpTransportErrorKind | undefined {
-  const data = error.data;
-  if (!isObject(data) || typeof data.transportError !== 'string') return undefined;
-  const kind = data.transportError as HttpTransportErrorKind;
-  return Object.hasOwn(TRANSPORT_ERROR_CODES, kind) && TRANSPORT_ERROR_CODES[kind] === error.code
-    ? kind
-    : undefined;
 }
 
 function withDiagnostics(client: McpClient): string {
@@ -363,19 +332,11 @@ function withDiagnostics(client: McpClient): string {
   return text ? `; ${text}` : '';
 }
 
-function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
-  const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
+function toToolCallResult(result: CallToolResult): ToolCallResult {
+  const content: McpContent[] = Array.isArray(result.content) ? result.content : [];
   const out: ToolCallResult = { isError: result.isError === true, content };
   if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
   return out;
-}
-
-function errorResult(text: string): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Time left until `deadline`, at least 1 ms (so a spent budget times out rather than waits forever). */

@@ -10,17 +10,19 @@
  * already taken is skipped with an `error` event naming both; the server's next `ok` event counts only
  * registered tools and repeats the skipped ones in `error`.
  *
- * Messages never contain env or header values (see redactSecrets).
+ * Messages never contain a known secret (see transport-factory.ts `redactorFor`).
  */
 import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
+import type { Redactor } from '../redaction/index.js';
 import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-plan.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, planSandboxMountFor, redactSecrets, secretsOf } from './transport-factory.js';
+import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http';
 export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
@@ -48,7 +50,7 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[]; mount?: MountPlan },
+  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor; mount?: MountPlan },
 ) => LoaderClient;
 
 export interface LoadMcpServersOptions {
@@ -66,6 +68,8 @@ export interface LoadMcpServersOptions {
    * header values, from every message about any server.
    */
   secretValues?: readonly string[];
+  /** The session's redactor (every secret furfly knows); applied to every message about any server too. */
+  redactor?: Redactor;
   /** Builds the client for one server; a real McpClient over createTransport by default. */
   clientFactory?: ClientFactory;
 }
@@ -85,10 +89,10 @@ export interface McpServersHandle {
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
 
 export const defaultClientFactory: ClientFactory = (name, server, options) => {
-  const secrets = secretsOf(server, options.secretValues);
+  const redactor = redactorFor(server, options.secretValues, options.redactor);
   return new McpClient(createTransport(name, server, options), {
     name,
-    redact: (text) => redactSecrets(text, secrets),
+    redact: (text) => redactor.text(text),
   });
 };
 
@@ -123,6 +127,8 @@ interface ServerState {
   definitions: Map<string, McpTool>;
   connected: boolean;
   relisting?: Promise<void>;
+  /** Built on first use: messages about this server pass it. */
+  redactor?: Redactor;
   relistAgain: boolean;
 }
 
@@ -175,7 +181,7 @@ class Loader {
       this.emit(state, {
         status: 'error',
         ms: this.elapsed(state),
-        error: this.redact(state, messageOf(error)),
+        error: this.redact(state, errorText(error)),
       });
     }
   }
@@ -193,7 +199,7 @@ class Loader {
         this.emit(state, {
           status: 'error',
           ms: this.elapsed(state),
-          error: `server "${name}" was not started: ${mount.problem}`,
+          error: this.redact(state, `server "${name}" was not started: ${mount.problem}`),
         });
         return;
       }
@@ -205,13 +211,14 @@ class Loader {
       client = factory(name, server, {
         cwd: this.options.cwd,
         secretValues: this.options.secretValues,
+        redactor: this.options.redactor,
         ...(mount === undefined ? {} : { mount }),
       });
     } catch (error) {
       this.emit(state, {
         status: 'error',
         ms: this.elapsed(state),
-        error: this.redact(state, messageOf(error)),
+        error: this.redact(state, errorText(error)),
       });
       return;
     }
@@ -251,7 +258,7 @@ class Loader {
     if (outcome !== 'ok') {
       const message = this.closed
         ? `server "${name}": shut down before it finished connecting`
-        : this.redact(state, messageOf(outcome));
+        : this.redact(state, errorText(outcome));
       this.emit(state, {
         status: isTimeout(outcome) ? 'timeout' : 'error',
         ms: this.elapsed(state),
@@ -295,7 +302,7 @@ class Loader {
           this.emitOk(state, this.syncTools(state, tools));
         } catch (error) {
           if (this.closed || !state.connected) return;
-          const problem = this.redact(state, `re-listing tools failed: ${messageOf(error)}`);
+          const problem = this.redact(state, `re-listing tools failed: ${errorText(error)}`);
           this.emitOk(state, [problem]);
         }
       } while (state.relistAgain);
@@ -352,6 +359,7 @@ class Loader {
         client: state.client!,
         callTimeoutMs: this.options.callTimeoutMs,
         maxOutputChars: this.options.maxOutputChars,
+        redactor: this.redactorOf(state),
       });
       const outcome = this.registry.tryRegister(remote);
       const owner = `tool "${tool.name}" of server "${state.name}"`;
@@ -404,7 +412,12 @@ class Loader {
   }
 
   private redact(state: ServerState, text: string): string {
-    return redactSecrets(text, secretsOf(state.server, this.options.secretValues));
+    return this.redactorOf(state).text(text);
+  }
+
+  private redactorOf(state: ServerState): Redactor {
+    state.redactor ??= redactorFor(state.server, this.options.secretValues, this.options.redactor);
+    return state.redactor;
   }
 
   close(): Promise<void> {
@@ -435,9 +448,4 @@ function isTimeout(error: unknown): boolean {
 
 function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }

@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Redactor } from '../redaction/index.js';
 import { ToolRegistry } from '../tools/registry.js';
+import { IMAGE_WITHHELD } from '../tools/result-redaction.js';
 import { SessionState } from '../tools/session-state.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { RemoteTool, type ToolCaller } from './remote-tool.js';
@@ -155,6 +157,44 @@ describe('RemoteTool', () => {
     expect(file?.startsWith(spillDirectory)).toBe(true);
     expect(await readFile(file!, 'utf8')).toBe(`${big}\ntail`);
     expect((await stat(file!)).mode & 0o777).toBe(0o600);
+  });
+
+  it('masks known secrets before cutting and saving, so neither the file nor the cut holds any part of one', async () => {
+    const secret = 'tokSpill0123456789abcdef';
+    // The secret straddles the cut at 100 characters.
+    const text = `${'a'.repeat(90)}${secret}${'b'.repeat(200)}`;
+    const image = Buffer.from(`pixels ${secret}`).toString('base64');
+    const caller = new FakeCaller(() => ({
+      isError: false,
+      content: [
+        { type: 'text', text },
+        { type: 'image', data: secret, mimeType: 'image/png' },
+        { type: 'image', data: image, mimeType: 'image/png' },
+      ],
+    }));
+    const tool = new RemoteTool({
+      server: 's',
+      definition,
+      name: 'mcp__s__a',
+      client: caller,
+      maxOutputChars: 100,
+      spillDirectory,
+      redactor: new Redactor([secret]),
+    });
+    const result = await tool.execute({ q: 'x' }, context());
+    const shown = JSON.stringify(result);
+    expect(shown).not.toContain(secret.slice(0, 6));
+    expect(result.content[0]).toEqual({ type: 'text', text: `${'a'.repeat(90)}***${'b'.repeat(7)}` });
+    // The image whose data is the secret is withheld (its notice went to the file with the rest of
+    // the text); one whose bytes merely encode the secret is not text and passes (see docs/security.md).
+    expect(result.content.filter((part) => part.type === 'image')).toEqual([
+      { type: 'image', data: image, mimeType: 'image/png' },
+    ]);
+    const file = /saved in (\S+)\]$/.exec((result.content.at(-1) as { text: string }).text)?.[1];
+    const saved = await readFile(file!, 'utf8');
+    expect(saved).toContain('***');
+    expect(saved).toContain(IMAGE_WITHHELD);
+    expect(saved).not.toContain(secret);
   });
 
   it('leaves output at the cap untouched', async () => {

@@ -11,7 +11,10 @@
  * - No `pathsOf`/`commandOf`: the path sandbox and the destructive-command table cannot see inside a
  *   remote tool, so the permission service asks (in auto mode too) unless a rule says otherwise.
  */
+import type { Redactor } from '../redaction/index.js';
+import { redactToolResult } from '../tools/result-redaction.js';
 import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
+import { isObject } from '../util/is-object.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
 import { convertToolCallResult } from './result-conversion.js';
@@ -38,6 +41,11 @@ export interface RemoteToolOptions {
   maxOutputChars?: number;
   /** Where oversized outputs are saved. */
   spillDirectory?: string;
+  /**
+   * Masks the secrets furfly knows in every result before it is cut and saved: a saved full output is
+   * a file on disk, and a cut must not leave half a secret behind.
+   */
+  redactor?: Redactor;
 }
 
 export class RemoteTool implements Tool {
@@ -73,7 +81,9 @@ export class RemoteTool implements Tool {
       signal: context.signal,
       timeoutMs: this.options.callTimeoutMs,
     });
-    return capToolOutput(convertToolCallResult(result), {
+    const converted = convertToolCallResult(result);
+    const redacted = this.options.redactor ? redactToolResult(converted, this.options.redactor) : converted;
+    return capToolOutput(redacted, {
       maxChars: this.options.maxOutputChars,
       directory: this.options.spillDirectory,
       label: this.name,
@@ -86,8 +96,4 @@ function describe(definition: McpTool, server: string): string {
   if (description) return description;
   const title = typeof definition.title === 'string' ? definition.title.trim() : '';
   return title || `The tool "${definition.name}" of the MCP server "${server}" (it has no description).`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,8 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these tests.
 import { describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
+import { Redactor } from '../redaction/index.js';
 import { DEFAULT_LIMITS, sandboxPolicy } from '../sandbox/policy.js';
-import { createTransport, redactSecrets, secretsOf } from './transport-factory.js';
+import { createTransport, redactorFor } from './transport-factory.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
@@ -69,21 +70,27 @@ describe('createTransport', () => {
   });
 });
 
-describe('secrets', () => {
-  it('takes env values of stdio entries and header values of http entries, ignoring tiny ones', () => {
-    expect(secretsOf(stdioEntry({ env: { TOKEN: 'sk-123456', DEBUG: '1' } }))).toEqual(['sk-123456']);
+describe('redactorFor', () => {
+  it("masks a stdio entry's env values and ignores values too short to mask", () => {
+    const redactor = redactorFor(stdioEntry({ env: { TOKEN: 'sk-123456789', DEBUG: '1' } }));
+    expect(redactor.text('token sk-123456789, debug 1')).toBe('token ***, debug 1');
+  });
+
+  it('masks header values and their tokens, so a server echoing only the token is caught', () => {
     const http: ResolvedServer = {
       type: 'http',
       url: 'http://x/mcp',
-      headers: { Authorization: 'Bearer xyz123' },
+      headers: { Authorization: 'Bearer xyz-123456789' },
       category: 'execute',
       timeout: 10,
       enabled: true,
     };
-    expect(secretsOf(http)).toEqual(['Bearer xyz123']);
+    const redactor = redactorFor(http);
+    expect(redactor.text('sent Bearer xyz-123456789')).toBe('sent ***');
+    expect(redactor.text('your token: xyz-123456789')).toBe('your token: ***');
   });
 
-  it('takes URL credentials and query values, and every value a ${VAR} reference filled in', () => {
+  it('masks URL credentials and query values, every ${VAR} value, and what the session knows', () => {
     const http: ResolvedServer = {
       type: 'http',
       url: 'https://user:pw-secret-1@example.com/mcp?key=query-secret-2&x=1',
@@ -91,15 +98,10 @@ describe('secrets', () => {
       timeout: 10,
       enabled: true,
     };
-    expect(secretsOf(http)).toEqual(expect.arrayContaining(['pw-secret-1', 'query-secret-2']));
-    expect(secretsOf(http)).not.toContain('1');
-    expect(secretsOf(stdioEntry(), ['sk-from-env-3', 'ab'])).toEqual(['sk-from-env-3']);
-  });
-
-  it('redacts every occurrence, longest secret first', () => {
-    expect(redactSecrets('a sk-1234 b sk-12345678 c sk-1234', ['sk-1234', 'sk-12345678'])).toBe(
-      'a *** b *** c ***',
+    const session = new Redactor(['session-secret-4']);
+    const redactor = redactorFor(http, ['sk-from-env-3', 'ab'], session);
+    expect(redactor.text('pw-secret-1 query-secret-2 sk-from-env-3 session-secret-4 x=1 ab')).toBe(
+      '*** *** *** *** x=1 ab',
     );
-    expect(redactSecrets('nothing here', [])).toBe('nothing here');
   });
 });

@@ -3,21 +3,15 @@
  * fields map onto transport options.
  */
 import path from 'node:path';
+import { serverSecrets } from '../config/secrets.js';
 import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
+import { Redactor } from '../redaction/index.js';
 import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
-
-/** The entry asks for something furfly cannot do (yet). The message names the server and the fix. */
-export class UnsupportedServerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedServerError';
-  }
-}
 
 export interface TransportFactoryOptions {
   /** Relative `cwd` entries resolve against this (the project root); also the default working folder. */
@@ -90,49 +84,15 @@ export function sandboxLimitsOf(limits: SandboxLimitsConfig | undefined): Partia
 }
 
 /**
- * Values that must never appear in a message about this server: env and header values, the URL's
- * credentials and query values, and `fromEnvironment` (every value a `${VAR}` reference filled in, from
- * the config loader's `secretValues`). Values shorter than 4 characters (`1`, `on`) are not secrets,
- * and redacting them would garble every number.
+ * The redactor for every message about this server: its own secrets (env values, header values and
+ * their tokens, URL credentials and query values: see config/secrets.ts `serverSecrets`), every value
+ * a `${VAR}` reference filled in (the config loader's `secretValues`), and `also` (the session's
+ * redactor, which knows the secrets of every other server and the provider's key).
  */
-export function secretsOf(server: ResolvedServer, fromEnvironment: readonly string[] = []): string[] {
-  const values =
-    server.type === 'http'
-      ? [...Object.values(server.headers ?? {}), ...urlSecrets(server.url)]
-      : Object.values(server.env ?? {});
-  return [...new Set([...values, ...fromEnvironment])].filter((value) => value.length >= MIN_SECRET_LENGTH);
-}
-
-function urlSecrets(url: string): string[] {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return [];
-  }
-  const values = [...parsed.searchParams.values()];
-  // Both spellings: messages may show the raw (percent-encoded) form or the decoded one.
-  for (const raw of [parsed.username, parsed.password]) {
-    if (raw === '') continue;
-    values.push(raw);
-    try {
-      values.push(decodeURIComponent(raw));
-    } catch {
-      // A malformed escape: the raw form is enough.
-    }
-  }
-  return values;
-}
-
-const MIN_SECRET_LENGTH = 4;
-
-/**
- * Replaces every secret in `text` with `***`. Defence in depth: the transports already keep values out
- * of their messages, but a server may echo its own environment on stderr, which the error text includes.
- */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
-  return out;
+export function redactorFor(
+  server: ResolvedServer,
+  fromEnvironment: readonly string[] = [],
+  also: Redactor = Redactor.none,
+): Redactor {
+  return new Redactor([...serverSecrets(server), ...fromEnvironment]).with(also);
 }

@@ -3,72 +3,14 @@
  * valid cases must produce no issues; invalid cases must fail, and every issue must lie at or under the
  * recorded JSON pointer (so a fixture cannot pass by failing somewhere else).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadFixtureCases } from './fixture-cases.test-helpers.js';
 import { type Issues, validatorsFor } from './validate.js';
-import { isProtocolVersion, PROTOCOL_VERSIONS, type ProtocolVersion } from './versions.js';
+import { PROTOCOL_VERSIONS } from './versions.js';
 
-const fixturesRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/messages');
+const cases = loadFixtureCases();
 
-interface FixtureCase {
-  name: string;
-  definition?: string;
-  pointer?: string;
-  value: unknown;
-}
-
-interface FixtureFile {
-  versions?: string[];
-  definition: string;
-  cases: FixtureCase[];
-}
-
-interface LoadedCase extends FixtureCase {
-  file: string;
-  definition: string;
-  valid: boolean;
-  version: ProtocolVersion;
-}
-
-function loadAll(): LoadedCase[] {
-  const out: LoadedCase[] = [];
-  for (const scope of readdirSync(fixturesRoot).sort()) {
-    for (const validity of ['valid', 'invalid'] as const) {
-      const dir = path.join(fixturesRoot, scope, validity);
-      let names: string[];
-      try {
-        names = readdirSync(dir).filter((n) => n.endsWith('.json'));
-      } catch {
-        continue;
-      }
-      for (const name of names.sort()) {
-        const rel = `${scope}/${validity}/${name}`;
-        const file = JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as FixtureFile;
-        const versions = scope === 'shared' ? (file.versions ?? []) : [scope];
-        if (versions.length === 0) throw new Error(`${rel}: a shared fixture file must list its versions`);
-        for (const version of versions) {
-          if (!isProtocolVersion(version)) throw new Error(`${rel}: unknown version ${version}`);
-          for (const c of file.cases) {
-            out.push({
-              ...c,
-              file: rel,
-              definition: c.definition ?? file.definition,
-              valid: validity === 'valid',
-              version,
-            });
-          }
-        }
-      }
-    }
-  }
-  return out;
-}
-
-const cases = loadAll();
-
-function run(c: LoadedCase): Issues {
+function run(c: (typeof cases)[number]): Issues {
   const validators = validatorsFor(c.version);
   return c.definition === 'message'
     ? validators.message(c.value)

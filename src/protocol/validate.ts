@@ -1,8 +1,7 @@
 /**
  * Typed API over the precompiled MCP validators in `src/generated/`.
  *
- * CONTRACT (implemented by the schema work; other modules code against these signatures):
- * - No Ajv instance is ever constructed here: only generated standalone functions are called.
+ * - No Ajv instance is constructed here: only generated standalone functions are called.
  * - Every check returns a readonly list of issues; the list is empty (a shared constant) when valid,
  *   so the hot path allocates nothing on success.
  * - `pointer` is a JSON pointer relative to the value passed in ('' for the root).
@@ -18,6 +17,7 @@ import * as validators20250618 from '../generated/mcp/2025-06-18/validators.js';
 import * as methods20251125 from '../generated/mcp/2025-11-25/methods.js';
 import type { ValidatorError } from '../generated/mcp/2025-11-25/validators.js';
 import * as validators20251125 from '../generated/mcp/2025-11-25/validators.js';
+import { isObject } from '../util/is-object.js';
 import { featuresOf, type ProtocolVersion } from './versions.js';
 
 export interface ValidationIssue {
@@ -169,12 +169,8 @@ function collect(validator: Validator, definition: string, value: unknown, prefi
   return errors.map((error) => toIssue(error, definition, prefix));
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function objectOnly(value: unknown): Issues {
-  return isPlainObject(value) ? NO_ISSUES : [{ pointer: '', message: 'must be object' }];
+  return isObject(value) ? NO_ISSUES : [{ pointer: '', message: 'must be object' }];
 }
 
 /** Picks the envelope definition a single (non-batch) message claims to be, for precise pointers. */
@@ -197,7 +193,7 @@ function createValidators(version: ProtocolVersion): ProtocolValidators {
   const jsonrpcMessage = validatorFor('JSONRPCMessage');
 
   const single = (value: unknown, prefix: string): Issues => {
-    if (!isPlainObject(value)) {
+    if (!isObject(value)) {
       return [
         { pointer: prefix, message: Array.isArray(value) ? 'a batch may not be nested' : 'must be object' },
       ];

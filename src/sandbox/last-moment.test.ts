@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../util/wait-for.test-helpers.js';
 import { dockerClient } from './docker-engine.js';
 import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
 
@@ -72,13 +73,12 @@ async function containerExists(id: string): Promise<boolean> {
   }
 }
 
-async function gone(id: string): Promise<boolean> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (!(await containerExists(id))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
+function gone(id: string): Promise<boolean> {
+  const removed = async () => !(await containerExists(id));
+  return waitFor(`container ${id} to be removed`, removed, 30_000, 200).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe.skipIf(skipWithoutDocker)(dockerSuite("sandbox containers at furfly's last moment"), () => {

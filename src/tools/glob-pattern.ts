@@ -145,11 +145,6 @@ export function globToRegExp(glob: string, options: { caseInsensitive?: boolean 
   return new RegExp(`^${source}$`, options.caseInsensitive ? 'i' : '');
 }
 
-/** True when the glob contains any syntax beyond literal characters. */
-export function hasGlobSyntax(glob: string): boolean {
-  return /[*?[{\\]/.test(glob);
-}
-
 /** Convenience for one-off matches; compile with `globToRegExp` when matching many names. */
 export function globMatches(glob: string, candidate: string): boolean {
   return globToRegExp(glob).test(candidate);

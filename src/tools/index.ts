@@ -8,6 +8,7 @@ export {
   type RegisterOutcome,
   ToolRegistry,
 } from './registry.js';
+export { IMAGE_WITHHELD, redactToolResult } from './result-redaction.js';
 export { SessionState } from './session-state.js';
 export {
   type AnyTool,

@@ -8,6 +8,8 @@
  * programming error in the caller (the loader uses `tryRegister` to turn collisions into events).
  * `execute` never throws: every failure comes back as an `isError` result that names the tool and cause.
  */
+
+import { errorText } from '../util/error-text.js';
 import { type ArgumentValidator, compileValidator } from './schema-validator.js';
 import type { SessionState } from './session-state.js';
 import {
@@ -170,7 +172,7 @@ export class ToolRegistry {
       try {
         entry.validator = { ok: true, validator: compileValidator(entry.tool.inputSchema) };
       } catch (error) {
-        entry.validator = { ok: false, reason: messageOf(error) };
+        entry.validator = { ok: false, reason: errorText(error) };
       }
     }
     return entry.validator;
@@ -197,7 +199,7 @@ function parseArguments(raw: string | object | undefined): ParsedArgs {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      return { ok: false, reason: messageOf(error) };
+      return { ok: false, reason: errorText(error) };
     }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -253,7 +255,7 @@ async function runWithDeadline(
         ? result
         : errorResult(`Tool "${tool.name}" failed: it returned something that is not a tool result`);
     } catch (error) {
-      return errorResult(`Tool "${tool.name}" failed: ${messageOf(error)}`);
+      return errorResult(`Tool "${tool.name}" failed: ${errorText(error)}`);
     }
   })();
 
@@ -270,9 +272,4 @@ function isToolResult(value: unknown): value is ToolResult {
   if (value === null || typeof value !== 'object') return false;
   const candidate = value as { isError?: unknown; content?: unknown };
   return typeof candidate.isError === 'boolean' && Array.isArray(candidate.content);
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }

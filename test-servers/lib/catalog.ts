@@ -2,6 +2,7 @@
  * A couple of resources and prompts, so the conformance checks for those features have something real
  * to list, read and get. Only the well-behaved definition declares them.
  */
+import type { GetPromptResult, PromptArgument, ReadResourceResult } from '../../src/protocol/types.js';
 import { ErrorCode, RpcError } from './protocol.js';
 
 export interface ResourceEntry {
@@ -11,12 +12,6 @@ export interface ResourceEntry {
   description: string;
   mimeType: string;
   text: string;
-}
-
-export interface PromptArgument {
-  name: string;
-  description: string;
-  required: boolean;
 }
 
 export interface PromptEntry {
@@ -63,14 +58,14 @@ export const PROMPTS: readonly PromptEntry[] = [
   },
 ];
 
-export function readResource(uri: unknown): { contents: { uri: string; mimeType: string; text: string }[] } {
+export function readResource(uri: unknown): ReadResourceResult {
   if (typeof uri !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'params.uri must be a string');
   const resource = RESOURCES.find((entry) => entry.uri === uri);
   if (!resource) throw new RpcError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
   return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: resource.text }] };
 }
 
-export function getPrompt(name: unknown, args: unknown): { description: string; messages: unknown[] } {
+export function getPrompt(name: unknown, args: unknown): GetPromptResult {
   if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'params.name must be a string');
   const prompt = PROMPTS.find((entry) => entry.name === name);
   if (!prompt) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isProtocolVersion } from '../../src/protocol/versions.js';
-import { isPlainObject } from './protocol.js';
+import { isObject } from './protocol.js';
 import type { Recorder } from './record.js';
 import { type ServerDefinition, Session, type Sink } from './session.js';
 
@@ -176,7 +176,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       return;
     }
 
-    const isInitialize = isPlainObject(value) && value.method === 'initialize';
+    const isInitialize = isObject(value) && value.method === 'initialize';
     const target = isInitialize ? newSession() : findSession(res, sessionId);
     if (!target) return;
     record({ kind: 'message', message: value, sessionId: isInitialize ? null : target.id });
@@ -259,7 +259,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
 
   function maybeScheduleListChanged(target: HttpSession, value: unknown): void {
     if (options.listChangedAfterMs === undefined) return;
-    if (!isPlainObject(value) || value.method !== 'notifications/initialized') return;
+    if (!isObject(value) || value.method !== 'notifications/initialized') return;
     setTimeout(() => {
       if (!sessions.has(target.id)) return;
       options.beforeListChanged?.();
@@ -280,7 +280,7 @@ function classify(value: unknown): 'reply' | 'no-reply' | 'invalid' {
   const items = Array.isArray(value) ? value : [value];
   if (items.length === 0) return 'invalid';
   const kinds = items.map((item) => {
-    if (!isPlainObject(item) || item.jsonrpc !== '2.0') return 'invalid';
+    if (!isObject(item) || item.jsonrpc !== '2.0') return 'invalid';
     if (typeof item.method === 'string') return 'id' in item ? 'request' : 'notification';
     return 'id' in item && ('result' in item || 'error' in item) ? 'response' : 'invalid';
   });

@@ -3,6 +3,7 @@
  * version negotiation and ordering.
  */
 import { isProtocolVersion, PROTOCOL_VERSIONS, type ProtocolVersion } from '../../src/protocol/versions.js';
+import { isObject } from '../../src/util/is-object.js';
 
 export type RequestId = string | number;
 
@@ -51,9 +52,7 @@ export function isAtLeast(version: ProtocolVersion, min: ProtocolVersion): boole
   return PROTOCOL_VERSIONS.indexOf(version) <= PROTOCOL_VERSIONS.indexOf(min);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));

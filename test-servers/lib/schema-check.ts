@@ -3,19 +3,20 @@
  * typed properties, bounds, `required`, `additionalProperties: false`). The servers must report invalid
  * arguments themselves, so they cannot lean on a validator library the client also uses.
  */
-export interface PropertySchema {
+// Type aliases rather than interfaces: they fit the generated `Tool['inputSchema']` (an open object).
+export type PropertySchema = {
   type: 'string' | 'number' | 'integer' | 'boolean';
   description?: string;
   minimum?: number;
   maximum?: number;
-}
+};
 
-export interface ObjectSchema {
+export type ObjectSchema = {
   type: 'object';
   properties: Record<string, PropertySchema>;
   required?: string[];
   additionalProperties?: boolean;
-}
+};
 
 /** Returns one sentence per problem; empty when the arguments fit the schema. */
 export function checkArguments(schema: ObjectSchema, args: Record<string, unknown>): string[] {

@@ -4,12 +4,22 @@
  * (stdout, an HTTP body, an SSE stream). Misbehaving servers change it only through `SessionHooks`,
  * so every defect is one switch away from the well-behaved behaviour.
  */
+import type {
+  ClientRequests,
+  InitializeResult,
+  ProgressNotificationParams,
+  Prompt,
+  Resource,
+  ServerCapabilities,
+  ServerNotifications,
+  Tool,
+} from '../../src/protocol/types.js';
 import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
 import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
 import {
   ErrorCode,
   isAtLeast,
-  isPlainObject,
+  isObject,
   isRequestId,
   type JsonRpcRequest,
   negotiateVersion,
@@ -108,7 +118,7 @@ export class Session {
   }
 
   /** Sends a server-initiated notification on the session's default sink. */
-  notify(method: string, params?: Record<string, unknown>): void {
+  notify<M extends keyof ServerNotifications>(method: M, params?: ServerNotifications[M]['params']): void {
     const message = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
     this.defaultSink.write(JSON.stringify(message), 'notification');
   }
@@ -146,12 +156,12 @@ export class Session {
     inBatch: boolean,
   ): Promise<{ text: string; request?: JsonRpcRequest } | undefined> {
     const idOf = (candidate: unknown): RequestId | null =>
-      isPlainObject(candidate) && isRequestId(candidate.id) ? candidate.id : null;
+      isObject(candidate) && isRequestId(candidate.id) ? candidate.id : null;
     const invalid = (why: string) => ({
       text: encodeError(idOf(value), new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${why}`)),
     });
 
-    if (!isPlainObject(value)) return invalid('a message must be a JSON object');
+    if (!isObject(value)) return invalid('a message must be a JSON object');
     if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
     if (!('method' in value)) {
       // A response to a request of ours; these servers send none, so there is nothing to match it with.
@@ -160,7 +170,7 @@ export class Session {
     }
     if (typeof value.method !== 'string') return invalid('"method" must be a string');
     if ('id' in value && !isRequestId(value.id)) return invalid('"id" must be a string or a number');
-    if ('params' in value && !isPlainObject(value.params)) {
+    if ('params' in value && !isObject(value.params)) {
       if (!('id' in value)) return undefined;
       return {
         text: encodeError(
@@ -227,7 +237,7 @@ export class Session {
     sink: Sink,
     signal: AbortSignal,
     inBatch: boolean,
-  ): Promise<unknown> {
+  ): Promise<ClientRequests[keyof ClientRequests]['result']> {
     const params = request.params ?? {};
     if (request.method === 'initialize') {
       if (inBatch)
@@ -282,7 +292,7 @@ export class Session {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
 
-  private initialize(params: Record<string, unknown>): unknown {
+  private initialize(params: Record<string, unknown>): InitializeResult {
     if (this.phase !== 'new')
       throw new RpcError(ErrorCode.InvalidRequest, 'Invalid Request: already initialized');
     if (typeof params.protocolVersion !== 'string') {
@@ -292,13 +302,13 @@ export class Session {
     this.negotiated = version;
     this.phase = 'initialized';
     const { definition } = this;
-    const capabilities: Record<string, unknown> = { tools: { listChanged: true } };
+    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (definition.logging) capabilities.logging = {};
     if (definition.resourcesAndPrompts) {
       capabilities.resources = { subscribe: false, listChanged: false };
       capabilities.prompts = { listChanged: false };
     }
-    const serverInfo: Record<string, unknown> = { name: definition.name, version: definition.version };
+    const serverInfo: InitializeResult['serverInfo'] = { name: definition.name, version: definition.version };
     if (featuresOf(version).titles) serverInfo.title = definition.title;
     return { protocolVersion: version, capabilities, serverInfo };
   }
@@ -318,7 +328,7 @@ export class Session {
     const tool = this.toolsFor(version).find((candidate) => candidate.name === params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const args = params.arguments ?? {};
-    const problems = isPlainObject(args)
+    const problems = isObject(args)
       ? checkArguments(tool.inputSchema, args)
       : ['arguments must be an object'];
     if (problems.length > 0) {
@@ -329,11 +339,11 @@ export class Session {
       }
       throw new RpcError(ErrorCode.InvalidParams, message);
     }
-    const meta = isPlainObject(params._meta) ? params._meta : undefined;
+    const meta = isObject(params._meta) ? params._meta : undefined;
     const token = meta && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
     const progress = (value: number, total?: number, message?: string): void => {
       if (token === undefined || signal.aborted) return;
-      const progressParams: Record<string, unknown> = { progressToken: token, progress: value };
+      const progressParams: ProgressNotificationParams = { progressToken: token, progress: value };
       if (total !== undefined) progressParams.total = total;
       if (message !== undefined) progressParams.message = message;
       sink.write(
@@ -371,7 +381,7 @@ function decodeCursor(listName: string, cursor: unknown, length: number): number
   } catch {
     throw invalid;
   }
-  if (!isPlainObject(decoded) || decoded.list !== listName) throw invalid;
+  if (!isObject(decoded) || decoded.list !== listName) throw invalid;
   const { offset } = decoded;
   // Only cursors we could have issued are valid: 0 < offset < length.
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset <= 0 || offset >= length)
@@ -379,26 +389,22 @@ function decodeCursor(listName: string, cursor: unknown, length: number): number
   return offset;
 }
 
-function describeTool(tool: ToolDefinition, version: ProtocolVersion): Record<string, unknown> {
-  const described: Record<string, unknown> = { name: tool.name };
+function describeTool(tool: ToolDefinition, version: ProtocolVersion): Tool {
+  const described: Tool = { name: tool.name, inputSchema: tool.inputSchema };
   if (featuresOf(version).titles) described.title = tool.title;
   described.description = tool.description;
-  described.inputSchema = tool.inputSchema;
   if (tool.outputSchema && featuresOf(version).structuredContent) described.outputSchema = tool.outputSchema;
   return described;
 }
 
-function describeResource(
-  entry: (typeof RESOURCES)[number],
-  version: ProtocolVersion,
-): Record<string, unknown> {
-  const described: Record<string, unknown> = { uri: entry.uri, name: entry.name };
+function describeResource(entry: (typeof RESOURCES)[number], version: ProtocolVersion): Resource {
+  const described: Resource = { uri: entry.uri, name: entry.name };
   if (featuresOf(version).titles) described.title = entry.title;
   return { ...described, description: entry.description, mimeType: entry.mimeType };
 }
 
-function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersion): Record<string, unknown> {
-  const described: Record<string, unknown> = { name: entry.name };
+function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersion): Prompt {
+  const described: Prompt = { name: entry.name };
   if (featuresOf(version).titles) described.title = entry.title;
   return { ...described, description: entry.description, arguments: entry.arguments };
 }

@@ -2,19 +2,14 @@
  * The tools every test server offers, modelled on what clients need to exercise: plain text, arithmetic,
  * delays, big payloads, tool-level failure, progress, and structured output.
  */
+import type { CallToolResult, TextContent } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { wait } from './protocol.js';
 import type { ObjectSchema } from './schema-check.js';
 
-export interface TextContent {
-  type: 'text';
-  text: string;
-}
-
-export interface ToolResult {
+/** A tool call's result (the generated `CallToolResult`); these servers answer with text blocks only. */
+export interface ToolResult extends CallToolResult {
   content: TextContent[];
-  isError?: boolean;
-  structuredContent?: Record<string, unknown>;
 }
 
 export interface ToolContext {

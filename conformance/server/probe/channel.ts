@@ -4,18 +4,14 @@
  * It sits between the raw probes and the conformance session: stdio writes bytes to a process,
  * HTTP posts each message and reads its JSON or SSE reply. Neither hides anything from the checks.
  */
-import type { TransportKind } from '../check.js';
+import type { Target, TransportKind } from '../target.js';
 import { waitsFor } from '../timing.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
 import { type HttpExchange, HttpFailure, type HttpTarget, HttpTimeout, httpRequest } from './http.js';
 import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
 
+export type { Target } from '../target.js';
 export type { SandboxSettings } from './container.js';
-
-/** A stdio target runs as a local child process, or, with `sandbox`, in a fresh sandbox container. */
-export type Target =
-  | { transport: 'stdio'; command: StdioCommand; sandbox?: SandboxSettings }
-  | ({ transport: 'http' } & HttpTarget);
 
 export interface Channel {
   readonly kind: TransportKind;

@@ -8,58 +8,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { OWN_PROCESS_GROUP, signalGroup, trackChild } from '../../../src/mcp/transports/stdio/process.js';
-import { type MultilineMessage, StdoutLines } from './stdout-lines.js';
+import { type ExitInfo, RawProcessBase, SpawnError, type StdioCommand } from './raw-process.js';
 
+export type { ExitInfo, RawProcess, StdioCommand } from './raw-process.js';
+export { SpawnError, STDERR_LIMIT } from './raw-process.js';
 export type { MultilineMessage } from './stdout-lines.js';
-
-export interface StdioCommand {
-  command: string;
-  args: readonly string[];
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** Milliseconds since the probe started the process. */
-  at: number;
-}
-
-/**
- * What the checks can do to a stdio server process, wherever it runs: a local child (StdioProbe) or a
- * sandbox container (ContainerProbe).
- */
-export interface RawProcess {
-  readonly noise: readonly string[];
-  readonly multiline: readonly MultilineMessage[];
-  readonly exit: ExitInfo | null;
-  readonly stderr: string;
-  readonly writeError: Error | null;
-  /** Milliseconds since the process started. */
-  elapsed(): number;
-  onMessage(listener: (message: unknown) => void): () => void;
-  /** Writes the text exactly as given. Resolves once handed over; never rejects on a dead server. */
-  write(text: string): Promise<void>;
-  closeStdin(): void;
-  signal(signal: NodeJS.Signals): void;
-  /**
-   * Resolves with the exit, or null if the server is still running after `ms`. For a local process
-   * "the server" is its whole process group: a wrapper (`sh -c`, `npx`) exiting is not enough.
-   */
-  waitForExit(ms: number): Promise<ExitInfo | null>;
-  /** Peak resident set size in kilobytes, or null when it cannot be read. */
-  peakRssKb(): number | null;
-  /** Ends the process (and whatever holds it) for good. */
-  kill(): Promise<void>;
-}
-
-export const STDERR_LIMIT = 64 * 1024;
-
-export class SpawnError extends Error {
-  override readonly name = 'SpawnError';
-}
 
 /** Group ids of probes not yet killed: a test's afterAll safety net ends them (killLeftoverProbes). */
 const liveGroups = new Set<number>();
@@ -78,13 +33,7 @@ export function killLeftoverProbes(): number {
   return count;
 }
 
-export class StdioProbe implements RawProcess {
-  exit: ExitInfo | null = null;
-  private stderrText = '';
-  private readonly lines = new StdoutLines();
-  private readonly startedAt = performance.now();
-  private readonly exitWaiters = new Set<() => void>();
-  private stdinError: Error | null = null;
+export class StdioProbe extends RawProcessBase {
   /**
    * Stands for the whole process group in the no-orphans registry (trackChild): it "exits" only when
    * kill() has ended the group. Tracking the child itself would SIGKILL the group the moment a wrapper
@@ -93,26 +42,15 @@ export class StdioProbe implements RawProcess {
   private readonly groupHandle: EventEmitter & { pid: number | undefined };
 
   private constructor(private readonly child: ChildProcess) {
+    super();
     this.groupHandle = Object.assign(new EventEmitter(), { pid: child.pid });
     trackChild(this.groupHandle as unknown as ChildProcess);
     if (child.pid !== undefined) liveGroups.add(child.pid);
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => this.lines.push(chunk));
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      // Keep the tail only: a chatty server must not grow our memory.
-      this.stderrText = (this.stderrText + chunk).slice(-STDERR_LIMIT);
-    });
+    child.stdout?.on('data', (chunk: Buffer) => this.pushStdout(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.pushStderr(chunk));
     // EPIPE after the server died is expected in several checks; it must not crash the suite.
-    child.stdin?.on('error', (error) => {
-      this.stdinError = error;
-    });
-    child.on('exit', (code, signal) => {
-      this.lines.end();
-      this.exit = { code, signal, at: this.elapsed() };
-      for (const wake of this.exitWaiters) wake();
-      this.exitWaiters.clear();
-    });
+    child.stdin?.on('error', (error) => this.recordWriteError(error));
+    child.on('exit', (code, signal) => this.recordExit(code, signal));
   }
 
   /** Spawns without a shell. Rejects with SpawnError when the command cannot be started at all. */
@@ -138,38 +76,8 @@ export class StdioProbe implements RawProcess {
     return this.child.pid;
   }
 
-  get noise(): readonly string[] {
-    return this.lines.noise;
-  }
-
-  get multiline(): readonly MultilineMessage[] {
-    return this.lines.multiline;
-  }
-
-  get stderr(): string {
-    return this.stderrText;
-  }
-
-  elapsed(): number {
-    return performance.now() - this.startedAt;
-  }
-
-  onMessage(listener: (message: unknown) => void): () => void {
-    return this.lines.onMessage(listener);
-  }
-
-  /** Writes the text exactly as given. Resolves once handed to the OS; never rejects on a dead server. */
-  write(text: string): Promise<void> {
-    const stdin = this.child.stdin;
-    if (!stdin || stdin.destroyed || !stdin.writable || this.exit) return Promise.resolve();
-    return new Promise((resolve) => {
-      stdin.write(text, () => resolve());
-    });
-  }
-
-  /** Why the last write failed, if it did (EPIPE when the server is gone). */
-  get writeError(): Error | null {
-    return this.stdinError;
+  protected stdin(): Writable | undefined {
+    return this.child.stdin ?? undefined;
   }
 
   closeStdin(): void {
@@ -195,9 +103,9 @@ export class StdioProbe implements RawProcess {
   }
 
   /** Resolves once the direct child has exited and its group is empty; null if not within `ms`. */
-  async waitForExit(ms: number): Promise<ExitInfo | null> {
+  override async waitForExit(ms: number): Promise<ExitInfo | null> {
     const deadline = performance.now() + ms;
-    const exit = await this.waitForLeader(ms);
+    const exit = await super.waitForExit(ms);
     if (!exit) return null;
     let at = exit.at;
     while (this.groupAlive()) {
@@ -206,21 +114,6 @@ export class StdioProbe implements RawProcess {
       at = this.elapsed();
     }
     return at === exit.at ? exit : { ...exit, at };
-  }
-
-  private waitForLeader(ms: number): Promise<ExitInfo | null> {
-    if (this.exit) return Promise.resolve(this.exit);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(this.exit);
-      };
-      const timer = setTimeout(() => {
-        this.exitWaiters.delete(wake);
-        resolve(null);
-      }, ms);
-      this.exitWaiters.add(wake);
-    });
   }
 
   /**

@@ -4,6 +4,7 @@
  * several lines is re-assembled and recorded, so "embedded newlines" and "noise" stay two distinct
  * findings. Shared by every raw stdio probe (a local process, a sandbox container).
  */
+import { isObject } from '../../../src/util/is-object.js';
 
 /** A message that arrived split over several stdout lines (pretty-printed JSON). */
 export interface MultilineMessage {
@@ -92,7 +93,6 @@ export class StdoutLines {
 function parseMessage(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     const value: unknown = JSON.parse(text);
-    const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
     if (isObject(value)) return { ok: true, value };
     if (Array.isArray(value) && value.length > 0 && value.every(isObject)) return { ok: true, value };
     return { ok: false };

@@ -1,4 +1,8 @@
-/** The JSON report: exactly the documented contract, nothing internal. */
+/**
+ * The JSON report: exactly the documented contract, nothing internal. Spelt with terminalSafeJson,
+ * since it is printed on stdout: C1, bidi and invisible characters a server sent become `\uXXXX`.
+ */
+import { terminalSafeJson } from '../../../src/terminal/sanitize.js';
 import type { Report } from './model.js';
 
 export function toJsonReport(report: Report): object {
@@ -29,5 +33,5 @@ export function toJsonReport(report: Report): object {
 }
 
 export function renderJson(report: Report): string {
-  return `${JSON.stringify(toJsonReport(report), null, 2)}\n`;
+  return `${terminalSafeJson(toJsonReport(report), 2)}\n`;
 }

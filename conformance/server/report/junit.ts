@@ -1,14 +1,22 @@
 /** JUnit XML: one testsuite per section, one testcase per check; CI systems render it natively. */
+
+import { replaceUnsafe } from '../../../src/terminal/sanitize.js';
 import { SECTIONS } from '../check.js';
 import type { CheckResult, Report } from './model.js';
 
+/**
+ * Characters XML cannot hold become U+FFFD; DEL, C1, bidi and invisible characters (which XML can
+ * hold, but a terminal showing the file would obey or hide) become character references.
+ */
 function escapeXml(text: string): string {
-  return text
+  const escaped = text
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
+  // Tab, newline and CR are legal XML; CR is spelt as a reference too, so it cannot rewind a line.
+  return replaceUnsafe(escaped, 'block', (char) => `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`);
 }
 
 function testcase(check: CheckResult): string {

@@ -4,7 +4,8 @@
  */
 import type { MountReport } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
-import type { Level, Section, Status, TransportKind } from '../check.js';
+import type { Level, Section, Status } from '../check.js';
+import type { TransportKind } from '../target.js';
 
 /** The sandbox a stdio server ran in (`--sandbox docker`): the image and every setting applied. */
 export interface SandboxReport {

@@ -1,9 +1,12 @@
 /**
  * The text report, h2spec style: grouped by section, one line per check, and for each failure the
  * requirement sentence with expected versus actual. Colour only when asked (a TTY without NO_COLOR).
+ * The server's name and version, and the messages, expected and actual values that quote what it
+ * sent, pass the terminal sanitizer (one line each), so only furfly's own colours reach the terminal.
  */
 import { describeMount } from '../../../src/sandbox/mount-plan.js';
 import { describePolicy } from '../../../src/sandbox/policy.js';
+import { terminalLine } from '../../../src/terminal/sanitize.js';
 import { SECTIONS, type Status } from '../check.js';
 import type { CheckResult, Report } from './model.js';
 
@@ -25,10 +28,13 @@ export function statusMark(status: Status, color: boolean): string {
 export function renderText(report: Report, options: TextOptions): string {
   const lines: string[] = [];
   const target = report.target.transport === 'stdio' ? report.target.command : report.target.url;
-  lines.push(`furfly conformance ${report.tool.version} — ${report.target.transport}: ${target}`);
+  lines.push(
+    `furfly conformance ${report.tool.version} — ${report.target.transport}: ${terminalLine(String(target))}`,
+  );
   if (report.server) {
+    const { name, version, protocolVersion } = report.server;
     lines.push(
-      `server: ${report.server.name} ${report.server.version}, protocol ${report.server.protocolVersion}`,
+      `server: ${terminalLine(String(name))} ${terminalLine(String(version))}, protocol ${terminalLine(String(protocolVersion))}`,
     );
   } else {
     lines.push('server: did not initialize');
@@ -55,14 +61,15 @@ export function renderText(report: Report, options: TextOptions): string {
 
 function checkLines(check: CheckResult, color: boolean): string[] {
   const head = `  ${statusMark(check.status, color)} ${check.id} [${check.level}] ${check.title}`;
+  const message = check.message === undefined ? undefined : terminalLine(check.message);
   const lines = [
-    check.message && check.status !== 'fail' && check.status !== 'warn' ? `${head} — ${check.message}` : head,
+    message && check.status !== 'fail' && check.status !== 'warn' ? `${head} — ${message}` : head,
   ];
   if (check.status === 'fail' || check.status === 'warn') {
-    if (check.message) lines.push(`      ${check.message}`);
+    if (message) lines.push(`      ${message}`);
     lines.push(`      requirement: ${check.requirement}`, `      source: ${check.source}`);
-    if (check.expected !== undefined) lines.push(`      expected: ${check.expected}`);
-    if (check.actual !== undefined) lines.push(`      actual:   ${check.actual}`);
+    if (check.expected !== undefined) lines.push(`      expected: ${terminalLine(String(check.expected))}`);
+    if (check.actual !== undefined) lines.push(`      actual:   ${terminalLine(String(check.actual))}`);
   }
   return lines;
 }

@@ -9,7 +9,9 @@
  * (so each iteration of the loop re-reads the history from cache). Three of the four allowed.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { Redactor } from '../../redaction/index.js';
 import type { ContentPart, ToolDefinition } from '../../tools/index.js';
+import { isObject } from '../../util/is-object.js';
 import type { AssistantBlock, ChatMessage } from '../messages.js';
 import { emptyUsage, type Usage } from '../usage.js';
 import {
@@ -98,9 +100,7 @@ function hasText(text: string): boolean {
 }
 
 function asObject(input: unknown): Record<string, unknown> {
-  return input !== null && typeof input === 'object' && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
+  return isObject(input) ? input : {};
 }
 
 function orPlaceholder(content: Anthropic.ContentBlockParam[]): Anthropic.ContentBlockParam[] {
@@ -315,7 +315,8 @@ export function toProviderError(error: unknown, apiKey: string): ProviderError {
   } else {
     message = `the model request failed: ${String(error)}`;
   }
-  if (apiKey) message = message.split(apiKey).join('[redacted]');
+  // The same redactor as every other message (the agent loop passes the session's over it again).
+  if (apiKey) message = new Redactor([apiKey]).text(message);
   return new ProviderError(message, status);
 }
 

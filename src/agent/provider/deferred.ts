@@ -3,6 +3,8 @@
  * module the agent loads; importing it before the prompt would delay the prompt by hundreds of
  * milliseconds for a request the user has not typed yet.
  */
+
+import { errorText } from '../../util/error-text.js';
 import {
   AbortError,
   type ModelProvider,
@@ -28,9 +30,7 @@ export class DeferredProvider implements ModelProvider {
     // a ProviderError worded for the user.
     this.loading ??= this.load().catch((error: unknown) => {
       this.loading = undefined;
-      throw new ProviderError(
-        `could not load the ${this.name} provider: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new ProviderError(`could not load the ${this.name} provider: ${errorText(error)}`);
     });
     const provider = await untilAborted(this.loading, options.signal);
     return provider.complete(request, options);

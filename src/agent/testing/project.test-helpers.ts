@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverPath } from '../../../test-servers/testing.js';
+import { trustProjectConfig } from '../../config/trust.test-helpers.js';
 import type { Json } from './fake-anthropic.test-helpers.js';
 
 export const TEST_API_KEY = 'sk-ant-test-0123456789-secret';
@@ -26,6 +27,11 @@ export interface ProjectOptions {
   furflyMd?: string;
   /** A provider entry instead of the ANTHROPIC_* fallbacks. */
   provider?: { base_url?: string; model?: string };
+  /**
+   * The project config declares servers, providers and usually bypass, which need the person's trust: by
+   * default the project is trusted in its FURFLY_HOME (as after `furfly trust`); false leaves it untrusted.
+   */
+  trusted?: boolean;
 }
 
 export interface TempProject {
@@ -36,6 +42,8 @@ export interface TempProject {
   received(server: string): Json[];
   /** Lets a `gated` server start (its initialize has been waiting in the pipe). */
   release(server: string): void;
+  /** Trusts the project's config as it is now (as `furfly trust` would); call again after changing it. */
+  trust(): void;
   cleanup(): void;
 }
 
@@ -90,13 +98,17 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
   // JSON is YAML, and needs no YAML writer here.
   writeFileSync(path.join(dir, '.furflycode', 'config.yaml'), JSON.stringify(config, null, 2));
   if (options.furflyMd !== undefined) writeFileSync(path.join(dir, 'FURFLY.md'), options.furflyMd);
+  const env = {
+    ANTHROPIC_API_KEY: TEST_API_KEY,
+    FURFLY_HOME: path.join(dir, 'home'),
+    PATH: process.env.PATH ?? '',
+  };
+  const trust = () => trustProjectConfig(dir, env.FURFLY_HOME);
+  if (options.trusted !== false) trust();
   return {
     dir,
-    env: {
-      ANTHROPIC_API_KEY: TEST_API_KEY,
-      FURFLY_HOME: path.join(dir, 'home'),
-      PATH: process.env.PATH ?? '',
-    },
+    env,
+    trust,
     recordFile,
     received(server) {
       let text = '';
@@ -115,15 +127,4 @@ export function tempProject(options: ProjectOptions = {}): TempProject {
     release: (server) => writeFileSync(gateFile(server), ''),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

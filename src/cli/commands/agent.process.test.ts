@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Json, sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
-import { type TempProject, tempProject, waitFor } from '../../agent/testing/project.test-helpers.js';
+import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { spawnCli } from '../cli-process.test-helpers.js';
 
 let server: Server | undefined;

@@ -98,6 +98,33 @@ describe('furfly -p', () => {
     expect(stderr).toContain('[tool] mcp__well__add {"a":1,"b":1} -> ok');
   });
 
+  it("shows the model's text and tool names with visible escapes; JSON keeps them exact but never raw", async () => {
+    const hostile = 'Done.\u001b]0;pwned\u0007\u001b[2J\r\u009b31m\u202eexe';
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    project = tempProject({ servers: { well: 'read' } });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'mcp__well__echo', input: { message: 'x\u001b[8m' } }), say(hostile));
+    const text = await run({ prompt: 'go' });
+    expect(text.stdout).not.toMatch(raw);
+    expect(text.stdout).toBe('Done.\\x1b]0;pwned\\x07\\x1b[2J\\r\\x9b31m\\u202eexe\n');
+    expect(text.stderr).not.toMatch(raw);
+    expect(text.stderr).toContain('[tool] mcp__well__echo {"message":"x\\u001b[8m"} -> ok');
+
+    api.script(say(hostile));
+    const json = await run({ prompt: 'go', outputFormat: 'json' });
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout).result).toBe(hostile);
+  });
+
+  it('shows an emoji whose halves arrive in two deltas as the emoji, not as two escapes', async () => {
+    project = tempProject();
+    api = fakeAnthropic();
+    // The scripted API streams a text in two halves: here the cut falls inside the emoji.
+    api.script(say('o😀'));
+    const { stdout } = await run({ prompt: 'smile' });
+    expect(stdout).toBe('o😀\n');
+  });
+
   it('refuses a call that would ask, telling the model why and how the user can allow it', async () => {
     project = tempProject({ servers: { well: 'execute' }, mode: 'strict' });
     api = fakeAnthropic();

@@ -20,6 +20,12 @@ import { type AgentRuntime, startRuntime } from '../../agent/runtime.js';
 import type { Usage } from '../../agent/usage.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
+import {
+  terminalLine,
+  terminalSafeJson,
+  terminalText,
+  textStreamSanitizer,
+} from '../../terminal/sanitize.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
@@ -30,6 +36,8 @@ export interface AgentCommandOptions {
   permissionMode?: string;
   cwd?: string;
   config?: string;
+  /** `--trust-project`: the project config's risky parts apply for this run, without asking or storing. */
+  trustProject?: boolean;
 }
 
 export interface AgentIo {
@@ -77,7 +85,10 @@ export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo)
   }
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   if (!isFolder(cwd)) {
-    write(io.stderr, `furfly: --cwd ${options.cwd}: no such folder (${cwd})\n`);
+    write(
+      io.stderr,
+      `furfly: --cwd ${terminalLine(String(options.cwd))}: no such folder (${terminalLine(cwd)})\n`,
+    );
     return 1;
   }
   const permissionMode = options.permissionMode as PermissionMode | undefined;
@@ -105,6 +116,7 @@ function runMode(
         env: io.env,
         homeDir: io.homeDir,
         permissionMode,
+        ...(options.trustProject === true ? { trustProject: true } : {}),
         maxRetries: io.maxRetries,
         providerFactory: io.providerFactory,
       },
@@ -121,6 +133,7 @@ function runMode(
     { ...io, cwd },
     options.config,
     permissionMode,
+    options.trustProject === true,
   );
 }
 
@@ -156,22 +169,26 @@ async function runOneShot(
   io: AgentIo,
   configFile: string | undefined,
   permissionMode: PermissionMode | undefined,
+  trustProject: boolean,
 ): Promise<number> {
+  // One-shot never asks: an untrusted project's risky parts are left out, with one line saying so.
   const setup = startRuntime({
     cwd: io.cwd,
     configFile,
     env: io.env,
     homeDir: io.homeDir,
     permissionMode,
+    ...(trustProject ? { trustProject: true } : {}),
     maxRetries: io.maxRetries,
     providerFactory: io.providerFactory,
     onServerEvent: (event) => reportServerProblem(event, io.stderr),
   });
   if (!setup.ok) {
-    io.stderr.write(`${setup.message}\n`);
+    io.stderr.write(`${terminalText(setup.message)}\n`);
     return 1;
   }
   const { runtime } = setup;
+  for (const notice of runtime.notices) io.stderr.write(`${notice}\n`);
   // The reader of stdout went away (`furfly -p … | head`): stop the turn quietly, close the MCP
   // servers, and exit like a program killed by SIGPIPE (128 + 13), which is what shells expect.
   const output = watchOutput(io.stdout);
@@ -180,15 +197,19 @@ async function runOneShot(
     await runtime.mcp.ready;
     const signal = io.signal ? AbortSignal.any([io.signal, output.signal]) : output.signal;
     let lineOpen = false;
+    // Text output is for people (and may be piped on to a terminal): escapes become visible.
+    const answer = textStreamSanitizer();
     const running = runtime.agent.runTurn(prompt, {
       signal,
       events: {
         text: (delta) => {
           if (json) return;
-          io.stdout.write(delta);
+          io.stdout.write(answer.write(delta));
           lineOpen = !delta.endsWith('\n');
         },
         responseEnd: () => {
+          const rest = json ? '' : answer.end();
+          if (rest) io.stdout.write(rest);
           if (!json && lineOpen) io.stdout.write('\n');
           lineOpen = false;
         },
@@ -196,9 +217,9 @@ async function runOneShot(
           if (!json) io.stderr.write(`${describeToolCall(record)}\n`);
         },
         notice: (message) => {
-          if (!output.signal.aborted) io.stderr.write(`furfly: ${message}\n`);
+          if (!output.signal.aborted) io.stderr.write(`furfly: ${terminalText(message)}\n`);
         },
-        error: (message) => io.stderr.write(`furfly: error: ${message}\n`),
+        error: (message) => io.stderr.write(`furfly: error: ${terminalText(message)}\n`),
       },
     });
     // Once the pipe is gone the answer has nowhere to go: do not wait for the turn to wind down (an
@@ -208,7 +229,7 @@ async function runOneShot(
     const result = await Promise.race([running, output.gone]);
     if (result === undefined || output.signal.aborted) return output.exitCode() ?? EXIT_BROKEN_PIPE;
     recordTurn(runtime, prompt, result);
-    if (json) io.stdout.write(`${JSON.stringify(toJson(result), null, 2)}\n`);
+    if (json) io.stdout.write(`${terminalSafeJson(toJson(result), 2)}\n`);
     return NORMAL_STOPS.has(result.stopReason) ? 0 : 1;
   } finally {
     await runtime.close();
@@ -254,6 +275,10 @@ export function registerAgentCommand(cli: CAC): void {
     .option('--permission-mode <mode>', `Override the config for this run: ${PERMISSION_MODES.join(' | ')}`)
     .option('--cwd <dir>', 'Run as if started in <dir>')
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
+    .option(
+      '--trust-project',
+      "Apply the project config's servers, providers and looser permissions for this run",
+    )
     .example('furfly')
     .example('furfly -p "list the TODO comments in src/" --output-format json')
     .action(async (parsed: AgentCommandOptions) => {

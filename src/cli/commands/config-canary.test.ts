@@ -103,7 +103,8 @@ function runCli(
   extraEnv: Record<string, string> = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'config', ...args], {
+    // Trusted for the run: the canary is about secrets in what every part of the config would print.
+    const child = spawn(process.execPath, [CLI, 'config', ...args, '--trust-project'], {
       cwd,
       env: {
         PATH: process.env.PATH ?? '',

@@ -8,7 +8,14 @@ import type { CAC } from 'cac';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { type ConfigFiles, type LoadResult, loadConfig } from '../../config/load.js';
+import { formatOrigin } from '../../config/origin.js';
 import { renderJson, renderYaml } from '../../config/render.js';
+import { configSecrets } from '../../config/secrets.js';
+import { displayPath, toPointer } from '../../config/tree.js';
+import { escapeInvisible } from '../../config/trust.js';
+import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
+import { Redactor } from '../../redaction/index.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 
 export interface ConfigCommandOptions {
   readonly json?: boolean;
@@ -17,6 +24,8 @@ export interface ConfigCommandOptions {
   readonly cwd?: string;
   /** `--config FILE`: use FILE instead of the project's config file. */
   readonly config?: string;
+  /** `--trust-project`: show the config as a run with `--trust-project` would use it. */
+  readonly trustProject?: boolean;
 }
 
 export interface CommandIo {
@@ -35,44 +44,110 @@ export function runConfigCommand(
   io: CommandIo,
 ): number {
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
-  const load = (): LoadResult =>
+  const load = (trustProject = options.trustProject === true ? true : undefined): LoadResult =>
     loadConfig({
       cwd,
       configFile: typeof options.config === 'string' ? options.config : undefined,
       env: io.env,
+      trustProject,
     });
 
   switch (action) {
     case 'show': {
+      // What a run would use: an untrusted project's risky parts are left out, and said so.
       const result = load();
       if (!result.ok) return reportErrors(result.errors.map(formatConfigError), io);
-      const render = options.json === true ? renderJson : renderYaml;
-      io.stdout(render(result.tree, { origins: options.origin === true }));
+      for (const notice of trustNotices(result)) io.stderr(`${terminalText(notice)}\n`);
+      const annotations = trustAnnotations(result);
+      const redactor = new Redactor(configSecrets(result.config, { ...result, env: io.env }));
+      if (options.json === true) {
+        io.stdout(
+          renderJson(result.tree, {
+            origins: options.origin === true,
+            redactor,
+            extraJson: annotations.json,
+          }),
+        );
+      } else {
+        io.stdout(
+          renderYaml(result.tree, {
+            origins: options.origin === true,
+            redactor,
+            notes: annotations.notes,
+            footer: annotations.footer,
+          }),
+        );
+      }
       return 0;
     }
     case 'validate': {
-      const result = load();
+      // Every part of the files is checked, trusted or not: a person editing the project file wants its
+      // mistakes now, not after trusting it.
+      const result = load(true);
       if (!result.ok) return reportErrors(result.errors.map(formatConfigError), io);
-      io.stdout(`config is valid (${result.files.inEffect.join(', ')})\n`);
+      io.stdout(`config is valid (${result.files.inEffect.map(terminalLine).join(', ')})\n`);
+      const inRun = options.trustProject === true ? undefined : load();
+      if (inRun?.ok === true && inRun.trust.status === 'not-trusted') {
+        io.stdout(
+          'note: the project config is not trusted; a run leaves out its parts that need trust (see furfly config show --origin, furfly trust)\n',
+        );
+      }
       return 0;
     }
     case 'path': {
       const result = load();
       io.stdout(
-        options.json === true ? `${JSON.stringify(result.files, null, 2)}\n` : describeFiles(result.files),
+        options.json === true ? `${terminalSafeJson(result.files, 2)}\n` : describeFiles(result.files),
       );
       return result.files.inEffect.length > 0 ? 0 : 1;
     }
     default:
       io.stderr(
-        `${action === undefined ? 'missing action' : `unknown action "${action}"`}: use furfly config ${CONFIG_ACTIONS.join(' | ')}\n`,
+        `${action === undefined ? 'missing action' : `unknown action "${terminalLine(String(action))}"`}: use furfly config ${CONFIG_ACTIONS.join(' | ')}\n`,
       );
       return 1;
   }
 }
 
+type Loaded = Extract<LoadResult, { ok: true }>;
+
+/** What `show --origin` adds: a note next to entries whose credentials were held back, and the ignored parts. */
+function trustAnnotations(result: Loaded): {
+  notes: Map<string, string>;
+  footer: string[];
+  json: Record<string, unknown>;
+} {
+  const notes = new Map(result.withheld.map((w) => [toPointer(w.entry), withheldNote(w)]));
+  const ignored = result.trust.ignored.map((part) => ({
+    path: escapeInvisible(displayPath(part.path)),
+    origin: escapeInvisible(formatOrigin(part.origin)),
+    reason: ignoredReason(part),
+  }));
+  const footer =
+    ignored.length === 0
+      ? []
+      : [
+          'not in effect: the project config is not trusted (furfly trust, or --trust-project for one run):',
+          ...ignored.map((i) => `  ${i.path}  ${i.origin}  ${i.reason}`),
+        ];
+  const json = {
+    trust: result.trust.status,
+    ignored,
+    withheld: result.withheld.map((w) => ({
+      entry: displayPath(w.entry),
+      secrets: w.secrets,
+      changed: w.changed,
+      note: withheldNote(w),
+    })),
+  };
+  return { notes, footer, json };
+}
+
+/** Config errors quote key paths and file names, which the project's files choose: made safe here. */
 function reportErrors(lines: readonly string[], io: CommandIo): number {
-  io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
+  io.stderr(
+    `${lines.map(terminalText).join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`,
+  );
   return 1;
 }
 
@@ -82,7 +157,7 @@ function describeFiles(files: ConfigFiles): string {
     const notes = [status.explicit ? 'from --config' : '', status.found ? '' : 'not found, skipped'].filter(
       Boolean,
     );
-    return `${label}${status.path}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+    return `${label}${terminalLine(status.path)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
   };
   return `${[
     line('user:    ', files.user, ''),
@@ -97,6 +172,7 @@ export function registerConfigCommands(cli: CAC): void {
     .option('--origin', 'Show where each value came from (file:line:col or default)')
     .option('--cwd <dir>', 'Run as if started in <dir>')
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
+    .option('--trust-project', 'Show the config as a run with --trust-project would use it')
     .example('furfly config show --origin')
     .example('furfly config validate')
     .action((action: string | undefined, options: ConfigCommandOptions) => {

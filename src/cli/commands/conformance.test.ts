@@ -78,3 +78,34 @@ describe('furfly conformance --sandbox docker limits', () => {
     expect(http.stderr).toBe('furfly conformance: --memory, --cpus apply to --sandbox docker only\n');
   });
 });
+
+describe('furfly conformance targets (parsed by src/mcp/server-target.ts, shared with furfly mcp)', () => {
+  it('takes a stdio server from --stdio as well as after --', () => {
+    const expected = {
+      transport: 'stdio',
+      command: { command: 'node', args: ['my server.js', '--port', '3'] },
+    };
+    expect(targetOf({ stdio: `node 'my server.js' --port 3` }, [])).toEqual(expected);
+    expect(targetOf({}, ['node', 'my server.js', '--port', '3'])).toEqual(expected);
+  });
+
+  it('sends --header names lower-cased, so a header a check sets replaces the user one', () => {
+    expect(targetOf({ url: 'http://127.0.0.1:1/mcp', header: ['Authorization: Bearer t0ken'] }, [])).toEqual({
+      transport: 'http',
+      url: 'http://127.0.0.1:1/mcp',
+      headers: { authorization: 'Bearer t0ken' },
+    });
+  });
+
+  it('exits 2 for two targets at once or a header the transport sets itself, quoting no value', async () => {
+    const both = await run({ stdio: 'node server.js --token s3cret' }, server);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      'furfly conformance: give one server, not both --stdio and a command after --\n',
+    );
+    const reserved = await run({ url: 'http://127.0.0.1:1/mcp', header: 'Mcp-Session-Id: s3cret' }, []);
+    expect(reserved.code).toBe(2);
+    expect(reserved.stderr).toContain('is set by the MCP transport');
+    expect(reserved.stderr).not.toContain('s3cret');
+  });
+});

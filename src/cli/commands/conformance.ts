@@ -1,6 +1,8 @@
 /**
- * `furfly conformance [options] -- <command> [args…]` or `furfly conformance --url <url> [--header 'K: V']…`:
- * vet an MCP server against the specification.
+ * `furfly conformance [options] -- <command> [args…]`, `furfly conformance --stdio "<command line>"` or
+ * `furfly conformance --url <url> [--header 'K: V']…`: vet an MCP server against the specification.
+ * The target flags are parsed by src/mcp/server-target.ts (shared with `furfly mcp`); the suite is
+ * entered by its front door, conformance/index.ts, only.
  *
  * `runConformanceCommand` takes its output streams as arguments so tests can run it in-process;
  * `registerConformanceCommand` only connects it to cac. Exit codes: 0 no MUST failure (with --strict,
@@ -9,18 +11,29 @@
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
-import { ALL_CHECKS } from '../../../conformance/server/checks.js';
-import type { Target } from '../../../conformance/server/probe/channel.js';
-import { renderJson } from '../../../conformance/server/report/json.js';
-import { renderJunit } from '../../../conformance/server/report/junit.js';
-import { exitCodeOf } from '../../../conformance/server/report/model.js';
-import { CLEAR_LINE, progressLine, renderText } from '../../../conformance/server/report/text.js';
-import { globMatches, runSuite, SuiteError } from '../../../conformance/server/runner.js';
+import {
+  ALL_CHECKS,
+  CLEAR_LINE,
+  exitCodeOf,
+  globMatches,
+  progressLine,
+  renderJson,
+  renderJunit,
+  renderText,
+  runSuite,
+  SuiteError,
+  type SuiteOptions,
+  type Target,
+} from '../../../conformance/index.js';
+import { parseServerTarget, TargetUsageError } from '../../mcp/server-target.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
+import { terminalText } from '../../terminal/sanitize.js';
 
 export interface ConformanceOptions {
-  url?: string;
+  /** `--stdio "<command line>"`: the server command as one string (the alternative to `--`). */
+  stdio?: string | string[];
+  url?: string | string[];
   header?: string | string[];
   specVersion?: string;
   json?: boolean;
@@ -113,17 +126,6 @@ export function sandboxPolicyOf(
 
 const LIMIT_FLAGS = ['memory', 'cpus', 'pids'] as const;
 
-/** `K: V` header arguments. Values are never echoed back, not even in errors. */
-function parseHeaders(values: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const raw of values) {
-    const colon = raw.indexOf(':');
-    if (colon <= 0) throw new UsageError('--header must look like "Name: value"');
-    headers[raw.slice(0, colon).trim().toLowerCase()] = raw.slice(colon + 1).trim();
-  }
-  return headers;
-}
-
 /** Checked before the run, so a typo in the path does not throw away a finished run. */
 function checkJunitFolder(file: string): void {
   const folder = path.dirname(path.resolve(file));
@@ -144,36 +146,32 @@ function checkOnlyMatches(only: string[]): void {
 
 /** What to vet, from the options and the command after `--`. Throws a usage error (exit 2). */
 export function targetOf(options: ConformanceOptions, command: string[]): Target {
-  if (options.url !== undefined && command.length > 0)
-    throw new UsageError('give either --url or a command after --, not both');
+  let target: ReturnType<typeof parseServerTarget>;
+  try {
+    target = parseServerTarget(options, command);
+  } catch (error) {
+    if (error instanceof TargetUsageError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (target === undefined) {
+    throw new UsageError('give a server command after -- (or --stdio "<command line>"), or a --url');
+  }
   const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined).map((flag) => `--${flag}`);
   if (limitFlags.length > 0 && options.sandbox === undefined) {
     const verb = limitFlags.length === 1 ? 'applies' : 'apply';
     throw new UsageError(`${limitFlags.join(', ')} ${verb} to --sandbox docker only`);
   }
-  if (options.url !== undefined && (options.sandbox !== undefined || options.mount !== undefined)) {
-    throw new UsageError('--sandbox and --mount apply to stdio servers only');
+  if (target.transport === 'http') {
+    if (options.sandbox !== undefined || options.mount !== undefined) {
+      throw new UsageError('--sandbox and --mount apply to stdio servers only');
+    }
+    // Lower-case names, so a header a check sets on purpose replaces the user's of the same name.
+    const headers = Object.fromEntries(
+      Object.entries(target.headers).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    return { transport: 'http', url: target.url.href, headers };
   }
-  if (options.url !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(String(options.url));
-    } catch {
-      // Never echo the URL: it may carry a token.
-      throw new UsageError('--url must be an http(s) URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError('--url must be an http(s) URL');
-    }
-    // fetch refuses such URLs with an error that quotes them whole; credentials belong in --header.
-    if (url.username !== '' || url.password !== '') {
-      throw new UsageError('--url must not contain a user or password; send credentials with --header');
-    }
-    return { transport: 'http', url: String(options.url), headers: parseHeaders(list(options.header)) };
-  }
-  const [executable, ...args] = command;
-  if (executable === undefined) throw new UsageError('give a server command after -- or a --url');
-  if (list(options.header).length > 0) throw new UsageError('--header applies to --url only');
+  const { command: executable, args } = target;
   if (options.sandbox === undefined) {
     if (options.mount !== undefined) throw new UsageError('--mount applies to --sandbox docker only');
     return { transport: 'stdio', command: { command: executable, args } };
@@ -195,7 +193,7 @@ export async function runConformanceCommand(
   command: string[],
   io: ConformanceIo,
 ): Promise<number> {
-  let settings: Parameters<typeof runSuite>[0];
+  let settings: SuiteOptions;
   try {
     const specVersion = options.specVersion;
     if (specVersion !== undefined && !isProtocolVersion(specVersion)) {
@@ -216,7 +214,7 @@ export async function runConformanceCommand(
     };
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`furfly conformance: ${error.message}\n`);
+      io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -236,7 +234,8 @@ export async function runConformanceCommand(
   } catch (error) {
     if (live) io.stderr(CLEAR_LINE);
     if (error instanceof SuiteError) {
-      io.stderr(`furfly conformance: ${error.message}\n`);
+      // The reason may quote the server's stderr or the command line: shown, never obeyed.
+      io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -249,6 +248,7 @@ export function registerConformanceCommand(cli: CAC): void {
       'conformance [...command]',
       'Vet an MCP server against the specification (stdio: -- <command> [args…])',
     )
+    .option('--stdio <command>', 'Vet the stdio server this command line starts (instead of -- <command>)')
     .option('--url <url>', 'Vet a Streamable HTTP server at this URL')
     .option('--header <header>', "HTTP header 'Name: value' (repeatable; with --url)")
     .option(

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPath, startHttpServer, stopAllServers } from '../../../test-servers/testing.js';
+import { trustProjectConfig } from '../../config/trust.test-helpers.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { runMcpCommand } from './mcp.js';
 import { renderTable } from './mcp-list.js';
@@ -63,6 +64,8 @@ function serverEntry(script: string, args: string[], extra: Record<string, unkno
 function writeConfig(servers: Record<string, unknown>): void {
   // JSON is YAML, and saves us from quoting paths by hand.
   writeFileSync(path.join(project, '.furflycode', 'config.yaml'), JSON.stringify({ mcp_servers: servers }));
+  // The servers are the test's own: trusted, as after `furfly trust`.
+  trustProjectConfig(project, home);
 }
 
 /** The timeout of the servers that answer: far beyond what they need, even on a loaded machine. */
@@ -202,6 +205,7 @@ describe('furfly mcp list (the built CLI)', { timeout: 90_000 }, () => {
 
   it('reports config errors with exit 1 and says when no server is configured', async () => {
     writeFileSync(path.join(project, '.furflycode', 'config.yaml'), 'mcp_servers: [1, 2]\n');
+    trustProjectConfig(project, home);
     const bad = await runCli(['mcp', 'list']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('config error');
@@ -302,8 +306,8 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
 
   it.each([
     [{ url: 'ftp://example.com/mcp' }, '--url must be'],
-    [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header must look like'],
-    [{ stdio: 'node x', url: 'http://127.0.0.1:9/mcp' }, 'either --stdio or --url'],
+    [{ url: 'http://127.0.0.1:9/mcp', header: `no colon ${SECRET}` }, '--header: a header must look like'],
+    [{ stdio: 'node x', url: 'http://127.0.0.1:9/mcp' }, 'not both --stdio and --url'],
     [{ stdio: 'node x', header: 'A: b' }, '--header goes with --url'],
   ])('usage error for %j', async (options, message) => {
     const { code, stderr } = await runInProcess('tools', [], options);

@@ -8,11 +8,15 @@
  * cac has no two-word commands, so `mcp.ts` dispatches `mcp list` here.
  */
 import path from 'node:path';
+import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { escapeInvisible } from '../../config/trust.js';
+import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
 import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
 import { describeMount } from '../../sandbox/mount-plan.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { ToolRegistry } from '../../tools/registry.js';
 
 export interface McpListOptions {
@@ -21,7 +25,18 @@ export interface McpListOptions {
   readonly cwd?: string;
   /** `--config FILE`: use FILE instead of the project's config file. */
   readonly config?: string;
+  /** `--trust-project`: connect the project config's servers too, for this run. */
+  readonly trustProject?: boolean;
 }
+
+/**
+ * One row of the list: a server's outcome, or a project server left out because the project config is
+ * not trusted (`status: 'ignored'`, never started). `note` says when a server runs without the user
+ * config's credentials because another layer changed its endpoint.
+ */
+export type McpListRow =
+  | (ServerEvent & { note?: string })
+  | { server: string; transport: 'stdio' | 'http' | '-'; status: 'ignored'; reason: string };
 
 export interface McpListIo {
   readonly stdout: (text: string) => void;
@@ -37,15 +52,19 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
     cwd,
     configFile: typeof options.config === 'string' ? options.config : undefined,
     env: io.env,
+    ...(options.trustProject === true ? { trustProject: true } : {}),
   });
   if (!loaded.ok) {
-    const lines = loaded.errors.map(formatConfigError);
+    // Config errors quote key paths and file names, which the project's files choose.
+    const lines = loaded.errors.map((error) => terminalText(formatConfigError(error)));
     io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
     return 1;
   }
   const handle = loadMcpServers(loaded.config.mcp_servers, new ToolRegistry(), {
     cwd: loaded.files.projectRoot ?? cwd,
     secretValues: loaded.secretValues,
+    // Every secret furfly knows, as in the agent: one server's error may quote another's token.
+    redactor: knownSecrets({ loaded, env: io.env }),
   });
   let statuses: ServerEvent[];
   try {
@@ -53,24 +72,50 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   } finally {
     await handle.close();
   }
-  io.stdout(options.json === true ? `${JSON.stringify(statuses, null, 2)}\n` : renderTable(statuses));
+  const notes = new Map(loaded.withheld.map((w) => [w.entry.join('\u0000'), withheldNote(w)]));
+  const rows: McpListRow[] = statuses.map((s) => {
+    const note = notes.get(`mcp_servers\u0000${s.server}`);
+    return note === undefined ? s : { ...s, note };
+  });
+  for (const part of loaded.trust.ignored) {
+    if (part.path[0] !== 'mcp_servers' || part.path.length !== 2) continue;
+    const written = part.written as { type?: unknown } | null;
+    const type = typeof written === 'object' && written !== null ? written.type : undefined;
+    rows.push({
+      server: escapeInvisible(String(part.path[1])),
+      transport: type === 'stdio' || type === 'http' ? type : '-',
+      status: 'ignored',
+      reason: ignoredReason(part),
+    });
+  }
+  for (const notice of trustNotices(loaded)) io.stderr(`${terminalText(notice)}\n`);
+  io.stdout(options.json === true ? `${terminalSafeJson(rows, 2)}\n` : renderTable(rows));
   return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
 }
 
 const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'MS', 'ERROR'] as const;
 
-export function renderTable(statuses: readonly ServerEvent[]): string {
+export function renderTable(statuses: readonly McpListRow[]): string {
   if (statuses.length === 0)
     return 'no MCP servers are configured (mcp_servers in .furflycode/config.yaml)\n';
-  const rows = statuses.map((s) => [
-    s.server,
-    s.transport,
-    s.status,
-    s.tools === undefined ? '-' : String(s.tools),
-    s.ms === undefined ? '-' : String(s.ms),
-    // One line per server: multi-line stderr tails would break the table.
-    (s.error ?? '').replace(/\s*\n\s*/g, ' | '),
-  ]);
+  const rows = statuses.map((s) =>
+    s.status === 'ignored'
+      ? [terminalLine(s.server), s.transport, s.status, '-', '-', terminalLine(s.reason)]
+      : [
+          terminalLine(s.server),
+          s.transport,
+          s.status,
+          s.tools === undefined ? '-' : String(s.tools),
+          s.ms === undefined ? '-' : String(s.ms),
+          // One line per server: multi-line stderr tails would break the table; what is left is made safe.
+          terminalLine(
+            [s.error ?? '', s.note ?? '']
+              .filter(Boolean)
+              .join('; ')
+              .replace(/\s*\n\s*/g, ' | '),
+          ),
+        ],
+  );
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -79,7 +124,9 @@ export function renderTable(statuses: readonly ServerEvent[]): string {
       .trimEnd();
   // What each sandboxed server sees of the host (one folder, read-only), under the table.
   const mounts = statuses.flatMap((s) =>
-    s.mount ? [`${s.server}: sandbox mount: ${describeMount(s.mount)}`] : [],
+    s.status !== 'ignored' && s.mount
+      ? [terminalLine(`${s.server}: sandbox mount: ${describeMount(s.mount)}`)]
+      : [],
   );
   return `${[line(COLUMNS), ...rows.map(line), ...mounts].join('\n')}\n`;
 }

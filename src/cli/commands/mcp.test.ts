@@ -46,6 +46,18 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
     expect(JSON.parse(json.stdout)).toEqual({ isError: false, content: [{ type: 'text', text: '3' }] });
   });
 
+  it('takes the server command after -- as well as from --stdio', async () => {
+    const command = [process.execPath, wellBehaved];
+    expect(await run('call', ['echo', '{"message":"via --"}'], { '--': command })).toEqual({
+      code: 0,
+      stdout: 'via --\n',
+      stderr: '',
+    });
+    const both = await run('tools', [], { stdio: serverLine, '--': command });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both --stdio and a command after --');
+  });
+
   it('call exits 1 when the tool returns isError', async () => {
     const { code, stdout } = await run('call', ['fail', '{"message":"planned failure"}'], {
       stdio: serverLine,

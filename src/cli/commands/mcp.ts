@@ -8,6 +8,7 @@
  *   furfly mcp tools --stdio "<command line>" [--json]         ad hoc, no config needed
  *   furfly mcp tools --url <url> [--header "Name: value"]...
  *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
+ *   furfly mcp tools [--json] -- <command> [args…]              ad hoc, the command split by the shell
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -15,15 +16,19 @@
  */
 import path from 'node:path';
 import type { CAC } from 'cac';
+import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
-import { splitCommandLine } from '../../mcp/command-line.js';
-import { createTransport, redactSecrets, secretsOf } from '../../mcp/transport-factory.js';
+import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
+import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
+import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { runMcpList } from './mcp-list.js';
 
 export interface McpCommandOptions {
@@ -33,11 +38,15 @@ export interface McpCommandOptions {
   readonly url?: string | string[];
   /** `--header "Name: value"` (repeatable), with `--url`. Values are never printed. */
   readonly header?: string | string[];
+  /** What followed `--`: the server command, already split by the shell (like `--stdio`). */
+  readonly '--'?: readonly string[];
   readonly json?: boolean;
   /** `--cwd DIR`: act as if started there (for finding the config). */
   readonly cwd?: string;
   /** `--config FILE`: use FILE instead of the project's config file. */
   readonly config?: string;
+  /** `--trust-project`: the project config's servers may be used for this run. */
+  readonly trustProject?: boolean;
   /** `--timeout <ms>`: budget for connecting, and again for the call (default 30000). */
   readonly timeout?: number | string;
 }
@@ -56,82 +65,71 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
 
-/** A server to talk to, however it was named. `secrets` are redacted from every message. */
+/**
+ * A server to talk to, however it was named. Every message and everything printed passes `redactor`:
+ * the server's secrets (ad hoc: the --header values and their tokens) and, for a configured server,
+ * every secret furfly knows (see agent/known-secrets.ts).
+ */
 export interface McpTarget {
   transport: Transport;
   name: string;
-  secrets: readonly string[];
+  redactor: Redactor;
 }
 
 /**
- * The one place that turns `--stdio`/`--url` options into a transport. `name` is how messages refer
+ * The one place that turns `--stdio`/`--url`/`--` options into a transport (the flags themselves are
+ * parsed by src/mcp/server-target.ts, shared with `furfly conformance`). `name` is how messages refer
  * to the server: the program and its script, or the URL's host, never the rest of the command line
  * or the URL's path and query (which may hold tokens).
  */
-export function transportFromOptions(options: McpCommandOptions): McpTarget {
-  const line = Array.isArray(options.stdio) ? options.stdio.at(-1) : options.stdio;
-  const url = Array.isArray(options.url) ? options.url.at(-1) : options.url;
-  if (line !== undefined && url !== undefined) throw new UsageError('use either --stdio or --url, not both');
-  if (url !== undefined) return httpTarget(String(url), options.header);
-  if (options.header !== undefined) throw new UsageError('--header goes with --url');
-  if (typeof line !== 'string' || line.trim() === '') {
+export function transportFromOptions(options: McpCommandOptions, command: readonly string[] = []): McpTarget {
+  let target: ServerTarget | undefined;
+  try {
+    target = parseServerTarget(options, command);
+  } catch (error) {
+    if (error instanceof TargetUsageError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (target === undefined) {
     throw new UsageError(
       'say which server to talk to: a configured server name, --stdio "<command line>" or --url <url>',
     );
   }
-  let words: string[];
-  try {
-    words = splitCommandLine(line);
-  } catch (error) {
-    throw new UsageError(`--stdio: ${(error as Error).message}`);
+  if (target.transport === 'stdio') {
+    const { command: program, args, name } = target;
+    return {
+      transport: new StdioTransport({ command: program, args: [...args], name }),
+      name,
+      redactor: Redactor.none,
+    };
   }
-  const [command, ...args] = words;
-  if (!command) throw new UsageError('--stdio: the command line is empty');
-  // Only a first argument that looks like a script path joins the name; any other word may be a secret.
-  const script = args[0] !== undefined && /[/\\]|\.(?:[cm]?[jt]s|py|rb)$/.test(args[0]) ? args[0] : undefined;
-  const name = script ? `${path.basename(command)} ${path.basename(script)}` : path.basename(command);
-  return { transport: new StdioTransport({ command, args, name }), name, secrets: [] };
-}
-
-function httpTarget(url: string, header: McpCommandOptions['header']): McpTarget {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError('--url must be an absolute http:// or https:// URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError('--url must be an absolute http:// or https:// URL');
-  }
-  const headers: Record<string, string> = {};
-  for (const raw of header === undefined ? [] : [header].flat()) {
-    const text = String(raw);
-    const colon = text.indexOf(':');
-    const name = colon > 0 ? text.slice(0, colon).trim() : '';
-    // The value is never echoed: it is usually a token.
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
-      throw new UsageError('--header must look like "Name: value" (a header name, a colon, the value)');
-    }
-    headers[name] = text.slice(colon + 1).trim();
-  }
-  const secrets = Object.values(headers).filter((value) => value.length >= 4);
+  const headers = { ...target.headers };
   return {
-    transport: new StreamableHttpTransport({ url: parsed, headers }),
-    name: parsed.host,
-    secrets,
+    transport: new StreamableHttpTransport({ url: target.url, headers }),
+    name: target.name,
+    redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(target.url.href)]),
   };
 }
 
 /** A server from the config, by name. Errors name the config problem, never a value. */
 function configuredTarget(server: string, options: McpCommandOptions, io: McpCommandIo): McpTarget {
   const cwd = path.resolve(io.cwd ?? process.cwd(), options.cwd ?? '.');
+  const env = io.env ?? process.env;
   const loaded = loadConfig({
     cwd,
     configFile: typeof options.config === 'string' ? options.config : undefined,
-    env: io.env ?? process.env,
+    env,
+    ...(options.trustProject === true ? { trustProject: true } : {}),
   });
   if (!loaded.ok) throw new ConfigProblem(loaded.errors.map(formatConfigError).join('\n'));
   const entry = loaded.config.mcp_servers[server];
+  const ignored = loaded.trust.ignored.find((p) => p.path[0] === 'mcp_servers' && p.path[1] === server);
+  if (entry === undefined && ignored !== undefined) {
+    throw new ConfigProblem(
+      `server "${server}" comes from a project config that is not trusted; trust it with \`furfly trust\`, or pass --trust-project for this run`,
+    );
+  }
+  for (const w of loaded.withheld) if (w.entry[1] === server) io.stderr(`${withheldNotice(w)}\n`);
   if (entry === undefined) {
     const known = Object.keys(loaded.config.mcp_servers);
     throw new UsageError(
@@ -143,7 +141,8 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
   const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
-  return { transport, name: server, secrets: secretsOf(entry, loaded.secretValues) };
+  const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
+  return { transport, name: server, redactor };
 }
 
 class ConfigProblem extends Error {}
@@ -157,7 +156,7 @@ export async function runMcpCommand(
 ): Promise<number> {
   if (action === 'list') {
     if (positionals.length > 0) {
-      io.stderr(`furfly mcp: unexpected argument "${positionals[0]}"\n`);
+      io.stderr(`furfly mcp: unexpected argument "${terminalLine(String(positionals[0]))}"\n`);
       return 2;
     }
     return runMcpList(options, {
@@ -168,7 +167,7 @@ export async function runMcpCommand(
     });
   }
   let client: McpClient | undefined;
-  let secrets: readonly string[] = [];
+  let redactor = Redactor.none;
   try {
     if (action !== 'tools' && action !== 'call') {
       throw new UsageError(
@@ -176,34 +175,52 @@ export async function runMcpCommand(
       );
     }
     const timeoutMs = parseTimeout(options.timeout);
-    // Without --stdio/--url, the first argument names a configured server.
-    const adHoc = options.stdio !== undefined || options.url !== undefined;
+    // Without --stdio/--url/--, the first argument names a configured server.
+    const command = options['--'] ?? [];
+    const adHoc = options.stdio !== undefined || options.url !== undefined || command.length > 0;
     const configuredName = adHoc ? undefined : positionals[0];
     const rest = configuredName === undefined ? positionals : positionals.slice(1);
     const call = action === 'call' ? parseCall(rest) : undefined;
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const target =
       configuredName === undefined
-        ? transportFromOptions(options)
+        ? transportFromOptions(options, command)
         : configuredTarget(String(configuredName), options, io);
-    secrets = target.secrets;
-    const targetSecrets = target.secrets;
+    // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
+    const targetRedactor =
+      configuredName === undefined
+        ? target.redactor.with(knownSecrets({ env: io.env ?? process.env }))
+        : target.redactor;
+    redactor = targetRedactor;
     client = new McpClient(target.transport, {
       name: target.name,
       requestTimeoutMs: timeoutMs,
-      redact: (text) => redactSecrets(text, targetSecrets),
+      redact: (text) => targetRedactor.text(text),
     });
     await client.connect({ timeoutMs });
 
+    // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
-      io.stdout(options.json ? `${JSON.stringify(client.tools, null, 2)}\n` : describeTools(client));
+      io.stdout(
+        options.json
+          ? `${terminalSafeJson(redactor.value(client.tools), 2)}
+`
+          : redactor.text(describeTools(client)),
+      );
       return 0;
     }
-    const result = await client.callTool(call.tool, call.args, { timeoutMs });
-    io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : describeResult(result));
+    const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs }));
+    io.stdout(
+      options.json
+        ? `${terminalSafeJson(result, 2)}
+`
+        : describeResult(result),
+    );
     return result.isError ? 1 : 0;
   } catch (error) {
-    io.stderr(`furfly mcp: ${redactSecrets((error as Error).message, secrets)}\n`);
+    // Redacted first, then made safe: the message may quote the server's stderr.
+    io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
+`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
     await client?.close();
@@ -239,21 +256,24 @@ function parseCall(positionals: readonly string[]): { tool: string; args: Record
   return { tool: String(tool), args: args as Record<string, unknown> };
 }
 
+/** Every name, version and description here is the server's own text: one line each, made safe. */
 function describeTools(client: McpClient): string {
   const server = client.serverInfo;
-  const header = `${server?.name ?? client.name} ${server?.version ?? ''} (protocol ${client.protocolVersion}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
-  const width = Math.max(0, ...client.tools.map((tool) => tool.name.length));
-  const lines = client.tools.map((tool: McpTool) => {
+  const header = `${terminalLine(String(server?.name ?? client.name))} ${terminalLine(String(server?.version ?? ''))} (protocol ${terminalLine(String(client.protocolVersion))}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
+  const names = client.tools.map((tool: McpTool) => terminalLine(String(tool.name)));
+  const width = Math.max(0, ...names.map((name) => name.length));
+  const lines = client.tools.map((tool: McpTool, i) => {
     const summary = (tool.description ?? '').split('\n')[0]?.trim() ?? '';
-    return `  ${tool.name.padEnd(width)}  ${summary}`.trimEnd();
+    return `  ${names[i]!.padEnd(width)}  ${terminalLine(summary)}`.trimEnd();
   });
   return `${[header, ...lines].join('\n')}\n`;
 }
 
+/** The result as text for a person: content text is a block (lines kept), everything else one line. */
 function describeResult(result: ToolCallResult): string {
   const parts = result.content.map(describeContent);
   if (result.structuredContent !== undefined && !result.content.some((block) => block.type === 'text')) {
-    parts.push(JSON.stringify(result.structuredContent, null, 2));
+    parts.push(terminalSafeJson(result.structuredContent, 2));
   }
   if (parts.length === 0) parts.push(result.isError ? '(error without content)' : '(no content)');
   return `${parts.join('\n')}\n`;
@@ -262,20 +282,22 @@ function describeResult(result: ToolCallResult): string {
 function describeContent(block: McpContent): string {
   switch (block.type) {
     case 'text':
-      return String(block.text);
+      return terminalText(String(block.text));
     case 'image':
     case 'audio': {
       const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0;
-      return `[${block.type}: ${String(block.mimeType)}, about ${bytes} bytes]`;
+      return `[${block.type}: ${terminalLine(String(block.mimeType))}, about ${bytes} bytes]`;
     }
     case 'resource_link':
-      return `[resource link: ${String(block.uri)}]`;
+      return `[resource link: ${terminalLine(String(block.uri))}]`;
     case 'resource': {
       const resource = block.resource as { uri?: string; text?: string } | undefined;
-      return typeof resource?.text === 'string' ? resource.text : `[resource: ${String(resource?.uri)}]`;
+      return typeof resource?.text === 'string'
+        ? terminalText(resource.text)
+        : `[resource: ${terminalLine(String(resource?.uri))}]`;
     }
     default:
-      return `[${block.type} content]`;
+      return `[${terminalLine(String(block.type))} content]`;
   }
 }
 
@@ -290,6 +312,7 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--header <header>', '"Name: value" sent with every request to --url (repeatable)')
     .option('--cwd <dir>', 'Act as if started in this folder (finding the config)')
     .option('--config <file>', "Use this config file instead of the project's")
+    .option('--trust-project', "Use the project config's servers for this run (they need trust)")
     .option('--json', 'Print JSON')
     .option('--timeout <ms>', 'Time allowed to connect, and again for the call', {
       default: DEFAULT_TIMEOUT_MS,
@@ -298,6 +321,7 @@ export function registerMcpCommands(cli: CAC): void {
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
+    .example(`furfly mcp call echo '{"message":"hi"}' -- node server.js`)
     .action(async (action: string | undefined, args: string[], options: McpCommandOptions) => {
       process.exitCode = await runMcpCommand(action, args, options, {
         stdout: (text) => process.stdout.write(text),

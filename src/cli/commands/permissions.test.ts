@@ -128,6 +128,12 @@ describe('furfly permissions check (process)', { timeout: 120_000 }, () => {
     expect(wrongAction.code).toBe(2);
 
     writeFileSync(path.join(project.dir, '.furflycode', 'config.yaml'), 'permissions:\n  mode: lenient\n');
+    // Untrusted, the project's mode waits (as for a run): the decision is made without it, and said so.
+    const untrusted = await furfly(['permissions', 'check', 'bash']);
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stderr).toContain('the project config is not trusted');
+    expect(untrusted.stderr).toContain('permissions.mode');
+    project.trust();
     const broken = await furfly(['permissions', 'check', 'bash']);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('permissions.mode');

@@ -23,6 +23,7 @@ import type { ResolvedConfig } from '../../config/types.js';
 import { RemoteTool } from '../../mcp/remote-tool.js';
 import { parseRemoteToolName, plainToolName, TOOL_NAME_PATTERN } from '../../mcp/tool-names.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionDecision } from '../../permission/index.js';
+import { terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { builtinTools, ToolRegistry } from '../../tools/index.js';
 
 export interface PermissionsCommandOptions {
@@ -100,16 +101,19 @@ export function runPermissionsCommand(
       homeDir: io.homeDir,
     });
     if (!loaded.ok) {
-      io.stderr(`${loaded.message}\n`);
+      io.stderr(`${terminalText(loaded.message)}\n`);
       return 1;
     }
+    // The decision is for the config a run would use: say what of an untrusted project it leaves out.
+    for (const notice of loaded.notices) io.stderr(`${terminalText(notice)}\n`);
     const report = check(toolName, args, loaded.config, {
       projectRoot: loaded.projectRoot,
       env: io.env,
       homeDir: io.homeDir,
       mode: options.mode,
     });
-    io.stdout(options.json === true ? `${JSON.stringify(report, null, 2)}\n` : describe(report));
+    // Tool names, rule globs and commands are not furfly's own text: escapes are shown, never sent raw.
+    io.stdout(options.json === true ? `${terminalSafeJson(report, 2)}\n` : terminalText(describe(report)));
     return 0;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

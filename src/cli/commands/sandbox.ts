@@ -8,6 +8,7 @@ import { removeLabelledContainers } from '../../sandbox/cleanup.js';
 import { DockerUnavailableError } from '../../sandbox/docker-engine.js';
 import { ensureImage } from '../../sandbox/image.js';
 import { describePolicy, SANDBOX_LABEL, sandboxPolicy } from '../../sandbox/policy.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 
 export interface SandboxIo {
   readonly stdout: (text: string) => void;
@@ -41,11 +42,12 @@ export async function runSandboxCommand(
       return 0;
     }
     io.stderr(
-      `furfly sandbox: unknown action ${JSON.stringify(action ?? '')}; use one of: ${SANDBOX_ACTIONS.join(', ')}\n`,
+      `furfly sandbox: unknown action ${terminalSafeJson(action ?? '')}; use one of: ${SANDBOX_ACTIONS.join(', ')}\n`,
     );
     return 2;
   } catch (error) {
-    io.stderr(`furfly sandbox ${action}: ${(error as Error).message}\n`);
+    // Docker's own messages (build output, daemon errors) are shown, never obeyed.
+    io.stderr(`furfly sandbox ${terminalLine(String(action))}: ${terminalText((error as Error).message)}\n`);
     return error instanceof DockerUnavailableError ? 3 : 1;
   }
 }

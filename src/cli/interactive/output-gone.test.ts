@@ -5,8 +5,9 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type TempProject, tempProject, waitFor } from '../../agent/testing/project.test-helpers.js';
+import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
 import { liveChildCount } from '../../mcp/transports/stdio/process.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { EXIT_BROKEN_PIPE, isReaderGone, watchOutput } from './output-gone.js';
 import { runInteractiveSession } from './session.js';
 

@@ -17,8 +17,8 @@ import {
   type ProjectOptions,
   type TempProject,
   tempProject,
-  waitFor,
 } from '../../agent/testing/project.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { runInteractiveSession } from './session.js';
 
 let api: FakeAnthropic | undefined;
@@ -237,6 +237,18 @@ describe('interactive session (piped stdin)', () => {
     expect(await s.exit).toBe(0);
   });
 
+  it("shows a failing server's stderr with its escapes visible, never raw", async () => {
+    const stderr = 'boom\u001b[2J\u001b]0;pwned\u0007\rfine';
+    const s = open({
+      otherServers: { broken: { script: 'crashing', args: ['--crash-at', 'handshake', '--stderr', stderr] } },
+    });
+    await s.see('mcp: broken failed:');
+    await s.see('boom\\x1b[2J\\x1b]0;pwned\\x07\\rfine');
+    expect(s.output()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    s.stdin.end();
+    expect(await s.exit).toBe(0);
+  });
+
   it('on a terminal, lines typed ahead of a question do not answer it; /exit at a question denies and quits', async () => {
     const s = open({ servers: { well: 'execute' }, mode: 'strict' }, { terminal: true });
     await s.see('mcp: well ready (');
@@ -298,5 +310,47 @@ describe('interactive session (piped stdin)', () => {
     expect(s.output().slice(at)).not.toContain('[mcp: 1 connecting]');
     s.type('/exit');
     expect(await s.exit).toBe(0);
+  });
+
+  it('on a terminal, an untrusted project config is shown and asked about first; "y" runs it and remembers', async () => {
+    const s = open({ servers: { well: 'read' }, trusted: false }, { terminal: true });
+    let at = await s.see('Trust this project config?');
+    const question = s.output().slice(0, at);
+    expect(question).toContain('mcp_servers.well (a stdio server: runs a command)');
+    expect(question).toContain(`runs: ${process.execPath} `);
+    expect(question).toContain('sets the permission mode to bypass');
+    expect(project!.received('well')).toEqual([]);
+    s.type('maybe');
+    at = await s.see('Please answer y, o or n.', at);
+    s.type('y');
+    at = await s.see('mcp: well ready (', at);
+    expect(s.output()).toContain('permission mode bypass');
+    const store = JSON.parse(readFileSync(`${project!.env.FURFLY_HOME}/trusted-projects.json`, 'utf8'));
+    expect(Object.keys(store.projects)).toHaveLength(1);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+  });
+
+  it('on a terminal, "n" runs without the risky parts and says so', async () => {
+    const s = open({ servers: { well: 'read' }, trusted: false }, { terminal: true });
+    const at = await s.see('Trust this project config?');
+    s.type('n');
+    await s.see('the project config is not trusted, so it was used without: ', at);
+    await s.see('permission mode strict', at);
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+    expect(s.output()).not.toContain('mcp: well');
+    expect(project!.received('well')).toEqual([]);
+  });
+
+  it('piped input is never asked: the untrusted parts are left out with one line', async () => {
+    const s = open({ servers: { well: 'read' }, trusted: false });
+    await s.see('Type a task');
+    s.type('/exit');
+    expect(await s.exit).toBe(0);
+    expect(s.output()).not.toContain('Trust this project config?');
+    expect(s.output().match(/the project config is not trusted/g)).toHaveLength(1);
+    expect(s.output()).toContain('permission mode strict');
+    expect(project!.received('well')).toEqual([]);
   });
 });

@@ -19,10 +19,13 @@ import type { Readable, Writable } from 'node:stream';
 import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-prompt.js';
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
+import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
+import { errorText } from '../../util/error-text.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
 import { runSlashCommand } from './slash-commands.js';
+import { settleProjectTrust } from './trust-question.js';
 
 export interface InteractiveOptions {
   runtime: Omit<RuntimeOptions, 'asker' | 'onServerEvent'>;
@@ -123,14 +126,31 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     }
   };
 
-  const setup = startRuntime({ ...options.runtime, asker, onServerEvent });
+  // Before anything from the project config runs: on a terminal, ask about its untrusted risky parts.
+  // Piped input never answers this question (it was written before the question existed).
+  let trustProject = options.runtime.trustProject;
+  if (trustProject === undefined && options.terminal) {
+    // As with permission questions: only what is typed after the question can answer it.
+    queue.discard();
+    trustProject = await settleProjectTrust(options.runtime, {
+      write: (text) => stdout.write(text),
+      nextLine: () => queue.next(),
+    });
+  }
+  const setup = startRuntime({
+    ...options.runtime,
+    ...(trustProject === undefined ? {} : { trustProject }),
+    asker,
+    onServerEvent,
+  });
   if (!setup.ok) {
-    (options.stderr ?? stdout).write(`${setup.message}\n`);
+    (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);
     rl.close();
     output.dispose();
     return 1;
   }
   const { runtime } = setup;
+  for (const notice of runtime.notices) (options.stderr ?? stdout).write(`${notice}\n`);
 
   // Output gone: the prompt loop ends (as at the end of input) and a running turn is stopped.
   output.signal.addEventListener(
@@ -159,7 +179,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   const configured = Object.keys(runtime.config.mcp_servers).length;
   stdout.write(
     [
-      `furfly: ${runtime.agent.provider.model} via ${runtime.agent.provider.name}, permission mode ${runtime.permissions.currentMode()}.`,
+      `furfly: ${terminalLine(runtime.agent.provider.model)} via ${terminalLine(runtime.agent.provider.name)}, permission mode ${runtime.permissions.currentMode()}.`,
       `Type a task, or /help for commands. Ctrl-C cancels a turn; at an empty prompt it quits.${configured ? `\nmcp: connecting ${configured} server${configured === 1 ? '' : 's'} in the background.` : ''}`,
     ].join('\n') + '\n',
   );
@@ -185,21 +205,25 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
+      // The model's words are shown, never obeyed: escapes become visible text.
+      const answer = textStreamSanitizer();
       try {
         const running = runtime.agent.runTurn(text, {
           signal: turn.signal,
           events: {
             text: (delta) => {
-              stdout.write(delta);
+              stdout.write(answer.write(delta));
               lineOpen = !delta.endsWith('\n');
             },
             responseEnd: () => {
+              const rest = answer.end();
+              if (rest) stdout.write(rest);
               if (lineOpen) stdout.write('\n');
               lineOpen = false;
             },
             toolCall: (record) => stdout.write(`${describeToolCall(record)}\n`),
-            notice: (message) => stdout.write(`furfly: ${message}\n`),
-            error: (message) => stdout.write(`furfly: error: ${message}\n`),
+            notice: (message) => stdout.write(`furfly: ${terminalText(message)}\n`),
+            error: (message) => stdout.write(`furfly: error: ${terminalText(message)}\n`),
           },
         });
         // Raced below: if the output goes first, a later failure of the abandoned turn is nobody's news.
@@ -232,6 +256,5 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 }
 
 function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!.slice(0, 300);
+  return terminalLine(errorText(error).split('\n')[0]!.slice(0, 300));
 }

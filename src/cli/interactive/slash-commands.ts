@@ -2,6 +2,7 @@
 import type { AgentRuntime } from '../../agent/runtime.js';
 import { formatUsage } from '../../agent/usage.js';
 import { isPermissionMode, MODE_SUMMARIES, PERMISSION_MODES } from '../../permission/index.js';
+import { terminalLine } from '../../terminal/sanitize.js';
 import { describeServerEvent } from './render.js';
 
 export interface SlashContext {
@@ -38,7 +39,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
       const lines: string[] = [];
       for (const status of statuses) {
         lines.push(
-          `${status.server} (${status.transport}): ${status.status === 'connecting' ? 'connecting…' : describeServerEvent(status).replace(/^mcp: \S+ /, '')}`,
+          `${terminalLine(status.server)} (${status.transport}): ${status.status === 'connecting' ? 'connecting…' : describeServerEvent({ ...status, server: '-' }).replace(/^mcp: - /, '')}`,
         );
         const tools = runtime.registry
           .names()
@@ -46,7 +47,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
             (name) =>
               (runtime.registry.get(name) as { server?: unknown } | undefined)?.server === status.server,
           );
-        for (const name of tools) lines.push(`  ${name}`);
+        for (const name of tools) lines.push(`  ${terminalLine(name)}`);
       }
       print(lines.join('\n'));
       return undefined;
@@ -59,7 +60,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
       let next = PERMISSION_MODES[(PERMISSION_MODES.indexOf(current) + 1) % PERMISSION_MODES.length]!;
       if (argument) {
         if (!isPermissionMode(argument)) {
-          print(`Unknown mode "${argument}"; the modes are ${PERMISSION_MODES.join(', ')}.`);
+          print(`Unknown mode "${terminalLine(argument)}"; the modes are ${PERMISSION_MODES.join(', ')}.`);
           return undefined;
         }
         next = argument;
@@ -103,7 +104,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
       }
       const lines = turns.map((turn, i) => {
         const prompt = turn.prompt.length > 40 ? `${turn.prompt.slice(0, 39)}…` : turn.prompt;
-        return `  turn ${i + 1} (${turn.requests} request${turn.requests === 1 ? '' : 's'}, "${prompt}"): ${formatUsage(turn.usage)}`;
+        return `  turn ${i + 1} (${turn.requests} request${turn.requests === 1 ? '' : 's'}, "${terminalLine(prompt)}"): ${formatUsage(turn.usage)}`;
       });
       print(['Token usage:', ...lines, `  total: ${formatUsage(runtime.ledger.total())}`].join('\n'));
       return undefined;
@@ -120,7 +121,7 @@ export function runSlashCommand(line: string, context: SlashContext): 'quit' | u
   // Own properties only: `/constructor` or `/toString` must not find Object.prototype's members.
   const command = Object.hasOwn(SLASH_COMMANDS, word) ? SLASH_COMMANDS[word] : undefined;
   if (!command) {
-    context.print(`Unknown command /${word}; /help lists the commands.`);
+    context.print(`Unknown command /${terminalLine(word)}; /help lists the commands.`);
     return undefined;
   }
   return command.run(context, rest.join(' '));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { BASH_MAX_OUTPUT_CHARS, bashTool, createBashTool } from './bash.js';
 import { builtinTools } from './index.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
@@ -45,19 +45,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/**
- * Polls `check` for up to 10 s of real time (a loaded machine can be slow to end or start a process).
- * It sleeps with node:timers/promises, which fake timers leave alone.
- */
-async function waitUntil(check: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await sleep(20);
-  }
-  return check();
-}
-
 describe('bash', () => {
   it('runs in the project root and reports the exit code', async () => {
     expect(await run('pwd')).toEqual({ isError: false, text: `${project.root}\nExit code: 0` });
@@ -91,7 +78,7 @@ describe('bash', () => {
       const pending = run(`sleep 30 & echo $! > ${pidFile}; echo started; touch ${ready}; sleep 30`, {
         timeout_ms: 300,
       });
-      expect(await waitUntil(() => existsSync(ready))).toBe(true);
+      await waitFor('the ready file', () => existsSync(ready), 10_000);
       vi.advanceTimersByTime(300);
       outcome = await pending;
     } finally {
@@ -103,7 +90,7 @@ describe('bash', () => {
     expect(text).toMatch(/timed out after 300 ms and was killed/);
     const backgroundPid = Number(readFileSync(pidFile, 'utf8'));
     startedPids.push(backgroundPid);
-    expect(await waitUntil(() => !isAlive(backgroundPid))).toBe(true);
+    await waitFor('the background process to end', () => !isAlive(backgroundPid), 10_000);
   });
 
   it('stops background processes when the command itself finishes', async () => {
@@ -114,14 +101,14 @@ describe('bash', () => {
     expect(isError).toBe(false);
     const backgroundPid = Number(readFileSync(pidFile, 'utf8'));
     startedPids.push(backgroundPid);
-    expect(await waitUntil(() => !isAlive(backgroundPid))).toBe(true);
+    await waitFor('the background process to end', () => !isAlive(backgroundPid), 10_000);
   });
 
   it('kills the command when the call is cancelled', async () => {
     const controller = new AbortController();
     const marker = path.join(project.root, 'started');
     const pending = run(`touch ${marker}; sleep 30`, { signal: controller.signal });
-    await waitUntil(() => existsSync(marker));
+    await waitFor('the marker file', () => existsSync(marker), 10_000);
     controller.abort();
     const { isError, text } = await pending;
     expect(isError).toBe(true);
@@ -137,7 +124,13 @@ describe('bash', () => {
     });
     // Whatever happens to the call, the escaped process is ended by its pid.
     const { isError, text } = await pending.finally(async () => {
-      if (await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '')) {
+      const written = () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '';
+      if (
+        await waitFor('the escaped pid', written, 10_000).then(
+          () => true,
+          () => false,
+        )
+      ) {
         startedPids.push(Number(readFileSync(pidFile, 'utf8')));
       }
     });

@@ -1,5 +1,6 @@
 /** Small file-system helpers shared by the built-in tools. */
 import path from 'node:path';
+import { errorText } from '../../util/error-text.js';
 
 /**
  * Resolves a path argument against the project root. The permission service resolves with the same
@@ -35,7 +36,7 @@ export function describeFsError(error: unknown, displayPath: string): string {
     case 'ELOOP':
       return `${displayPath} is a symlink loop`;
     default:
-      return `${displayPath}: ${error instanceof Error ? error.message : String(error)}`;
+      return `${displayPath}: ${errorText(error)}`;
   }
 }
 

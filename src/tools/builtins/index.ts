@@ -8,6 +8,7 @@ import { readFileTool } from './read-file.js';
 import { writeFileTool } from './write-file.js';
 
 export { BASH_ENV_RULE, childEnvironment, isSecretVariableName } from './bash-env.js';
+export { BUILTIN_TOOL_NAMES, type BuiltinToolName } from './names.js';
 export {
   type BashToolOptions,
   bashTool,

@@ -6,6 +6,7 @@
  *   schemas/mcp/shared/jsonrpc.json
  * Edit the schema and run `npm run gen` instead; `npm run gen:check` fails when this file is stale.
  */
+import type * as T from './types.js';
 
 /** Every definition name of this version, in schema order. */
 export const DEFINITIONS = [
@@ -94,35 +95,70 @@ export const DEFINITIONS = [
   'ListPromptsResult',
   'PromptMessage',
   'GetPromptResult',
+  'ClientRequest',
+  'ServerRequest',
+  'ClientNotification',
+  'ServerNotification',
 ] as const;
 
-/** Request method -> request, params and result definitions. */
+/** Request method -> request, params and result definitions, and which side sends it. */
 export const REQUESTS = {
-  'completion/complete': { message: 'CompleteRequest', params: 'CompleteRequestParams', paramsRequired: true, result: 'CompleteResult' },
-  'initialize': { message: 'InitializeRequest', params: 'InitializeRequestParams', paramsRequired: true, result: 'InitializeResult' },
-  'logging/setLevel': { message: 'SetLevelRequest', params: 'SetLevelRequestParams', paramsRequired: true, result: 'EmptyResult' },
-  'ping': { message: 'PingRequest', params: 'RequestParams', paramsRequired: false, result: 'EmptyResult' },
-  'prompts/get': { message: 'GetPromptRequest', params: 'GetPromptRequestParams', paramsRequired: true, result: 'GetPromptResult' },
-  'prompts/list': { message: 'ListPromptsRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListPromptsResult' },
-  'resources/list': { message: 'ListResourcesRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListResourcesResult' },
-  'resources/read': { message: 'ReadResourceRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'ReadResourceResult' },
-  'resources/subscribe': { message: 'SubscribeRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'EmptyResult' },
-  'resources/templates/list': { message: 'ListResourceTemplatesRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListResourceTemplatesResult' },
-  'resources/unsubscribe': { message: 'UnsubscribeRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'EmptyResult' },
-  'roots/list': { message: 'ListRootsRequest', params: 'RequestParams', paramsRequired: false, result: 'ListRootsResult' },
-  'tools/call': { message: 'CallToolRequest', params: 'CallToolRequestParams', paramsRequired: true, result: 'CallToolResult' },
-  'tools/list': { message: 'ListToolsRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListToolsResult' },
+  'completion/complete': { message: 'CompleteRequest', params: 'CompleteRequestParams', paramsRequired: true, result: 'CompleteResult', sender: 'client' },
+  'initialize': { message: 'InitializeRequest', params: 'InitializeRequestParams', paramsRequired: true, result: 'InitializeResult', sender: 'client' },
+  'logging/setLevel': { message: 'SetLevelRequest', params: 'SetLevelRequestParams', paramsRequired: true, result: 'EmptyResult', sender: 'client' },
+  'ping': { message: 'PingRequest', params: 'RequestParams', paramsRequired: false, result: 'EmptyResult', sender: 'both' },
+  'prompts/get': { message: 'GetPromptRequest', params: 'GetPromptRequestParams', paramsRequired: true, result: 'GetPromptResult', sender: 'client' },
+  'prompts/list': { message: 'ListPromptsRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListPromptsResult', sender: 'client' },
+  'resources/list': { message: 'ListResourcesRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListResourcesResult', sender: 'client' },
+  'resources/read': { message: 'ReadResourceRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'ReadResourceResult', sender: 'client' },
+  'resources/subscribe': { message: 'SubscribeRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'EmptyResult', sender: 'client' },
+  'resources/templates/list': { message: 'ListResourceTemplatesRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListResourceTemplatesResult', sender: 'client' },
+  'resources/unsubscribe': { message: 'UnsubscribeRequest', params: 'ResourceRequestParams', paramsRequired: true, result: 'EmptyResult', sender: 'client' },
+  'roots/list': { message: 'ListRootsRequest', params: 'RequestParams', paramsRequired: false, result: 'ListRootsResult', sender: 'server' },
+  'tools/call': { message: 'CallToolRequest', params: 'CallToolRequestParams', paramsRequired: true, result: 'CallToolResult', sender: 'client' },
+  'tools/list': { message: 'ListToolsRequest', params: 'PaginatedRequestParams', paramsRequired: false, result: 'ListToolsResult', sender: 'client' },
 } as const;
 
-/** Notification method -> notification and params definitions. */
+/** Notification method -> notification and params definitions, and which side sends it. */
 export const NOTIFICATIONS = {
-  'notifications/cancelled': { message: 'CancelledNotification', params: 'CancelledNotificationParams', paramsRequired: true },
-  'notifications/initialized': { message: 'InitializedNotification', params: 'NotificationParams', paramsRequired: false },
-  'notifications/message': { message: 'LoggingMessageNotification', params: 'LoggingMessageNotificationParams', paramsRequired: true },
-  'notifications/progress': { message: 'ProgressNotification', params: 'ProgressNotificationParams', paramsRequired: true },
-  'notifications/prompts/list_changed': { message: 'PromptListChangedNotification', params: 'NotificationParams', paramsRequired: false },
-  'notifications/resources/list_changed': { message: 'ResourceListChangedNotification', params: 'NotificationParams', paramsRequired: false },
-  'notifications/resources/updated': { message: 'ResourceUpdatedNotification', params: 'ResourceUpdatedNotificationParams', paramsRequired: true },
-  'notifications/roots/list_changed': { message: 'RootsListChangedNotification', params: 'NotificationParams', paramsRequired: false },
-  'notifications/tools/list_changed': { message: 'ToolListChangedNotification', params: 'NotificationParams', paramsRequired: false },
+  'notifications/cancelled': { message: 'CancelledNotification', params: 'CancelledNotificationParams', paramsRequired: true, sender: 'both' },
+  'notifications/initialized': { message: 'InitializedNotification', params: 'NotificationParams', paramsRequired: false, sender: 'client' },
+  'notifications/message': { message: 'LoggingMessageNotification', params: 'LoggingMessageNotificationParams', paramsRequired: true, sender: 'server' },
+  'notifications/progress': { message: 'ProgressNotification', params: 'ProgressNotificationParams', paramsRequired: true, sender: 'both' },
+  'notifications/prompts/list_changed': { message: 'PromptListChangedNotification', params: 'NotificationParams', paramsRequired: false, sender: 'server' },
+  'notifications/resources/list_changed': { message: 'ResourceListChangedNotification', params: 'NotificationParams', paramsRequired: false, sender: 'server' },
+  'notifications/resources/updated': { message: 'ResourceUpdatedNotification', params: 'ResourceUpdatedNotificationParams', paramsRequired: true, sender: 'server' },
+  'notifications/roots/list_changed': { message: 'RootsListChangedNotification', params: 'NotificationParams', paramsRequired: false, sender: 'client' },
+  'notifications/tools/list_changed': { message: 'ToolListChangedNotification', params: 'NotificationParams', paramsRequired: false, sender: 'server' },
 } as const;
+
+/** Request method -> the types of its params and result, and which side sends it. */
+export interface RequestTypes {
+  'completion/complete': { params: T.CompleteRequestParams; result: T.CompleteResult; sender: 'client' };
+  'initialize': { params: T.InitializeRequestParams; result: T.InitializeResult; sender: 'client' };
+  'logging/setLevel': { params: T.SetLevelRequestParams; result: T.EmptyResult; sender: 'client' };
+  'ping': { params: T.RequestParams | undefined; result: T.EmptyResult; sender: 'both' };
+  'prompts/get': { params: T.GetPromptRequestParams; result: T.GetPromptResult; sender: 'client' };
+  'prompts/list': { params: T.PaginatedRequestParams | undefined; result: T.ListPromptsResult; sender: 'client' };
+  'resources/list': { params: T.PaginatedRequestParams | undefined; result: T.ListResourcesResult; sender: 'client' };
+  'resources/read': { params: T.ResourceRequestParams; result: T.ReadResourceResult; sender: 'client' };
+  'resources/subscribe': { params: T.ResourceRequestParams; result: T.EmptyResult; sender: 'client' };
+  'resources/templates/list': { params: T.PaginatedRequestParams | undefined; result: T.ListResourceTemplatesResult; sender: 'client' };
+  'resources/unsubscribe': { params: T.ResourceRequestParams; result: T.EmptyResult; sender: 'client' };
+  'roots/list': { params: T.RequestParams | undefined; result: T.ListRootsResult; sender: 'server' };
+  'tools/call': { params: T.CallToolRequestParams; result: T.CallToolResult; sender: 'client' };
+  'tools/list': { params: T.PaginatedRequestParams | undefined; result: T.ListToolsResult; sender: 'client' };
+}
+
+/** Notification method -> the type of its params, and which side sends it. */
+export interface NotificationTypes {
+  'notifications/cancelled': { params: T.CancelledNotificationParams; sender: 'both' };
+  'notifications/initialized': { params: T.NotificationParams | undefined; sender: 'client' };
+  'notifications/message': { params: T.LoggingMessageNotificationParams; sender: 'server' };
+  'notifications/progress': { params: T.ProgressNotificationParams; sender: 'both' };
+  'notifications/prompts/list_changed': { params: T.NotificationParams | undefined; sender: 'server' };
+  'notifications/resources/list_changed': { params: T.NotificationParams | undefined; sender: 'server' };
+  'notifications/resources/updated': { params: T.ResourceUpdatedNotificationParams; sender: 'server' };
+  'notifications/roots/list_changed': { params: T.NotificationParams | undefined; sender: 'client' };
+  'notifications/tools/list_changed': { params: T.NotificationParams | undefined; sender: 'server' };
+}

@@ -108,3 +108,7 @@ export declare const Prompt: StandaloneValidator<T.Prompt>;
 export declare const ListPromptsResult: StandaloneValidator<T.ListPromptsResult>;
 export declare const PromptMessage: StandaloneValidator<T.PromptMessage>;
 export declare const GetPromptResult: StandaloneValidator<T.GetPromptResult>;
+export declare const ClientRequest: StandaloneValidator<T.ClientRequest>;
+export declare const ServerRequest: StandaloneValidator<T.ServerRequest>;
+export declare const ClientNotification: StandaloneValidator<T.ClientNotification>;
+export declare const ServerNotification: StandaloneValidator<T.ServerNotification>;

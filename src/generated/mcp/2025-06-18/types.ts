@@ -62,6 +62,55 @@ export type JSONRPCMessage =
  * via the `definition` "ContentBlock".
  */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+/**
+ * Every request a client sends to a server (the ones this schema models).
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "ClientRequest".
+ */
+export type ClientRequest =
+  | PingRequest
+  | InitializeRequest
+  | CompleteRequest
+  | SetLevelRequest
+  | GetPromptRequest
+  | ListPromptsRequest
+  | ListResourcesRequest
+  | ListResourceTemplatesRequest
+  | ReadResourceRequest
+  | SubscribeRequest
+  | UnsubscribeRequest
+  | CallToolRequest
+  | ListToolsRequest;
+/**
+ * Every request a server sends to a client (the ones this schema models; sampling and elicitation are not).
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "ServerRequest".
+ */
+export type ServerRequest = PingRequest | ListRootsRequest;
+/**
+ * Every notification a client sends to a server.
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "ClientNotification".
+ */
+export type ClientNotification =
+  CancelledNotification | InitializedNotification | ProgressNotification | RootsListChangedNotification;
+/**
+ * Every notification a server sends to a client.
+ *
+ * This interface was referenced by `McpDefinitions`'s JSON-Schema
+ * via the `definition` "ServerNotification".
+ */
+export type ServerNotification =
+  | CancelledNotification
+  | ProgressNotification
+  | ResourceListChangedNotification
+  | ResourceUpdatedNotification
+  | PromptListChangedNotification
+  | ToolListChangedNotification
+  | LoggingMessageNotification;
 
 /**
  * Every named definition of this protocol version, by name.
@@ -151,6 +200,10 @@ export interface McpDefinitions {
   ListPromptsResult: ListPromptsResult;
   PromptMessage: PromptMessage;
   GetPromptResult: GetPromptResult;
+  ClientRequest: ClientRequest;
+  ServerRequest: ServerRequest;
+  ClientNotification: ClientNotification;
+  ServerNotification: ServerNotification;
 }
 /**
  * The `_meta` member: reserved for protocol and extension metadata.

@@ -8747,3 +8747,568 @@ validate164.errors = vErrors;
 return errors === 0;
 }
 validate164.evaluated = {"props":{"_meta":true,"description":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
+
+export const ClientRequest = validate166;
+const schema184 = {"description":"Every request a client sends to a server (the ones this schema models).","anyOf":[{"$ref":"#/$defs/PingRequest"},{"$ref":"#/$defs/InitializeRequest"},{"$ref":"#/$defs/CompleteRequest"},{"$ref":"#/$defs/SetLevelRequest"},{"$ref":"#/$defs/GetPromptRequest"},{"$ref":"#/$defs/ListPromptsRequest"},{"$ref":"#/$defs/ListResourcesRequest"},{"$ref":"#/$defs/ListResourceTemplatesRequest"},{"$ref":"#/$defs/ReadResourceRequest"},{"$ref":"#/$defs/SubscribeRequest"},{"$ref":"#/$defs/UnsubscribeRequest"},{"$ref":"#/$defs/CallToolRequest"},{"$ref":"#/$defs/ListToolsRequest"}]};
+
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate166.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs5 = errors;
+if(!(validate88(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs6 = errors;
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs7 = errors;
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs8 = errors;
+if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs8 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs9 = errors;
+if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs9 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs10 = errors;
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs10 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs11 = errors;
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs11 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs12 = errors;
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs12 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs13 = errors;
+if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs13 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate166.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate166.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ServerRequest = validate180;
+const schema185 = {"description":"Every request a server sends to a client (the ones this schema models; sampling and elicitation are not).","anyOf":[{"$ref":"#/$defs/PingRequest"},{"$ref":"#/$defs/ListRootsRequest"}]};
+
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate180.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate180.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate180.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ClientNotification = validate183;
+const schema186 = {"description":"Every notification a client sends to a server.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/InitializedNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/RootsListChangedNotification"}]};
+
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate183.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate183.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate183.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ServerNotification = validate188;
+const schema187 = {"description":"Every notification a server sends to a client.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/ResourceListChangedNotification"},{"$ref":"#/$defs/ResourceUpdatedNotification"},{"$ref":"#/$defs/PromptListChangedNotification"},{"$ref":"#/$defs/ToolListChangedNotification"},{"$ref":"#/$defs/LoggingMessageNotification"}]};
+
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate188.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs5 = errors;
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs6 = errors;
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs7 = errors;
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate188.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate188.evaluated = {"dynamicProps":true,"dynamicItems":false};

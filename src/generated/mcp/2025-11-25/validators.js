@@ -9458,3 +9458,568 @@ validate168.errors = vErrors;
 return errors === 0;
 }
 validate168.evaluated = {"props":{"_meta":true,"description":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
+
+export const ClientRequest = validate170;
+const schema191 = {"description":"Every request a client sends to a server (the ones this schema models).","anyOf":[{"$ref":"#/$defs/PingRequest"},{"$ref":"#/$defs/InitializeRequest"},{"$ref":"#/$defs/CompleteRequest"},{"$ref":"#/$defs/SetLevelRequest"},{"$ref":"#/$defs/GetPromptRequest"},{"$ref":"#/$defs/ListPromptsRequest"},{"$ref":"#/$defs/ListResourcesRequest"},{"$ref":"#/$defs/ListResourceTemplatesRequest"},{"$ref":"#/$defs/ReadResourceRequest"},{"$ref":"#/$defs/SubscribeRequest"},{"$ref":"#/$defs/UnsubscribeRequest"},{"$ref":"#/$defs/CallToolRequest"},{"$ref":"#/$defs/ListToolsRequest"}]};
+
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate170.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate138(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs5 = errors;
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs6 = errors;
+if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs7 = errors;
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs8 = errors;
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs8 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs9 = errors;
+if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs9 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs10 = errors;
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs10 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs11 = errors;
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs11 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs12 = errors;
+if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs12 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs13 = errors;
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs13 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate170.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate170.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ServerRequest = validate184;
+const schema192 = {"description":"Every request a server sends to a client (the ones this schema models; sampling and elicitation are not).","anyOf":[{"$ref":"#/$defs/PingRequest"},{"$ref":"#/$defs/ListRootsRequest"}]};
+
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate184.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.id = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate184.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate184.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ClientNotification = validate187;
+const schema193 = {"description":"Every notification a client sends to a server.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/InitializedNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/RootsListChangedNotification"}]};
+
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate187.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate187.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate187.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const ServerNotification = validate192;
+const schema194 = {"description":"Every notification a server sends to a client.","anyOf":[{"$ref":"#/$defs/CancelledNotification"},{"$ref":"#/$defs/ProgressNotification"},{"$ref":"#/$defs/ResourceListChangedNotification"},{"$ref":"#/$defs/ResourceUpdatedNotification"},{"$ref":"#/$defs/PromptListChangedNotification"},{"$ref":"#/$defs/ToolListChangedNotification"},{"$ref":"#/$defs/LoggingMessageNotification"}]};
+
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate192.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+const _errs2 = errors;
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs3 = errors;
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs4 = errors;
+if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs5 = errors;
+if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs5 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs6 = errors;
+if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs6 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+const _errs7 = errors;
+if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.jsonrpc = true;
+props0.method = true;
+props0.params = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate192.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate192.evaluated = {"dynamicProps":true,"dynamicItems":false};

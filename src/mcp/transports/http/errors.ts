@@ -1,10 +1,11 @@
 /**
  * Errors of the Streamable HTTP transport.
  *
- * Two ways out, because the Transport interface has two: an error known before `send()` resolves
- * (bad status, network failure, unusable reply) rejects `send()`; an error found later, while a reply
- * stream is read, fails the affected requests through a synthesized JSON-RPC error response (see
- * `toJsonRpcError`), so the peer above handles it like any other failed request.
+ * An error that ends the session (it expired, the transport was closed) rejects `send()`. An error
+ * that loses only the requests of one POST (an error status, a network failure, an unusable reply, a
+ * reply stream cut before the response) fails exactly those requests through the Transport's
+ * `onrequestfailed`; the peer rejects them with this error as the cause, and the client shows its
+ * message. Nothing here is disguised as a JSON-RPC error from the server.
  *
  * No message here ever contains a header value or the URL's query or credentials: both can hold tokens.
  */
@@ -23,20 +24,6 @@ export type HttpTransportErrorKind =
   | 'stream-ended'
   /** The transport was closed (by the client) while the request was in flight. */
   | 'closed';
-
-/**
- * JSON-RPC codes for synthesized errors. JSON-RPC leaves -32000..-32099 to the implementation; these
- * sit apart from the codes MCP servers commonly use (-32000..-32002) so a reader can tell that furfly,
- * not the server, produced the error. `data.transportError` says so explicitly as well.
- */
-export const TRANSPORT_ERROR_CODES: Readonly<Record<HttpTransportErrorKind, number>> = {
-  'http-status': -32060,
-  'session-expired': -32061,
-  network: -32062,
-  protocol: -32063,
-  'stream-ended': -32064,
-  closed: -32065,
-};
 
 /** How much of an error body is kept: enough to read the server's complaint, never a whole page. */
 export const MAX_ERROR_BODY_CHARS = 1024;
@@ -59,18 +46,6 @@ export class HttpTransportError extends Error {
     this.kind = kind;
     this.status = details.status;
     this.body = details.body;
-  }
-
-  get code(): number {
-    return TRANSPORT_ERROR_CODES[this.kind];
-  }
-
-  /** The JSON-RPC error response that fails request `id` with this error. */
-  toJsonRpcError(id: string | number): object {
-    const data: Record<string, unknown> = { transportError: this.kind };
-    if (this.status !== undefined) data.status = this.status;
-    if (this.body !== undefined) data.body = this.body;
-    return { jsonrpc: '2.0', id, error: { code: this.code, message: this.message, data } };
   }
 }
 

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RpcRequestFailedError } from '../../../jsonrpc/errors.js';
+import { JsonRpcPeer } from '../../../jsonrpc/peer.js';
 import type { TransportClosed } from '../../../jsonrpc/transport.js';
-import { HttpTransportError, SessionExpiredError, TRANSPORT_ERROR_CODES } from './errors.js';
+import { HttpTransportError, SessionExpiredError } from './errors.js';
 import {
   idOf,
   type LocalServer,
@@ -58,8 +60,12 @@ interface Harness {
   messages: unknown[];
   errors: Error[];
   closes: TransportClosed[];
+  /** Every onrequestfailed report, in order. */
+  lost: { ids: readonly (string | number)[]; error: Error }[];
   /** Resolves with the next message that answers `id`. */
   responseTo(id: number): Promise<Record<string, unknown>>;
+  /** Resolves with the error the transport failed request `id` with (through onrequestfailed). */
+  failureOf(id: number): Promise<HttpTransportError>;
 }
 
 async function harness(
@@ -78,9 +84,14 @@ async function harness(
   const messages: unknown[] = [];
   const errors: Error[] = [];
   const closes: TransportClosed[] = [];
+  const lost: Harness['lost'] = [];
   const waiters: Array<() => void> = [];
   transport.onmessage = (m) => {
     messages.push(m);
+    for (const wake of waiters.splice(0)) wake();
+  };
+  transport.onrequestfailed = (ids, error) => {
+    lost.push({ ids, error });
     for (const wake of waiters.splice(0)) wake();
   };
   transport.onerror = (e) => errors.push(e);
@@ -95,7 +106,17 @@ async function harness(
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
-  return { server, transport, messages, errors, closes, responseTo };
+  const failureOf = async (id: number) => {
+    for (;;) {
+      const found = lost.find((report) => report.ids.includes(id));
+      if (found) {
+        expect(found.error).toBeInstanceOf(HttpTransportError);
+        return found.error as HttpTransportError;
+      }
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return { server, transport, messages, errors, closes, lost, responseTo, failureOf };
 }
 
 async function initialize(h: Harness): Promise<void> {
@@ -292,6 +313,8 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     expect(e.body?.startsWith('boom')).toBe(true);
     expect(e.body!.length).toBeLessThan(1100);
     expectNoSecret(`${e.message} ${e.body} ${h.transport.diagnostics()}`);
+    // The request it carried is reported lost with the same error, so the peer can tell it from a lost connection.
+    expect(h.lost).toEqual([{ ids: [1], error }]);
     // The transport stays usable after an ordinary error status.
     h.server.setHandler(mcpHandler(echoResult));
     await h.transport.send(request(2));
@@ -304,6 +327,8 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     const error = await h.transport.send(request(1)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionExpiredError);
     expect((error as SessionExpiredError).kind).toBe('session-expired');
+    // Not a lost request: the whole session is gone, and onclose says so.
+    expect(h.lost).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(h.closes).toEqual([expect.objectContaining({ code: 404 })]);
     await expect(h.transport.send(request(2))).rejects.toBeInstanceOf(SessionExpiredError);
@@ -329,15 +354,11 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     });
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect(response).toMatchObject({
-      id: 1,
-      error: {
-        code: TRANSPORT_ERROR_CODES['stream-ended'],
-        data: { transportError: 'stream-ended', status: 200 },
-      },
-    });
-    expect((response.error as { message: string }).message).toContain('ended before the response');
+    const error = await h.failureOf(1);
+    expect(error).toMatchObject({ kind: 'stream-ended', status: 200 });
+    expect(error.message).toContain('ended before the response');
+    // Nothing is made up: the only message delivered is the one the server sent.
+    expect(h.messages.filter((m) => (m as { id?: unknown }).id === 1)).toEqual([]);
   });
 
   it('fails the request when the connection is cut in the middle of an event', async () => {
@@ -348,9 +369,9 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     });
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES['stream-ended'] } });
-    expect((response.error as { message: string }).message).toMatch(/was cut off .*\(ECONNRESET\)/);
+    const error = await h.failureOf(1);
+    expect(error.kind).toBe('stream-ended');
+    expect(error.message).toMatch(/was cut off .*\(ECONNRESET\)/);
   });
 
   it('fails the request when the connection is cut in the middle of a JSON body', async () => {
@@ -360,9 +381,9 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     });
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES['stream-ended'] } });
-    expect((response.error as { message: string }).message).toMatch(/was cut off .*\(ECONNRESET\)/);
+    const error = await h.failureOf(1);
+    expect(error.kind).toBe('stream-ended');
+    expect(error.message).toMatch(/was cut off .*\(ECONNRESET\)/);
   });
 
   it('says so when a cleanly ended stream stopped inside an event', async () => {
@@ -372,8 +393,9 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     });
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect((response.error as { message: string }).message).toContain('in the middle of an event');
+    const error = await h.failureOf(1);
+    expect(error.kind).toBe('stream-ended');
+    expect(error.message).toContain('in the middle of an event');
   });
 
   it('reports SSE data that is not JSON as a protocol error on the request', async () => {
@@ -383,9 +405,9 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     });
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES.protocol } });
-    expect((response.error as { message: string }).message).toContain('not JSON');
+    const error = await h.failureOf(1);
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toContain('not JSON');
   });
 
   it('reports a JSON reply that does not parse, or lacks the response, as a protocol error', async () => {
@@ -398,10 +420,12 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     await initialize(h);
     await h.transport.send(request(1));
     await h.transport.send(request(2));
-    const [first, second] = [await h.responseTo(1), await h.responseTo(2)];
-    expect(first).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES.protocol } });
-    expect((first.error as { message: string }).message).toContain('not valid JSON');
-    expect((second.error as { message: string }).message).toContain('without the response');
+    const [first, second] = [await h.failureOf(1), await h.failureOf(2)];
+    expect(first.kind).toBe('protocol');
+    expect(first.message).toContain('not valid JSON');
+    expect(first.body).toBe('{"jsonrpc": "2.0", ');
+    expect(second.kind).toBe('protocol');
+    expect(second.message).toContain('without the response');
   });
 
   it('rejects a request answered with 202 or an unexpected content type', async () => {
@@ -417,6 +441,10 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     expect((first as HttpTransportError).message).toContain('no content type');
     expect((second as HttpTransportError).message).toContain('text/html');
     expect((second as HttpTransportError).body).toContain('login page');
+    expect(h.lost).toEqual([
+      { ids: [1], error: first },
+      { ids: [2], error: second },
+    ]);
   });
 
   it('rejects send() with a network error when nothing listens, and names no header value', async () => {
@@ -426,6 +454,7 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     const error = await h.transport.send(request(0, 'initialize')).catch((e: unknown) => e);
     expect((error as HttpTransportError).kind).toBe('network');
     expect((error as Error).message).toContain('ECONNREFUSED');
+    expect(h.lost).toEqual([{ ids: [0], error }]);
     expectNoSecret((error as Error).message);
   });
 
@@ -481,9 +510,63 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     );
     await initialize(h);
     await h.transport.send(request(1));
-    const response = await h.responseTo(1);
-    expect(response).toMatchObject({ error: { code: TRANSPORT_ERROR_CODES.protocol } });
-    expect((response.error as { message: string }).message).toContain('size limit');
+    const error = await h.failureOf(1);
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toContain('size limit');
+  });
+});
+
+describe('StreamableHttpTransport under the JSON-RPC peer: a lost request fails alone', () => {
+  it('fails the request whose stream is cut with the typed error, while another pending request succeeds', async () => {
+    let cutDone!: () => void;
+    const cut = new Promise<void>((resolve) => {
+      cutDone = resolve;
+    });
+    const server = await startLocalServer(
+      mcpHandler((r, res) => {
+        const name = (r.body as { params?: { name?: string } }).params?.name;
+        if (name === 'cut') {
+          openSse(res);
+          const whole = `data: ${JSON.stringify({ jsonrpc: '2.0', id: idOf(r), result: {} })}\n\n`;
+          res.write(whole.slice(0, 20), () => {
+            res.destroy();
+            cutDone();
+          });
+          return;
+        }
+        // Answered only after the other stream was cut: both requests are pending at the moment of the cut.
+        void cut.then(() => {
+          openSse(res);
+          sseEvent(res, { jsonrpc: '2.0', id: idOf(r), result: { content: [], answered: name } });
+          res.end();
+        });
+      }),
+    );
+    servers.push(server);
+    const transport = new StreamableHttpTransport({ url: server.url, openGetStream: false });
+    transports.push(transport);
+    // A short default: a regression must fail here, not hang until the test times out.
+    const peer = new JsonRpcPeer(transport, { defaultTimeoutMs: 10_000 });
+    const closes: TransportClosed[] = [];
+    peer.onclose = (reason) => closes.push(reason);
+    await peer.start();
+    await peer.request('initialize', {});
+    await peer.notify('notifications/initialized');
+
+    const healthy = peer.request('tools/call', { name: 'fine' });
+    const broken = peer.request('tools/call', { name: 'cut' });
+    const error = await broken.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcRequestFailedError);
+    const cause = (error as RpcRequestFailedError).cause;
+    expect(cause).toBeInstanceOf(HttpTransportError);
+    expect((cause as HttpTransportError).kind).toBe('stream-ended');
+    expect((error as RpcRequestFailedError).reason).toMatch(/was cut off before the response arrived/);
+    await expect(healthy).resolves.toEqual({ content: [], answered: 'fine' });
+    // The session goes on: a later request on the same transport is answered too.
+    await expect(peer.request('tools/call', { name: 'after' })).resolves.toMatchObject({ answered: 'after' });
+    expect(peer.isClosed).toBe(false);
+    expect(closes).toEqual([]);
+    expect(peer.stats.invalidMessages).toBe(0);
   });
 });
 

@@ -4,17 +4,20 @@
  *
  * Failure reporting follows the Transport contract: `send()` rejects when the POST was not accepted
  * (network error, 4xx/5xx, an unusable reply); once it was accepted `send()` has resolved, so a reply
- * that later breaks (stream cut, bad JSON, no response) fails its requests through a synthesized
- * JSON-RPC error response delivered to `onmessage` (codes in `errors.ts`). Every request therefore ends
- * promptly, never only at its timeout.
+ * that later breaks (stream cut, bad JSON, no response) fails its requests through `onrequestfailed`
+ * with an `HttpTransportError`. A failed POST that carried requests reports them there too, so the
+ * peer can tell "this request was lost" from "the connection is gone"; only a session that ended
+ * (404, close) fails them as a lost connection. Every request therefore ends promptly, never only at
+ * its timeout, and the session stays usable for the others.
  *
  * Requests go through `http-requester.ts` (node:http, not fetch: see there why), with one keep-alive
  * pool per transport that ends with it: after `close()` or session expiry no connection is left open.
  */
 
 import { timerDelay } from '../../../jsonrpc/timer-delay.js';
-import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
+import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
+import { isObject } from '../../../util/is-object.js';
 import {
   describeNetworkFailure,
   describeUrl,
@@ -67,13 +70,13 @@ const USER_AGENT = 'furfly';
 const ERROR_BODY_WAIT_MS = 1000;
 const DIAGNOSTIC_LINES = 20;
 
-type RequestId = string | number;
 type State = 'new' | 'open' | 'expired' | 'closed';
 
 export class StreamableHttpTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason: TransportClosed) => void;
+  onrequestfailed?: (ids: readonly RequestId[], error: Error) => void;
 
   private readonly url: URL;
   private readonly where: string;
@@ -173,11 +176,14 @@ export class StreamableHttpTransport implements Transport {
           this.releaseAll(reply);
         }
         if (unacknowledged) throw this.note(this.unacknowledged());
-        throw this.note(
-          new HttpTransportError(
-            'network',
-            `cannot reach MCP server at ${this.where}: ${describeNetworkFailure(error)}`,
-            { cause: error },
+        throw this.failSent(
+          requestIds,
+          this.note(
+            new HttpTransportError(
+              'network',
+              `cannot reach MCP server at ${this.where}: ${describeNetworkFailure(error)}`,
+              { cause: error },
+            ),
           ),
         );
       }
@@ -190,7 +196,8 @@ export class StreamableHttpTransport implements Transport {
         // The error body is read first: releasing the reply aborts it.
         const error = await this.statusError(response, 'POST');
         if (reply) this.releaseAll(reply);
-        throw error;
+        // An expired session ends the transport (onclose follows): that is a lost connection.
+        throw error instanceof SessionExpiredError ? error : this.failSent(requestIds, error);
       }
 
       if (reply === undefined) {
@@ -210,13 +217,16 @@ export class StreamableHttpTransport implements Transport {
       } else {
         const body = await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS);
         this.releaseAll(reply);
-        throw this.note(
-          new HttpTransportError(
-            'protocol',
-            `MCP server at ${this.where} answered a request with HTTP ${response.status} and ` +
-              (type === '' ? 'no content type' : `content type "${type}"`) +
-              '; expected application/json or text/event-stream',
-            { status: response.status, body: truncateBody(body) },
+        throw this.failSent(
+          requestIds,
+          this.note(
+            new HttpTransportError(
+              'protocol',
+              `MCP server at ${this.where} answered a request with HTTP ${response.status} and ` +
+                (type === '' ? 'no content type' : `content type "${type}"`) +
+                '; expected application/json or text/event-stream',
+              { status: response.status, body: truncateBody(body) },
+            ),
           ),
         );
       }
@@ -492,7 +502,18 @@ export class StreamableHttpTransport implements Transport {
     this.note(error);
     const ids = [...reply.pending];
     this.releaseAll(reply);
-    for (const id of ids) this.onmessage?.(error.toJsonRpcError(id));
+    // Nobody listening for single failures (a caller without a peer): it must at least hear of it.
+    if (this.onrequestfailed) this.onrequestfailed(ids, error);
+    else this.onerror?.(error);
+  }
+
+  /**
+   * A POST that was not accepted: its requests (if any) fail one by one, and the error is also what
+   * `send()` rejects with, for a caller that only looks there.
+   */
+  private failSent(requestIds: readonly RequestId[], error: HttpTransportError): HttpTransportError {
+    if (requestIds.length > 0) this.onrequestfailed?.(requestIds, error);
+    return error;
   }
 
   /**
@@ -584,10 +605,6 @@ function isOk(response: HttpReply): boolean {
   return response.status >= 200 && response.status <= 299;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || typeof value === 'number';
 }
@@ -596,24 +613,24 @@ function isRequestId(value: unknown): value is RequestId {
 function requestIdsOf(message: object): RequestId[] {
   const items: unknown[] = Array.isArray(message) ? message : [message];
   return items.flatMap((item) =>
-    isRecord(item) && typeof item.method === 'string' && isRequestId(item.id) ? [item.id] : [],
+    isObject(item) && typeof item.method === 'string' && isRequestId(item.id) ? [item.id] : [],
   );
 }
 
 function hasMethod(message: object, method: string): boolean {
   const items: unknown[] = Array.isArray(message) ? message : [message];
-  return items.some((item) => isRecord(item) && item.method === method);
+  return items.some((item) => isObject(item) && item.method === method);
 }
 
 /** The request a `notifications/cancelled` gives up on, if the message is one. */
 function cancelledRequestOf(message: object): RequestId | undefined {
-  if (!isRecord(message) || message.method !== 'notifications/cancelled') return undefined;
+  if (!isObject(message) || message.method !== 'notifications/cancelled') return undefined;
   const params = message.params;
-  return isRecord(params) && isRequestId(params.requestId) ? params.requestId : undefined;
+  return isObject(params) && isRequestId(params.requestId) ? params.requestId : undefined;
 }
 
 /** The id a response answers, or undefined when the message is not a response. */
 function responseIdOf(message: unknown): RequestId | undefined {
-  if (!isRecord(message) || 'method' in message || !isRequestId(message.id)) return undefined;
+  if (!isObject(message) || 'method' in message || !isRequestId(message.id)) return undefined;
   return 'result' in message || 'error' in message ? message.id : undefined;
 }

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../util/wait-for.test-helpers.js';
 
 const transportModule = fileURLToPath(
   new URL('../../../../dist/src/mcp/transports/stdio/stdio-transport.js', import.meta.url),
@@ -65,10 +66,11 @@ async function runHost(script: string) {
 }
 
 /** Polls for up to 15 s of real time: a loaded machine can take seconds to reap a killed process. */
-async function waitUntilDead(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 15_000;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  return !isAlive(pid);
+function waitUntilDead(pid: number): Promise<boolean> {
+  return waitFor(`process ${pid} to be reaped`, () => !isAlive(pid), 15_000, 10).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe('no orphaned servers', () => {

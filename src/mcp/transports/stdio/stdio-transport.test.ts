@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportClosed } from '../../../jsonrpc/transport.js';
+import { waitFor } from '../../../util/wait-for.test-helpers.js';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
 
 /** Tiny servers as inline scripts: each test says exactly what the child does. */
@@ -45,11 +46,7 @@ function isAlive(pid: number): boolean {
 }
 
 async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(what, condition, ms, 10);
 }
 
 afterEach(async () => {

@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { testServer } from './suite.test-helpers.js';
+import { serverPath as testServer } from '../../../test-servers/testing.js';
 
-const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../../dist/src/cli/main.js', import.meta.url));
 
 function furfly(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

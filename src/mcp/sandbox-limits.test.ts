@@ -11,14 +11,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load.js';
-import { loadMcpServers, type McpServersHandle } from '../mcp/loader.js';
+import { labelledContainers, removeLabelledContainers } from '../sandbox/cleanup.js';
+import { dockerClient } from '../sandbox/docker-engine.js';
+import { dockerSuite, skipWithoutDocker } from '../sandbox/docker-gate.test-helpers.js';
+import { DockerStreamDemuxer } from '../sandbox/docker-stream.js';
+import { ensureImage, IMAGE_NODE_PATH } from '../sandbox/image.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
-import { labelledContainers, removeLabelledContainers } from './cleanup.js';
-import { dockerClient } from './docker-engine.js';
-import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
-import { DockerStreamDemuxer } from './docker-stream.js';
-import { ensureImage, IMAGE_NODE_PATH } from './image.js';
+import { loadMcpServers, type McpServersHandle } from './loader.js';
 
 const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
 const hostile = path.join(distDir, 'test-servers/hostile.js');
@@ -80,7 +80,11 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('sandbox_limits reach the contain
   }, 60_000);
 
   it('memory 96 MiB, cpus 0.5, pids 32: held by the engine, set in the cgroups, enforced', async () => {
-    const loaded = loadConfig({ cwd: project, env: { FURFLY_HOME: path.join(project, 'home') } });
+    const loaded = loadConfig({
+      cwd: project,
+      env: { FURFLY_HOME: path.join(project, 'home') },
+      trustProject: true,
+    });
     if (!loaded.ok) throw new Error(`config: ${JSON.stringify(loaded.errors)}`);
     const registry = new ToolRegistry();
     handle = loadMcpServers(loaded.config.mcp_servers, registry, { cwd: project });

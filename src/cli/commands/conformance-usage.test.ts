@@ -3,8 +3,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ConformanceOptions } from '../../src/cli/commands/conformance.js';
-import { runConformance } from '../../src/cli/commands/conformance.test-helpers.js';
+import type { ConformanceOptions } from './conformance.js';
+import { runConformance } from './conformance.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'furfly-conformance-usage-'));
 afterAll(() => {

@@ -8,16 +8,16 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Transport } from '../jsonrpc/transport.js';
-import { McpClient } from '../mcp/client.js';
-import { ContainerTransport } from '../mcp/transports/container/container-transport.js';
-import { StdioTransport } from '../mcp/transports/stdio/stdio-transport.js';
-import { removeLabelledContainers } from './cleanup.js';
-import { dockerClient } from './docker-engine.js';
-import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
-import { ensureImage } from './image.js';
+import type { Transport } from '../../../jsonrpc/transport.js';
+import { removeLabelledContainers } from '../../../sandbox/cleanup.js';
+import { dockerClient } from '../../../sandbox/docker-engine.js';
+import { dockerSuite, skipWithoutDocker } from '../../../sandbox/docker-gate.test-helpers.js';
+import { ensureImage } from '../../../sandbox/image.js';
+import { McpClient } from '../../client.js';
+import { StdioTransport } from '../stdio/stdio-transport.js';
+import { ContainerTransport } from './container-transport.js';
 
-const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
+const distDir = fileURLToPath(new URL('../../../../dist', import.meta.url));
 const hostile = path.join(distDir, 'test-servers/hostile.js');
 
 interface Outcome {

@@ -7,13 +7,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
-import { loadMcpServers } from '../mcp/loader.js';
-import { ContainerTransport } from '../mcp/transports/container/container-transport.js';
+import { labelledContainers, removeLabelledContainers } from '../sandbox/cleanup.js';
+import { dockerClient } from '../sandbox/docker-engine.js';
+import { dockerSuite, skipWithoutDocker } from '../sandbox/docker-gate.test-helpers.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
-import { labelledContainers, removeLabelledContainers } from './cleanup.js';
-import { dockerClient } from './docker-engine.js';
-import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
+import { loadMcpServers } from './loader.js';
+import { ContainerTransport } from './transports/container/container-transport.js';
 
 const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
 const server = (name: string) => path.join(distDir, `test-servers/${name}.js`);

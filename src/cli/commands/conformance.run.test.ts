@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runConformance as run } from '../../src/cli/commands/conformance.test-helpers.js';
-import { renderText } from './report/text.js';
-import { testServer } from './suite.test-helpers.js';
+import { renderText } from '../../../conformance/index.js';
+import { serverPath as testServer } from '../../../test-servers/testing.js';
+import { runConformance as run } from './conformance.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'furfly-conformance-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Newline-delimited JSON framing for the stdio transport (one message per line, UTF-8).
+ * Newline-delimited JSON framing for the framed stream transport (one message per line, UTF-8).
  *
  * The decoder works on raw Buffers so a multi-byte character split across chunks is decoded
  * only once its line is complete. Partial lines are kept as a list of chunks and joined once,

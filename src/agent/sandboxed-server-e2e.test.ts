@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type AgentRuntime, startRuntime } from '../agent/runtime.js';
+import { labelledContainers, removeLabelledContainers } from '../sandbox/cleanup.js';
+import { dockerSuite, skipWithoutDocker } from '../sandbox/docker-gate.test-helpers.js';
+import { type AgentRuntime, startRuntime } from './runtime.js';
 import {
   callTools,
   type FakeAnthropic,
   fakeAnthropic,
   type Json,
   say,
-} from '../agent/testing/fake-anthropic.test-helpers.js';
-import { TEST_API_KEY } from '../agent/testing/project.test-helpers.js';
-import { labelledContainers, removeLabelledContainers } from './cleanup.js';
-import { dockerSuite, skipWithoutDocker } from './docker-gate.test-helpers.js';
+} from './testing/fake-anthropic.test-helpers.js';
+import { TEST_API_KEY } from './testing/project.test-helpers.js';
 
 const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
 
@@ -77,6 +77,8 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('agent with a sandboxed server fr
         PATH: process.env.PATH ?? '',
       },
       maxRetries: 0,
+      // The test's own server: trusted for the run, as with --trust-project.
+      trustProject: true,
     });
     if (!setup.ok) throw new Error(setup.message);
     runtime = setup.runtime;

@@ -1,0 +1,40 @@
+/**
+ * The conformance suite's front door: everything a caller needs to vet an MCP server, and nothing of
+ * how the checks work inside. The `furfly conformance` command imports only this module, and the
+ * package exports it as `furfly/conformance` (docs/api.md); what lies behind it may change freely.
+ *
+ *   const report = await runSuite({ target, timeoutMs: 10_000, callTools: false, fuzz: 0 });
+ *   exitCodeOf(report, false);   // 0: no MUST failed
+ */
+
+export type {
+  Check,
+  CheckOutcome,
+  Level,
+  Section,
+  Status,
+} from './server/check.js';
+export { SECTIONS } from './server/check.js';
+/** The check catalogue, in report order within each section. */
+export { ALL_CHECKS } from './server/checks.js';
+export type { SuiteSettings } from './server/context.js';
+export { renderJson, toJsonReport } from './server/report/json.js';
+export { renderJunit } from './server/report/junit.js';
+export type { CheckResult, Report, SandboxReport } from './server/report/model.js';
+export { exitCodeOf } from './server/report/model.js';
+export { CLEAR_LINE, progressLine, renderText, type TextOptions } from './server/report/text.js';
+export {
+  globMatches,
+  isSelected,
+  type ProgressEvent,
+  runSuite,
+  SuiteError,
+  type SuiteOptions,
+} from './server/runner.js';
+export type {
+  HttpTarget,
+  SandboxSettings,
+  StdioCommand,
+  Target,
+  TransportKind,
+} from './server/target.js';

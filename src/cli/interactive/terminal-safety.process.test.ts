@@ -1,0 +1,122 @@
+/**
+ * The disguised permission question, end to end: the real `furfly` binary (dist/src/cli/main.js) with
+ * piped stdin in auto mode, and a scripted Messages API on 127.0.0.1 whose model asks for bash
+ * commands that hide `rm -rf` behind escape sequences: decoded by bash from `$'\e[...'`, and raw ESC
+ * and CR inside the tool call's JSON. Printed raw, the sequence would move the cursor up, erase the real
+ * question and write a harmless one in its place. Expected: every byte furfly writes is inert (no raw
+ * ESC, CR, C1 or bidi character), the escapes are visible as `\x1b` and `\r`, and the real `rm -rf`
+ * is there to read. The model's own text takes the same path.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type Json,
+  type ScriptedBlock,
+  sse,
+  streamEvents,
+} from '../../agent/testing/fake-anthropic.test-helpers.js';
+import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
+import { spawnCli } from '../cli-process.test-helpers.js';
+
+let server: Server | undefined;
+let child: ChildProcess | undefined;
+let project: TempProject | undefined;
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(child.pid!, 'SIGKILL');
+    await exited;
+  }
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  project?.cleanup();
+  server = child = project = undefined;
+});
+
+/** A Messages API that answers each request with the next scripted message; requests are kept. */
+async function startApi(turns: ScriptedBlock[][]) {
+  const requests: Json[] = [];
+  server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      requests.push(JSON.parse(body));
+      const blocks = turns.shift() ?? [{ type: 'text', text: 'the script has no turn left' }];
+      const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sse(streamEvents(blocks, stop, {})));
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+/** Up one line, erase it, back to its start, and draw a harmless question where the real one was. */
+const DISGUISE = String.raw`$'\e[1A\e[2K\rAllow bash {"command":"ls -la"}?'`;
+const DECODED_COMMAND = `rm -rf ~/work ${DISGUISE}`;
+const RAW_COMMAND = 'rm -rf ~/work #\u001b[2K\rls -la \u202e';
+
+// Starting the CLI and answering questions takes seconds on a loaded two-core runner: the budget
+// bounds a hang, it is not a speed check.
+describe('a permission question cannot be disguised', { timeout: 90_000 }, () => {
+  it('shows escape sequences from the command (decoded or raw) and the model text visibly, never raw', async () => {
+    const api = await startApi([
+      [{ type: 'tool_use', name: 'bash', input: { command: DECODED_COMMAND } }],
+      [{ type: 'tool_use', name: 'bash', input: { command: RAW_COMMAND } }],
+      [{ type: 'text', text: 'Done.\u001b]0;pwned\u0007\u001b[2J\r\u009b31mred' }],
+    ]);
+    project = tempProject({ mode: 'auto' });
+    const session = spawnCli([], { cwd: project.dir, env: { ...project.env, ANTHROPIC_BASE_URL: api.url } });
+    child = session.child;
+    const { out } = session;
+    const see = (text: string, from = 0) =>
+      waitFor(
+        `output containing ${JSON.stringify(text)}; got:\n${out().slice(from)}`,
+        () => {
+          const at = out().indexOf(text, from);
+          return at === -1 ? undefined : at + text.length;
+        },
+        30_000,
+      );
+
+    await see('Type a task');
+    child.stdin!.write('tidy up\n');
+    let at = await see('[a] allow once');
+    const first = out().slice(0, at);
+    child.stdin!.write('d\n');
+    at = await see('[a] allow once', at);
+    const second = out().slice(first.length, at);
+    child.stdin!.write('d\n');
+    await see('Done.', at);
+    child.stdin!.write('/exit\n');
+    expect((await session.exit).code).toBe(0);
+
+    const output = out();
+    // Nothing a terminal would obey: no ESC, CR, BEL, C1 code or bidi override anywhere.
+    expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+
+    // The command as it runs: bash decodes $'\e[1A…' into ESC sequences, the reason quotes them visibly.
+    expect(first).toContain('rm -rf ~/work');
+    expect(first).toContain('\\x1b[1A\\x1b[2K\\rAllow bash');
+    expect(first).toMatch(/why furfly asks: .*rm -rf ~\/work/);
+
+    // Raw ESC and CR in the JSON arguments: the question shows them as escapes, the rm -rf stays readable.
+    expect(second).toContain('Allow bash with these arguments?');
+    expect(second).toContain('rm -rf ~/work #\\x1b[2K\\rls -la \\u202e');
+
+    // The model's words: shown, not obeyed (no window title, no clear screen).
+    expect(output).toContain('Done.\\x1b]0;pwned\\x07\\x1b[2J\\r\\x9b31mred');
+
+    // Both calls were declined and not run.
+    const results = api.requests
+      .flatMap((request: Json) => request.messages.at(-1).content)
+      .filter((block: Json) => block.type === 'tool_result');
+    expect(results).toHaveLength(2);
+    for (const result of results) expect(JSON.stringify(result.content)).toMatch(/declined/);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Credentials stay with their endpoint. A user-layer server's `env` and `headers`, and a user-layer
+ * provider's `api_key`, were written for the endpoint written next to them. When another layer changes that
+ * endpoint (a server's `type`, `command`, `args`, `cwd` or `url`; a provider's `protocol` or `base_url`)
+ * to something else, those secrets are not sent there, whether that layer is trusted or not:
+ *
+ * - a server keeps running, without the user layer's env and header entries (the other layer's own entries
+ *   stay: it wrote them for its own endpoint), and without the user layer's `args` when they read a
+ *   `${VAR}` and the other layer changed the command; every command that loads the config names the entry;
+ * - a provider cannot run without a key, so it becomes a config error naming the entry: the person either
+ *   writes an `api_key` next to the new `base_url` or removes the change.
+ *
+ * Works on the merged tree, before expansion (the withheld values are never expanded). Pure.
+ */
+import type { ConfigError } from './errors.js';
+import { formatOrigin, type Origin } from './origin.js';
+import {
+  type ConfigNode,
+  displayPath,
+  entry,
+  type MapEntry,
+  type MapNode,
+  type PathSegment,
+  primaryOrigin,
+  toPlain,
+} from './tree.js';
+
+const SERVER_ENDPOINT = ['type', 'command', 'args', 'cwd', 'url'] as const;
+const SERVER_SECRETS = ['env', 'headers'] as const;
+const PROVIDER_ENDPOINT = ['protocol', 'base_url'] as const;
+
+export interface WithheldCredentials {
+  /** The merged entry: `['mcp_servers', 'github']` or `['providers', 0]`. */
+  readonly entry: readonly PathSegment[];
+  /** The user-layer secrets left out, relative to the entry: `headers.Authorization`, `api_key`. */
+  readonly secrets: readonly string[];
+  /** The endpoint fields another layer changed. */
+  readonly changed: readonly string[];
+  /** Where the first changed field was written. */
+  readonly changedAt: Origin;
+}
+
+export interface CredentialCheck {
+  readonly root: MapNode;
+  readonly withheld: readonly WithheldCredentials[];
+  /** Providers left without a key (see above), one error each. */
+  readonly errors: readonly ConfigError[];
+}
+
+export function keepCredentialsWithEndpoint(user: MapNode, other: MapNode, merged: MapNode): CredentialCheck {
+  const withheld: WithheldCredentials[] = [];
+  const errors: ConfigError[] = [];
+  const root = mapEntries(merged, (top) => {
+    if (top.key === 'mcp_servers' && top.value.kind === 'map') {
+      const userServers = childMap(user, 'mcp_servers');
+      const otherServers = childMap(other, 'mcp_servers');
+      return {
+        ...top,
+        value: mapEntries(top.value, (server) => {
+          const mine = userServers && childMap(userServers, server.key);
+          const theirs = otherServers && childMap(otherServers, server.key);
+          if (mine === undefined || theirs === undefined || server.value.kind !== 'map') return server;
+          const changed = changedFields(mine, theirs, SERVER_ENDPOINT);
+          if (changed.length === 0) return server;
+          const result = withoutUserSecrets(server.value, mine, theirs);
+          if (result.secrets.length === 0) return server;
+          withheld.push({
+            entry: ['mcp_servers', server.key],
+            secrets: result.secrets,
+            changed,
+            changedAt: primaryOrigin(entry(theirs, changed[0]!)!.value),
+          });
+          return { ...server, value: result.map };
+        }),
+      };
+    }
+    if (top.key === 'providers' && top.value.kind === 'list') {
+      const userProviders = entry(user, 'providers')?.value;
+      const otherProviders = entry(other, 'providers')?.value;
+      const items = top.value.items.map((item, index) => {
+        const name = item.kind === 'map' ? scalar(item, 'name') : undefined;
+        const mine = byName(userProviders, name);
+        const theirs = byName(otherProviders, name);
+        if (mine === undefined || theirs === undefined || item.kind !== 'map') return item;
+        const changed = changedFields(mine, theirs, PROVIDER_ENDPOINT);
+        if (changed.length === 0 || entry(theirs, 'api_key') !== undefined) return item;
+        if (entry(mine, 'api_key') === undefined) return item;
+        const changedAt = primaryOrigin(entry(theirs, changed[0]!)!.value);
+        withheld.push({ entry: ['providers', index], secrets: ['api_key'], changed, changedAt });
+        errors.push({
+          origin: changedAt,
+          path: displayPath(['providers', index, changed[0]!]),
+          message:
+            `changes the endpoint of the provider ${JSON.stringify(name)}, whose api_key comes from ` +
+            `${formatOrigin(primaryOrigin(entry(mine, 'api_key')!.value))}; furfly does not send a key to an ` +
+            'endpoint another file chose: write an api_key next to this change, or remove the change',
+        });
+        return { ...item, entries: item.entries.filter((e) => e.key !== 'api_key') };
+      });
+      return { ...top, value: { ...top.value, items } };
+    }
+    return top;
+  });
+  return { root, withheld, errors };
+}
+
+/** The endpoint fields `theirs` writes with a value different from `mine`'s (or that `mine` leaves out). */
+function changedFields(mine: MapNode, theirs: MapNode, fields: readonly string[]): string[] {
+  return fields.filter((field) => {
+    const t = entry(theirs, field);
+    if (t === undefined) return false;
+    const m = entry(mine, field);
+    return m === undefined || JSON.stringify(toPlain(m.value)) !== JSON.stringify(toPlain(t.value));
+  });
+}
+
+function withoutUserSecrets(
+  merged: MapNode,
+  mine: MapNode,
+  theirs: MapNode,
+): { map: MapNode; secrets: string[] } {
+  const secrets: string[] = [];
+  // The user's `args` kept under another layer's `command` may carry a `${VAR}` (a token on the command line).
+  const userArgs = entry(theirs, 'args') === undefined ? entry(mine, 'args')?.value : undefined;
+  const argsHoldVariables =
+    userArgs?.kind === 'list' &&
+    userArgs.items.some((a) => a.kind === 'scalar' && typeof a.value === 'string' && a.value.includes('${'));
+  const kept = argsHoldVariables
+    ? { ...merged, entries: merged.entries.filter((e) => e.key !== 'args') }
+    : merged;
+  if (argsHoldVariables) secrets.push('args');
+  const map = mapEntries(kept, (field) => {
+    if (!(SERVER_SECRETS as readonly string[]).includes(field.key) || field.value.kind !== 'map')
+      return field;
+    const userKeys = new Set(childMap(mine, field.key)?.entries.map((e) => e.key) ?? []);
+    const theirKeys = new Set(childMap(theirs, field.key)?.entries.map((e) => e.key) ?? []);
+    const kept = field.value.entries.filter((e) => {
+      const fromUser = userKeys.has(e.key) && !theirKeys.has(e.key);
+      if (fromUser) secrets.push(displayPath([field.key, e.key]));
+      return !fromUser;
+    });
+    return { ...field, value: { ...field.value, entries: kept } };
+  });
+  return { map, secrets };
+}
+
+function byName(list: ConfigNode | undefined, name: unknown): MapNode | undefined {
+  if (list?.kind !== 'list' || typeof name !== 'string') return undefined;
+  const found = list.items.find((item) => item.kind === 'map' && scalar(item, 'name') === name);
+  return found?.kind === 'map' ? found : undefined;
+}
+
+function childMap(map: MapNode, key: string): MapNode | undefined {
+  const value = entry(map, key)?.value;
+  return value?.kind === 'map' ? value : undefined;
+}
+
+function scalar(map: MapNode, key: string): unknown {
+  const value = entry(map, key)?.value;
+  return value?.kind === 'scalar' ? value.value : undefined;
+}
+
+function mapEntries(map: MapNode, f: (e: MapEntry) => MapEntry): MapNode {
+  return { ...map, entries: map.entries.map(f) };
+}
