@@ -15,6 +15,7 @@
 import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
+import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
@@ -288,10 +289,14 @@ class Loader {
     const valid: McpTool[] = [];
     const seen = new Set<string>();
     for (const tool of tools) {
+      const tooLarge = tool && typeof tool.name === 'string' ? this.oversized(state, tool) : undefined;
       if (!tool || typeof tool.name !== 'string') {
         problems.push(`server "${state.name}" listed a tool without a name; it was skipped`);
       } else if (seen.has(tool.name)) {
         problems.push(`server "${state.name}" listed the tool "${tool.name}" twice; the repeat was skipped`);
+      } else if (tooLarge !== undefined) {
+        // Left out alone: the server's other tools stay.
+        problems.push(tooLarge);
       } else {
         seen.add(tool.name);
         valid.push(tool);
@@ -341,6 +346,22 @@ class Loader {
       state.definitions.set(tool.name, tool);
     }
     return problems;
+  }
+
+  /**
+   * A definition past the size limits (see tools/definition-limits.ts) never reaches the registry:
+   * every model request serializes every definition, so one such tool would break them all. Checked
+   * before anything else walks it (change detection stringifies definitions).
+   */
+  private oversized(state: ServerState, tool: McpTool): string | undefined {
+    const problem = definitionLimitProblem(tool);
+    if (problem === undefined) return undefined;
+    const message = this.redact(
+      state,
+      `the definition of tool "${tool.name}" of server "${state.name}" ${problem}; the tool was left out`,
+    );
+    this.emit(state, { status: 'error', error: message }, 'report');
+    return message;
   }
 
   private emitOk(state: ServerState, problems: readonly string[]): void {

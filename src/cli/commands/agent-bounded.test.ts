@@ -1,0 +1,83 @@
+/**
+ * `furfly -p` against hostile input, end to end: a real stdio server listing a tool definition no
+ * recursive code can walk, and deadlines from the config file reaching the tools. Run
+ * `npm run build` first (the test servers).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  callTools,
+  type FakeAnthropic,
+  fakeAnthropic,
+  type Json,
+  say,
+} from '../../agent/testing/fake-anthropic.test-helpers.js';
+import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { runAgentCommand } from './agent.js';
+
+let api: FakeAnthropic | undefined;
+let project: TempProject | undefined;
+
+afterEach(() => {
+  api?.close();
+  project?.cleanup();
+  api = project = undefined;
+});
+
+async function runPrompt(prompt: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let out = '';
+  let err = '';
+  const stdout = new PassThrough().on('data', (c) => {
+    out += c;
+  });
+  const stderr = new PassThrough().on('data', (c) => {
+    err += c;
+  });
+  const code = await runAgentCommand(
+    { prompt, outputFormat: 'json' },
+    { stdin: new PassThrough(), stdout, stderr, cwd: project!.dir, env: project!.env, maxRetries: 0 },
+  );
+  return { code, stdout: out, stderr: err };
+}
+
+function toolResultText(body: Json): string {
+  const block = body.messages.at(-1).content.find((b: Json) => b.type === 'tool_result');
+  return block.content.map((p: Json) => p.text).join('');
+}
+
+/** Adds `patch` to the temporary project's config (JSON is YAML). */
+function patchConfig(patch: (config: Json) => void): void {
+  const file = path.join(project!.dir, '.furflycode', 'config.yaml');
+  const config = JSON.parse(readFileSync(file, 'utf8'));
+  patch(config);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+describe('a tool definition beyond the size limits', () => {
+  it('is left out with a warning naming server and tool; the server’s other tool works', async () => {
+    project = tempProject({
+      otherServers: { hostile: { script: 'hostile', args: ['--deep-schema-tool', '6000'] } },
+    });
+    writeFileSync(path.join(project.dir, 'note.txt'), 'hello');
+    api = fakeAnthropic();
+    api.script(
+      callTools({
+        name: 'mcp__hostile__attempt',
+        input: { what: 'read', path: path.join(project.dir, 'note.txt') },
+      }),
+      say('Read it.'),
+    );
+    const { code, stdout, stderr } = await runPrompt('read the note');
+    expect(stderr).toMatch(
+      /the definition of tool "deep" of server "hostile" is nested more than \d+ levels deep; the tool was left out/,
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).result).toBe('Read it.');
+    const offered = api.requests[0].tools.map((tool: Json) => tool.name);
+    expect(offered).toContain('mcp__hostile__attempt');
+    expect(offered).not.toContain('mcp__hostile__deep');
+    expect(JSON.parse(toolResultText(api.requests[1]))).toEqual({ ok: true, bytes: 5 });
+  });
+});
