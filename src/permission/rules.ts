@@ -2,7 +2,7 @@
  * Permission rules: `{ tool_glob, action }`, matched against tool names with the same glob syntax the
  * file tools use (tool names contain no `/`, so `*` matches any run of characters).
  */
-import { globToRegExp } from '../tools/glob-pattern.js';
+import { compileGlob } from '../tools/glob-pattern.js';
 
 export type RuleAction = 'allow' | 'ask' | 'deny';
 
@@ -20,12 +20,12 @@ export interface CompiledRules {
 }
 
 export function compileRules(rules: readonly PermissionRule[]): CompiledRules {
-  const compiled = rules.map((rule) => ({ rule, regex: globToRegExp(rule.tool_glob) }));
+  const compiled = rules.map((rule) => ({ rule, matcher: compileGlob(rule.tool_glob) }));
   return {
     strongestMatch(toolName) {
       let best: PermissionRule | undefined;
-      for (const { rule, regex } of compiled) {
-        if (!regex.test(toolName)) continue;
+      for (const { rule, matcher } of compiled) {
+        if (!matcher.test(toolName)) continue;
         if (!best || STRENGTH[rule.action] > STRENGTH[best.action]) best = rule;
       }
       return best;
