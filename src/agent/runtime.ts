@@ -54,6 +54,7 @@ const DEFAULT_CONFIG: ResolvedConfig = {
   providers: [],
   max_iterations: 50,
   permissions: { mode: 'strict', rules: [], allow_paths: [] },
+  tools: { timeout: 120, max_output_chars: 100_000 },
   mcp_servers: {},
 };
 
@@ -91,11 +92,17 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     });
 
   const registry = new ToolRegistry();
+  // Every call has a deadline (config `tools.timeout`), so no tool can hold a turn for ever.
+  const toolTimeoutMs = Math.round(config.tools.timeout * 1000);
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
   registry.registerAll(
     builtinTools({
-      bash: { environment: options.env, dropVariables: loaded.ok ? loaded.referencedVariables : [] },
+      bash: {
+        environment: options.env,
+        dropVariables: loaded.ok ? loaded.referencedVariables : [],
+        defaultTimeoutMs: toolTimeoutMs,
+      },
     }),
   );
   const permissions = new PermissionService(
@@ -119,12 +126,14 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     projectRoot,
     session,
     maxIterations: config.max_iterations,
+    toolTimeoutMs,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
     secretValues: loaded.ok ? loaded.secretValues : [],
+    maxOutputChars: config.tools.max_output_chars,
   });
   return {
     ok: true,

@@ -105,7 +105,7 @@ export function parseConfigText(file: string, text: string): ParseResult {
   if (root.kind !== 'map') {
     errors.push({
       origin: at(doc.contents.range?.[0] ?? 0),
-      message: `the top level must be a map of keys (providers, max_iterations, permissions, mcp_servers), not a ${root.kind === 'list' ? 'list' : 'single value'}`,
+      message: `the top level must be a map of keys (providers, max_iterations, permissions, tools, mcp_servers), not a ${root.kind === 'list' ? 'list' : 'single value'}`,
     });
   }
   if (errors.length > 0 || root.kind !== 'map') return { ok: false, errors };

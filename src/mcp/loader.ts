@@ -55,7 +55,10 @@ export interface LoadMcpServersOptions {
   onEvent?: (event: ServerEvent) => void;
   /** Replaces every server's own `timeout` (seconds) for connecting. */
   connectTimeoutMs?: number;
-  /** Time allowed for one tool call (the client's default, 60 s, when absent). */
+  /**
+   * Time allowed for one tool call of every server, replacing each server's `tool_timeout` (tests);
+   * with neither, the client's default (60 s).
+   */
   callTimeoutMs?: number;
   /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
   maxOutputChars?: number;
@@ -329,7 +332,7 @@ class Loader {
         name: publicName,
         category: state.server.category,
         client: state.client!,
-        callTimeoutMs: this.options.callTimeoutMs,
+        callTimeoutMs: this.options.callTimeoutMs ?? toolTimeoutMs(state.server),
         maxOutputChars: this.options.maxOutputChars,
       });
       const outcome = this.registry.tryRegister(remote);
@@ -410,6 +413,10 @@ class Loader {
     })();
     return this.closing;
   }
+}
+
+function toolTimeoutMs(server: ResolvedServer): number | undefined {
+  return server.tool_timeout === undefined ? undefined : Math.round(server.tool_timeout * 1000);
 }
 
 function sameDefinition(a: McpTool, b: McpTool | undefined): boolean {

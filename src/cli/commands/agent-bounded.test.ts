@@ -81,3 +81,49 @@ describe('a tool definition beyond the size limits', () => {
     expect(JSON.parse(toolResultText(api.requests[1]))).toEqual({ ok: true, bytes: 5 });
   });
 });
+
+describe('deadlines from the config file', () => {
+  it('a server’s tool_timeout ends a slow MCP call with a clear timeout result', async () => {
+    project = tempProject({ otherServers: { slowpoke: { script: 'well-behaved', args: [] } } });
+    patchConfig((config) => {
+      config.mcp_servers.slowpoke.tool_timeout = 0.3;
+    });
+    api = fakeAnthropic();
+    api.script(
+      callTools({ name: 'mcp__slowpoke__slow_echo', input: { message: 'hi', delay_ms: 60_000 } }),
+      say('Too slow.'),
+    );
+    const { code, stdout } = await runPrompt('echo slowly');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).toolCalls[0]).toMatchObject({ status: 'error', isError: true });
+    expect(toolResultText(api.requests[1])).toMatch(
+      /^server "slowpoke", tool "slow_echo": timed out after 300 ms/,
+    );
+  });
+
+  it('tools.timeout ends a built-in call that runs too long (a backtracking grep) with a clear result', async () => {
+    project = tempProject();
+    writeFileSync(path.join(project.dir, 'evil.txt'), `${'a'.repeat(41)}!\n`);
+    patchConfig((config) => {
+      config.tools = { timeout: 0.3 };
+    });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'grep', input: { pattern: '^(a+)+$', path: 'evil.txt' } }), say('Gave up.'));
+    const { code, stdout } = await runPrompt('search');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).result).toBe('Gave up.');
+    expect(toolResultText(api.requests[1])).toBe('Tool "grep" failed: timed out after 300 ms');
+  });
+
+  it('tools.timeout is the default time limit of a bash command', async () => {
+    project = tempProject();
+    patchConfig((config) => {
+      config.tools = { timeout: 0.3 };
+    });
+    api = fakeAnthropic();
+    api.script(callTools({ name: 'bash', input: { command: 'sleep 30' } }), say('Stopped.'));
+    const { code } = await runPrompt('sleep');
+    expect(code).toBe(0);
+    expect(toolResultText(api.requests[1])).toMatch(/timed out after 300 ms/);
+  });
+});
