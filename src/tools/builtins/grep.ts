@@ -100,6 +100,7 @@ export const grepTool: Tool<GrepArgs> = {
       files.push({ absolute: target, display: shownPath });
     }
     if (context.signal.aborted) return errorResult('grep: the search was cancelled');
+    if (files.length === 0) return textResult(`No matches for /${args.pattern}/`);
 
     const matcher = new LineMatcher(args.pattern, flags);
     const stop = () => matcher.stop();
