@@ -292,17 +292,18 @@ class Loader {
     const valid: McpTool[] = [];
     const seen = new Set<string>();
     for (const tool of tools) {
-      const tooLarge = tool && typeof tool.name === 'string' ? this.oversized(state, tool) : undefined;
       if (!tool || typeof tool.name !== 'string') {
         problems.push(`server "${state.name}" listed a tool without a name; it was skipped`);
       } else if (seen.has(tool.name)) {
         problems.push(`server "${state.name}" listed the tool "${tool.name}" twice; the repeat was skipped`);
-      } else if (tooLarge !== undefined) {
-        // Left out alone: the server's other tools stay.
-        problems.push(tooLarge);
       } else {
-        seen.add(tool.name);
-        valid.push(tool);
+        const tooLarge = this.oversized(state, tool);
+        // Left out alone: the server's other tools stay.
+        if (tooLarge !== undefined) problems.push(tooLarge);
+        else {
+          seen.add(tool.name);
+          valid.push(tool);
+        }
       }
     }
     const names = assignToolNames(
@@ -361,7 +362,7 @@ class Loader {
     if (problem === undefined) return undefined;
     const message = this.redact(
       state,
-      `the definition of tool "${tool.name}" of server "${state.name}" ${problem}; the tool was left out`,
+      `the definition of tool "${shortened(tool.name)}" of server "${state.name}" ${problem}; the tool was left out`,
     );
     this.emit(state, { status: 'error', error: message }, 'report');
     return message;
@@ -413,6 +414,11 @@ class Loader {
     })();
     return this.closing;
   }
+}
+
+/** A name as the server sent it, cut to a length that fits a line (an oversized definition may have a huge name). */
+function shortened(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
 }
 
 function toolTimeoutMs(server: ResolvedServer): number | undefined {
