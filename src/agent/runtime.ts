@@ -73,11 +73,17 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
 
   const redactor = sessionRedactor(loaded, options.env, choice.settings.apiKey);
   const registry = new ToolRegistry();
+  // Every call has a deadline (config `tools.timeout`), so no tool can hold a turn for ever.
+  const toolTimeoutMs = Math.round(config.tools.timeout * 1000);
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
   registry.registerAll(
     builtinTools({
-      bash: { environment: options.env, dropVariables: loaded.referencedVariables },
+      bash: {
+        environment: options.env,
+        dropVariables: loaded.referencedVariables,
+        defaultTimeoutMs: toolTimeoutMs,
+      },
     }),
   );
   const permissions = createPermissionService(
@@ -95,6 +101,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     session,
     maxIterations: config.max_iterations,
     redactor,
+    toolTimeoutMs,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
   const mcp = loadMcpServers(config.mcp_servers, registry, {
@@ -102,6 +109,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     onEvent: options.onServerEvent,
     secretValues: loaded.secretValues,
     redactor,
+    maxOutputChars: config.tools.max_output_chars,
   });
   return {
     ok: true,

@@ -47,6 +47,7 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   providers: [],
   max_iterations: 50,
   permissions: { mode: 'strict', rules: [], allow_paths: [] },
+  tools: { timeout: 120, max_output_chars: 100_000 },
   mcp_servers: {},
 };
 

@@ -17,6 +17,7 @@ import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Redactor } from '../redaction/index.js';
 import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-plan.js';
+import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
@@ -59,7 +60,10 @@ export interface LoadMcpServersOptions {
   onEvent?: (event: ServerEvent) => void;
   /** Replaces every server's own `timeout` (seconds) for connecting. */
   connectTimeoutMs?: number;
-  /** Time allowed for one tool call (the client's default, 60 s, when absent). */
+  /**
+   * Time allowed for one tool call of every server, replacing each server's `tool_timeout` (tests);
+   * with neither, the client's default (60 s).
+   */
   callTimeoutMs?: number;
   /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
   maxOutputChars?: number;
@@ -326,8 +330,13 @@ class Loader {
       } else if (seen.has(tool.name)) {
         problems.push(`server "${state.name}" listed the tool "${tool.name}" twice; the repeat was skipped`);
       } else {
-        seen.add(tool.name);
-        valid.push(tool);
+        const tooLarge = this.oversized(state, tool);
+        // Left out alone: the server's other tools stay.
+        if (tooLarge !== undefined) problems.push(tooLarge);
+        else {
+          seen.add(tool.name);
+          valid.push(tool);
+        }
       }
     }
     const names = assignToolNames(
@@ -357,7 +366,7 @@ class Loader {
         name: publicName,
         category: state.server.category,
         client: state.client!,
-        callTimeoutMs: this.options.callTimeoutMs,
+        callTimeoutMs: this.options.callTimeoutMs ?? toolTimeoutMs(state.server),
         maxOutputChars: this.options.maxOutputChars,
         redactor: this.redactorOf(state),
       });
@@ -375,6 +384,22 @@ class Loader {
       state.definitions.set(tool.name, tool);
     }
     return problems;
+  }
+
+  /**
+   * A definition past the size limits (see tools/definition-limits.ts) never reaches the registry:
+   * every model request serializes every definition, so one such tool would break them all. Checked
+   * before anything else walks it (change detection stringifies definitions).
+   */
+  private oversized(state: ServerState, tool: McpTool): string | undefined {
+    const problem = definitionLimitProblem(tool);
+    if (problem === undefined) return undefined;
+    const message = this.redact(
+      state,
+      `the definition of tool "${shortened(tool.name)}" of server "${state.name}" ${problem}; the tool was left out`,
+    );
+    this.emit(state, { status: 'error', error: message }, 'report');
+    return message;
   }
 
   private emitOk(state: ServerState, problems: readonly string[]): void {
@@ -433,6 +458,15 @@ class Loader {
     })();
     return this.closing;
   }
+}
+
+/** A name as the server sent it, cut to a length that fits a line (an oversized definition may have a huge name). */
+function shortened(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}
+
+function toolTimeoutMs(server: ResolvedServer): number | undefined {
+  return server.tool_timeout === undefined ? undefined : Math.round(server.tool_timeout * 1000);
 }
 
 function sameDefinition(a: McpTool, b: McpTool | undefined): boolean {

@@ -48,6 +48,9 @@ export interface RemoteToolOptions {
   redactor?: Redactor;
 }
 
+/** How much later than the client's own call timeout the registry gives up on a remote call. */
+const REMOTE_DEADLINE_GRACE_MS = 1000;
+
 export class RemoteTool implements Tool {
   readonly name: string;
   readonly description: string;
@@ -74,6 +77,15 @@ export class RemoteTool implements Tool {
     this.hardConstraints = [
       `Provided by the external MCP server "${server}"; its actions and results are not covered by the local sandbox.`,
     ];
+  }
+
+  /**
+   * The client's timeout cancels the request on the server and says which server and tool timed out;
+   * the registry's deadline, a little later, is only the backstop.
+   */
+  timeoutMsFor(): number | undefined {
+    const ms = this.options.callTimeoutMs;
+    return ms === undefined ? undefined : ms + REMOTE_DEADLINE_GRACE_MS;
   }
 
   async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

@@ -11,7 +11,7 @@
  * path, so `*` and `?` also match `/` (an original tool name may contain one). `mcp:gh/*` therefore
  * covers every tool of server `gh`, `a/b` included; a deny rule must not miss a tool over a slash.
  */
-import { globToRegExp } from '../tools/glob-pattern.js';
+import { compileGlob } from '../tools/glob-pattern.js';
 
 export type RuleAction = 'allow' | 'ask' | 'deny';
 
@@ -46,14 +46,14 @@ function withoutSlashes(text: string): string {
 }
 
 export function compileRules(rules: readonly PermissionRule[]): CompiledRules {
-  const compiled = rules.map((rule) => ({ rule, regex: globToRegExp(withoutSlashes(rule.tool_glob)) }));
+  const compiled = rules.map((rule) => ({ rule, matcher: compileGlob(withoutSlashes(rule.tool_glob)) }));
   return {
     strongestMatch(identities) {
       const candidates = identities.map(withoutSlashes);
       let best: RuleMatch | undefined;
-      for (const { rule, regex } of compiled) {
+      for (const { rule, matcher } of compiled) {
         if (best && STRENGTH[rule.action] <= STRENGTH[best.rule.action]) continue;
-        const index = candidates.findIndex((candidate) => regex.test(candidate));
+        const index = candidates.findIndex((candidate) => matcher.test(candidate));
         if (index !== -1) best = { rule, matched: identities[index]! };
       }
       return best;

@@ -38,7 +38,10 @@ export interface ExecuteContext {
 }
 
 export interface ExecuteOptions {
-  /** Abort the tool and return an error result after this many milliseconds. */
+  /**
+   * Abort the tool and return an error result after this many milliseconds (the config's
+   * `tools.timeout`), unless the tool names its own deadline (`Tool.timeoutMsFor`).
+   */
   timeoutMs?: number;
 }
 
@@ -164,7 +167,12 @@ export class ToolRegistry {
       );
     }
 
-    return runWithDeadline(entry.tool, parsed.args, context, options.timeoutMs);
+    return runWithDeadline(
+      entry.tool,
+      parsed.args,
+      context,
+      ownTimeout(entry.tool, parsed.args) ?? options.timeoutMs,
+    );
   }
 
   private validatorFor(entry: Entry): ValidatorSlot {
@@ -265,6 +273,15 @@ async function runWithDeadline(
   } finally {
     if (timer) clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function ownTimeout(tool: AnyTool, args: Record<string, unknown>): number | undefined {
+  try {
+    const ms = tool.timeoutMsFor?.(args);
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -62,6 +62,13 @@ export interface Tool<Args = Record<string, unknown>> {
   pathsOf?(args: Args): string[];
   /** The shell command the call would run, for the destructive-command check. */
   commandOf?(args: Args): string | undefined;
+  /**
+   * The deadline of this call, when the tool keeps time itself (bash: the call's `timeout_ms` plus the
+   * time to kill and drain; a remote tool: its server's tool timeout plus a grace). The registry uses it
+   * instead of the caller's default, so a tool is never cut short before its own limit, and its own,
+   * more informative timeout message comes first.
+   */
+  timeoutMsFor?(args: Args): number | undefined;
 }
 
 /** Any tool, with arguments erased; what the registry stores. */
