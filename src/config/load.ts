@@ -2,14 +2,14 @@
  * The one entry point: find the layers, parse, merge, expand, validate, fill defaults.
  * Never throws for a user's mistake: every problem comes back as a `ConfigError`, all of them at once.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { keepCredentialsWithEndpoint, type WithheldCredentials } from './credentials.js';
 import { applyDefaults } from './defaults.js';
 import type { ConfigError } from './errors.js';
 import { type Env, expandConfig } from './expand.js';
 import { findDuplicateNames, mergeLayers, withoutEmptyValues } from './merge.js';
 import type { Origin } from './origin.js';
-import { parseConfigText } from './parse.js';
+import { CONFIG_LIMITS, parseConfigText } from './parse.js';
 import { type ConfigLocations, type LayerLocation, locateConfigFiles, userConfigDir } from './paths.js';
 import { decideProjectTrust, type ProjectTrust } from './project-trust.js';
 import { displayPath, emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
@@ -163,7 +163,15 @@ interface LayerRead {
 function readLayer(location: LayerLocation): LayerRead {
   let text: string;
   try {
-    text = readFileSync(location.path, 'utf8');
+    const read = readBoundedFile(location.path);
+    if (typeof read !== 'string') {
+      return {
+        location,
+        found: true,
+        errors: [{ origin: { file: location.path, line: 1, col: 1 }, message: read.problem }],
+      };
+    }
+    text = read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
     if (code === 'ENOENT' && !location.explicit) return { location, found: false, errors: [] };
@@ -180,6 +188,41 @@ function readLayer(location: LayerLocation): LayerRead {
   const parsed = parseConfigText(location.path, text);
   if (!parsed.ok) return { location, found: true, errors: parsed.errors };
   return { location, found: true, root: withoutEmptyValues(parsed.root), errors: [] };
+}
+
+/**
+ * The file's text, or why it was not read. A config file can come with a cloned repository, so it may
+ * be a link to /dev/zero or a FIFO (opened non-blocking: a FIFO with no writer would wait for ever), or
+ * simply huge: only a regular file of at most CONFIG_LIMITS.maxBytes is read.
+ */
+function readBoundedFile(file: string): string | { problem: string } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (info.isDirectory()) {
+      const error = new Error('EISDIR') as NodeJS.ErrnoException;
+      error.code = 'EISDIR';
+      throw error;
+    }
+    if (!info.isFile()) return { problem: 'not a regular file (a FIFO, socket or device); it was not read' };
+    const limit = CONFIG_LIMITS.maxBytes;
+    const tooLarge = {
+      problem: `the config file is larger than ${limit / (1024 * 1024)} MiB; a config never needs that much, so it was not read`,
+    };
+    if (info.size > limit) return tooLarge;
+    // One byte more than allowed: a file that grew since fstat is caught too.
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+      if (length > limit) return tooLarge;
+    }
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function describeFiles(

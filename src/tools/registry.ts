@@ -38,7 +38,10 @@ export interface ExecuteContext {
 }
 
 export interface ExecuteOptions {
-  /** Abort the tool and return an error result after this many milliseconds. */
+  /**
+   * Abort the tool and return an error result after this many milliseconds (the config's
+   * `tools.timeout`), unless the tool names its own deadline (`Tool.timeoutMsFor`).
+   */
   timeoutMs?: number;
 }
 
@@ -110,6 +113,12 @@ export class ToolRegistry {
     return this.entries.get(name)?.tool.category ?? 'execute';
   }
 
+  /** The names a permission rule may match: the registered name, then the tool's own `ruleNames`. */
+  identitiesOf(name: string): string[] {
+    const extra = this.entries.get(name)?.tool.ruleNames ?? [];
+    return [name, ...extra.filter((other) => typeof other === 'string' && other !== name)];
+  }
+
   pathsOf(name: string, rawArgs: unknown): string[] {
     const tool = this.entries.get(name)?.tool;
     const args = parseArgumentsQuietly(rawArgs);
@@ -158,7 +167,12 @@ export class ToolRegistry {
       );
     }
 
-    return runWithDeadline(entry.tool, parsed.args, context, options.timeoutMs);
+    return runWithDeadline(
+      entry.tool,
+      parsed.args,
+      context,
+      ownTimeout(entry.tool, parsed.args) ?? options.timeoutMs,
+    );
   }
 
   private validatorFor(entry: Entry): ValidatorSlot {
@@ -259,6 +273,15 @@ async function runWithDeadline(
   } finally {
     if (timer) clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function ownTimeout(tool: AnyTool, args: Record<string, unknown>): number | undefined {
+  try {
+    const ms = tool.timeoutMsFor?.(args);
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+  } catch {
+    return undefined;
   }
 }
 
