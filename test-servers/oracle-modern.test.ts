@@ -1,10 +1,12 @@
 /**
- * Every message the well-behaved server sends in the modern era (2026-07-28) is judged by the reference
- * SDK v2's published schemas (`@modelcontextprotocol/core` 2.4.0): a conversation over stdio touching
- * each method it serves, its errors, MRTR, progress, logging and a subscription (#15).
+ * Every message the well-behaved server sends in the modern era (2026-07-28) is judged twice: by our own
+ * 2026-07-28 validators (generated from schemas/) and by the reference SDK v2's published schemas
+ * (`@modelcontextprotocol/core` 2.4.0). The conversation over stdio touches each method it serves, its
+ * errors, MRTR, progress, logging and a subscription (#15).
  */
 import * as core from '@modelcontextprotocol/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { validatorsFor } from '../src/protocol/validate.js';
 import { type Json, modernParams, startStdioServer, stopAllServers } from './testing.js';
 
 afterEach(stopAllServers);
@@ -43,12 +45,19 @@ function verdict(schemaName: string, value: unknown): string {
   return `${schemaName} /${issue?.path.map(String).join('/')}: ${issue?.message}`;
 }
 
+const ours = validatorsFor('2026-07-28');
+
 function judge(message: Json, methodOf: Map<string, string>): string[] {
   const problems: string[] = [];
   const envelope = verdict('JSONRPCMessageSchema', message);
   if (envelope) problems.push(envelope);
+  const own = ours.message(message);
+  if (own.length > 0) problems.push(`ours: ${own[0]!.pointer} ${own[0]!.message}`);
   if ('result' in message) {
     const method = methodOf.get(String(message.id)) ?? '?';
+    const ownResult = ours.result(method, message.result);
+    if (ownResult.length > 0)
+      problems.push(`ours ${method}: ${ownResult[0]!.pointer} ${ownResult[0]!.message}`);
     if (message.result.resultType === 'input_required') {
       for (const request of Object.values(message.result.inputRequests ?? {}) as Json[]) {
         const problem = verdict('ElicitRequestParamsSchema', request.params);
@@ -63,6 +72,9 @@ function judge(message: Json, methodOf: Map<string, string>): string[] {
       }
     }
   } else if ('method' in message) {
+    const ownParams = ours.params(message.method, message.params);
+    if (ownParams.length > 0)
+      problems.push(`ours ${message.method}: ${ownParams[0]!.pointer} ${ownParams[0]!.message}`);
     const schemaName = NOTIFICATION_SCHEMA[message.method];
     if (!schemaName || 'id' in message) problems.push(`unexpected ${message.method}`);
     else {
@@ -74,7 +86,7 @@ function judge(message: Json, methodOf: Map<string, string>): string[] {
 }
 
 describe('well-behaved --era modern, judged by the reference SDK v2 schemas', () => {
-  it('sends only messages the SDK accepts', async () => {
+  it('sends only messages both judges accept', async () => {
     const server = startStdioServer('well-behaved', ['--era', 'modern', '--list-changed-after', '10']);
     const elicitation = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
     const calls: [string, string, Json][] = [

@@ -1,32 +1,27 @@
 /**
  * The modern era (protocol 2026-07-28) as the test servers need it: the per-request `_meta` keys, the
  * new error codes, the cache hints, a tamper-proof `requestState` for multi round-trip requests, and the
- * Base64 sentinel of HTTP header values. Small local definitions until the generated modern types land.
+ * Base64 sentinel of HTTP header values. Versions, `_meta` keys and error codes come from the era API of
+ * src/protocol/versions.ts; message shapes from the generated 2026-07-28 types.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PROTOCOL_VERSIONS } from '../../src/protocol/versions.js';
+import {
+  LATEST_MODERN_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MCP_ERROR_CODES,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+} from '../../src/protocol/versions.js';
 import { isPlainObject, RpcError } from './protocol.js';
 
 /** Which protocol generations a test server speaks (`--era`). Legacy is the default. */
 export const ERAS = ['legacy', 'modern', 'dual'] as const;
 export type Era = (typeof ERAS)[number];
 
-export const MODERN_VERSION = '2026-07-28';
-
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
-
-export const ModernErrorCode = {
-  HeaderMismatch: -32020,
-  MissingRequiredClientCapability: -32021,
-  UnsupportedProtocolVersion: -32022,
-} as const;
+/** The one modern version these servers speak. */
+export const MODERN_VERSION = LATEST_MODERN_PROTOCOL_VERSION;
+export const META = META_KEYS;
+export const ModernErrorCode = MCP_ERROR_CODES;
 
 /** The cache hints every cacheable result carries (server/discover, the four lists, resources/read). */
 export const CACHE_HINTS = { ttlMs: 60_000, cacheScope: 'public' } as const;
@@ -41,7 +36,9 @@ export const CACHEABLE_METHODS = new Set([
 
 /** The versions a server of this era names in `supportedVersions` and in `data.supported`. */
 export function supportedVersions(era: Era): string[] {
-  return era === 'dual' ? [MODERN_VERSION, ...PROTOCOL_VERSIONS] : [MODERN_VERSION];
+  return era === 'dual'
+    ? [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS]
+    : [...MODERN_PROTOCOL_VERSIONS];
 }
 
 /** The request's `_meta` object, or undefined. */

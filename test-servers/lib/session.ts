@@ -4,6 +4,7 @@
  * (stdout, an HTTP body, an SSE stream). Misbehaving servers change it only through `SessionHooks`,
  * so every defect is one switch away from the well-behaved behaviour.
  */
+import type * as Modern from '../../src/generated/mcp/2026-07-28/types.js';
 import type {
   ClientRequests,
   InitializeResult,
@@ -401,12 +402,15 @@ export class Session {
     const resources = this.definition.resourcesAndPrompts;
     const version = MODERN_SHAPES;
     switch (request.method) {
-      case 'server/discover':
-        return {
+      case 'server/discover': {
+        // resultType, serverInfo and the cache hints are added for every result by dispatchModern.
+        const discover: Omit<Modern.DiscoverResult, 'resultType' | 'ttlMs' | 'cacheScope'> = {
           supportedVersions: supportedVersions(this.definition.era ?? 'modern'),
           capabilities: this.capabilities(true),
           instructions: `${this.definition.title}: a furfly test server with known, documented behaviour.`,
         };
+        return discover;
+      }
       case 'tools/list':
         return this.page(
           'tools',
@@ -478,15 +482,15 @@ export class Session {
     if (!isPlainObject(filter))
       throw new RpcError(ErrorCode.InvalidParams, 'params.notifications must be an object');
     const toolsListChanged = filter.toolsListChanged === true;
-    const acknowledged: Record<string, unknown> = toolsListChanged ? { toolsListChanged: true } : {};
-    sink.write(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method: 'notifications/subscriptions/acknowledged',
-        params: { _meta: { [META.subscriptionId]: request.id }, notifications: acknowledged },
-      }),
-      'notification',
-    );
+    const ack: Modern.SubscriptionsAcknowledgedNotification = {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        _meta: { [META.subscriptionId]: request.id },
+        notifications: toolsListChanged ? { toolsListChanged: true } : {},
+      },
+    };
+    sink.write(JSON.stringify(ack), 'notification');
     const key = requestKey(request.id);
     this.subscriptions.set(key, { id: request.id, sink, toolsListChanged });
     const delay = this.definition.listChangedAfterMs;
@@ -494,7 +498,7 @@ export class Session {
       toolsListChanged && delay !== undefined
         ? setTimeout(() => {
             if (signal.aborted) return;
-            const message = {
+            const message: Modern.ToolListChangedNotification = {
               jsonrpc: '2.0',
               method: 'notifications/tools/list_changed',
               params: { _meta: { [META.subscriptionId]: request.id } },
@@ -522,10 +526,10 @@ export class Session {
     const wanted = requestMeta(params)?.[META.logLevel];
     if (typeof wanted !== 'string' || !LOG_LEVELS.includes(wanted) || signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
-    const message = {
+    const message: Modern.LoggingMessageNotification = {
       jsonrpc: '2.0',
       method: 'notifications/message',
-      params: { level, logger: this.definition.name, data },
+      params: { level: level as Modern.LoggingLevel, logger: this.definition.name, data },
     };
     sink.write(JSON.stringify(message), 'notification');
   }

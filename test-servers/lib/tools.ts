@@ -2,6 +2,10 @@
  * The tools every test server offers, modelled on what clients need to exercise: plain text, arithmetic,
  * delays, big payloads, tool-level failure, progress, and structured output.
  */
+import type {
+  ElicitRequestFormParams,
+  InputRequiredResult,
+} from '../../src/generated/mcp/2026-07-28/types.js';
 import type { CallToolResult, TextContent } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { digestOf, MODERN_VERSION, ModernErrorCode, signRequestState, verifyRequestState } from './modern.js';
@@ -14,11 +18,7 @@ export interface ToolResult extends CallToolResult {
 }
 
 /** A modern (2026-07-28) interim result: the client must answer `inputRequests` and retry. */
-export interface InputRequiredResult {
-  resultType: 'input_required';
-  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
-  requestState?: string;
-}
+export type { InputRequiredResult };
 
 /** What a modern request brings beyond its arguments (absent on legacy requests). */
 export interface ModernRequestContext {
@@ -29,7 +29,7 @@ export interface ModernRequestContext {
    * Set by the spec-breaker's `server-requests` defect: ask with a JSON-RPC request to the client (the
    * legacy way, forbidden in the modern era) instead of an InputRequiredResult.
    */
-  sendRequest?(method: string, params: Record<string, unknown>): void;
+  sendRequest?(method: 'elicitation/create', params: ElicitRequestFormParams): void;
 }
 
 export interface ToolContext {
@@ -236,7 +236,7 @@ export const askNameTool: ToolDefinition = {
         throw new RpcError(-32602, 'inputResponses.user_name.content.name must be a string');
       return text(`${greeting}, ${name}!`);
     }
-    const elicitation = {
+    const elicitation: ElicitRequestFormParams = {
       mode: 'form',
       message: 'What is your name?',
       requestedSchema: {
