@@ -227,6 +227,9 @@ describe('well-behaved --era modern --http', () => {
     expect(changed.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('listen-1');
     controller.abort();
     await reader.cancel().catch(() => {});
+    // Closing the stream cancelled the subscription; the server serves on.
+    const after = await postModern(url, { id: 2, method: 'server/discover', params: modernParams() });
+    expect(after.status).toBe(200);
   });
 });
 

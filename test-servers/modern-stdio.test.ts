@@ -270,6 +270,12 @@ describe('well-behaved, default era', () => {
 });
 
 describe('spec-breaker modern switches over stdio', () => {
+  it('refuses a modern switch without a modern era (usage error, exit 2)', async () => {
+    const server = startStdioServer('spec-breaker', ['--break', 'no-discover']);
+    expect((await server.exited).code).toBe(2);
+    expect(server.stderr()).toContain('--era modern');
+  });
+
   const start = (defect: string) => startStdioServer('spec-breaker', ['--era', 'modern', '--break', defect]);
 
   it('no-discover: server/discover is -32601, everything else is modern as usual', async () => {

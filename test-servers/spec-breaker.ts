@@ -423,6 +423,17 @@ const DEFECTS = [
   ...Object.keys(HTTP_DEFECTS),
 ] as (keyof typeof SESSION_DEFECTS | keyof typeof MODERN_DEFECTS | keyof typeof HTTP_DEFECTS)[];
 
+/** Defects of 2026-07-28 duties: meaningless in the legacy era, so they need --era modern or dual. */
+const MODERN_ONLY = new Set<string>([
+  'no-discover',
+  'no-result-type',
+  'no-cache-fields',
+  'wrong-version-error',
+  ...Object.keys(MODERN_DEFECTS),
+  'header-mismatch-accepted',
+  'unknown-method-not-404',
+]);
+
 runServer({
   name: 'spec-breaker',
   usage: `  --break <defect>   the one requirement to break (required), one of:
@@ -431,6 +442,8 @@ runServer({
   setup: (flags, common) => {
     const defect = choiceFlag('break', flags.break, DEFECTS);
     if (!defect) throw new UsageError('--break is required');
+    if (MODERN_ONLY.has(defect) && common.era === 'legacy')
+      throw new UsageError(`--break ${defect} breaks a 2026-07-28 duty: add --era modern or --era dual`);
     const definition = standardDefinition('spec-breaker', common);
     if (defect in SESSION_DEFECTS) {
       return {
