@@ -11,8 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import type { HttpDefects } from './lib/http.js';
+import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
-import { encodeError, type SessionHooks } from './lib/session.js';
+import { encodeError, type ModernDefects, type SessionHooks } from './lib/session.js';
 import { STANDARD_TOOLS } from './lib/tools.js';
 
 type Response = Record<string, unknown>;
@@ -343,7 +344,82 @@ const SESSION_DEFECTS = {
       return JSON.stringify(response);
     },
   },
+  // Modern era (2026-07-28; use with --era modern or dual).
+  /** server/discover is answered -32601 as if it did not exist. */
+  'no-discover': {
+    beforeRequest(request) {
+      if (request.method === 'server/discover')
+        throw new RpcError(ErrorCode.MethodNotFound, 'Method not found: server/discover');
+    },
+  },
+  /** Results carry no resultType. */
+  'no-result-type': {
+    encodeResponse: (_request, response) =>
+      JSON.stringify(
+        withResult(structuredClone(response), (result) => {
+          delete result.resultType;
+        }),
+      ),
+  },
+  /** Cacheable results carry neither ttlMs nor cacheScope. */
+  'no-cache-fields': {
+    encodeResponse: (_request, response) =>
+      JSON.stringify(
+        withResult(structuredClone(response), (result) => {
+          delete result.ttlMs;
+          delete result.cacheScope;
+        }),
+      ),
+  },
+  /** A missing or unsupported protocol version gets -32602 without data.supported instead of -32022. */
+  'wrong-version-error': {
+    encodeResponse(_request, response) {
+      const error = response.error;
+      if (!isObject(error) || error.code !== ModernErrorCode.UnsupportedProtocolVersion)
+        return JSON.stringify(response);
+      return JSON.stringify({
+        ...response,
+        error: { code: ErrorCode.InvalidParams, message: 'Unsupported protocol version' },
+      });
+    },
+  },
+  /** A missing or unsupported protocol version gets -32022 but without data.supported. */
+  'version-error-no-supported': {
+    encodeResponse(_request, response) {
+      const error = response.error;
+      if (!isObject(error) || error.code !== ModernErrorCode.UnsupportedProtocolVersion)
+        return JSON.stringify(response);
+      const data = isObject(error.data) ? { ...error.data } : {};
+      delete data.supported;
+      return JSON.stringify({ ...response, error: { ...error, data } });
+    },
+  },
+  /** An unknown resource gets the legacy -32002 instead of -32602 (modern era). */
+  'not-found-32002': {
+    encodeResponse(request, response) {
+      const error = response.error;
+      if (request.method !== 'resources/read' || !isObject(error) || error.code !== ErrorCode.InvalidParams)
+        return JSON.stringify(response);
+      if (!String(error.message).startsWith('Resource not found')) return JSON.stringify(response);
+      return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
+    },
+  },
 } satisfies Record<string, SessionHooks>;
+
+const MODERN_DEFECTS = {
+  /** Requests naming a protocol version it does not support are served anyway (modern era). */
+  'ignored-version': { ignoreVersion: true },
+  /** ask_name sends elicitation/create as a JSON-RPC request to the client instead of MRTR. */
+  'server-requests': { serverRequests: true },
+  /** Every tools/call sends notifications/message, even when the request asked for no log level. */
+  'log-without-level': { logWithoutLevel: true },
+  /** subscriptions/listen notifications (the acknowledgement too) lack the subscription id. */
+  'no-subscription-id': { untaggedSubscriptions: true },
+  /** ask_name asks for an elicitation from a client that did not declare the capability (no -32021). */
+  'no-capability-check': { skipCapabilityCheck: true },
+  /** ask_name accepts any requestState on the retry: a tampered one is not refused. */
+  'unverified-request-state': { trustRequestState: true },
+} satisfies Record<string, ModernDefects>;
 
 const HTTP_DEFECTS = {
   /** JSON replies are labelled application/json-rpc. */
@@ -364,12 +440,36 @@ const HTTP_DEFECTS = {
   'get-json': { getAnswersJson: true },
   /** Session ids contain spaces. */
   'session-id-space': { sessionId: () => `furfly session ${randomUUID()}` },
+  /** Modern era: headers contradicting the body (or missing) are not rejected with 400/-32020. */
+  'header-mismatch-accepted': { acceptHeaderMismatch: true },
+  /** Modern era: an unknown method is answered 200 (with -32601) instead of 404. */
+  'unknown-method-not-404': { unknownMethodStatus: 200 },
+  /** Modern-only server: GET gets 200 with an event stream and DELETE 204, instead of 405. */
+  'get-delete-not-405': { modernGetDeleteAllowed: true },
+  /** Modern era: every answer carries an Mcp-Session-Id header. */
+  'modern-session-id': { modernSessionId: true },
 } satisfies Record<string, HttpDefects>;
 
-const DEFECTS = [...Object.keys(SESSION_DEFECTS), ...Object.keys(HTTP_DEFECTS)] as (
-  | keyof typeof SESSION_DEFECTS
-  | keyof typeof HTTP_DEFECTS
-)[];
+const DEFECTS = [
+  ...Object.keys(SESSION_DEFECTS),
+  ...Object.keys(MODERN_DEFECTS),
+  ...Object.keys(HTTP_DEFECTS),
+] as (keyof typeof SESSION_DEFECTS | keyof typeof MODERN_DEFECTS | keyof typeof HTTP_DEFECTS)[];
+
+/** Defects of 2026-07-28 duties: meaningless in the legacy era, so they need --era modern or dual. */
+const MODERN_ONLY = new Set<string>([
+  'no-discover',
+  'no-result-type',
+  'no-cache-fields',
+  'wrong-version-error',
+  'version-error-no-supported',
+  'not-found-32002',
+  ...Object.keys(MODERN_DEFECTS),
+  'header-mismatch-accepted',
+  'unknown-method-not-404',
+  'get-delete-not-405',
+  'modern-session-id',
+]);
 
 runServer({
   name: 'spec-breaker',
@@ -379,11 +479,17 @@ runServer({
   setup: (flags, common) => {
     const defect = choiceFlag('break', flags.break, DEFECTS);
     if (!defect) throw new UsageError('--break is required');
+    if (MODERN_ONLY.has(defect) && common.era === 'legacy')
+      throw new UsageError(`--break ${defect} breaks a 2026-07-28 duty: add --era modern or --era dual`);
     const definition = standardDefinition('spec-breaker', common);
     if (defect in SESSION_DEFECTS) {
       return {
         definition: { ...definition, hooks: SESSION_DEFECTS[defect as keyof typeof SESSION_DEFECTS] },
       };
+    }
+    if (defect in MODERN_DEFECTS) {
+      const modernDefects = MODERN_DEFECTS[defect as keyof typeof MODERN_DEFECTS];
+      return { definition: { ...definition, modernDefects } };
     }
     return { definition, http: { defects: HTTP_DEFECTS[defect as keyof typeof HTTP_DEFECTS] } };
   },

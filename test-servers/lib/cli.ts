@@ -5,6 +5,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type HttpOptions, runHttp } from './http.js';
+import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
 import { runStdio, type StdioOptions } from './stdio.js';
@@ -24,6 +25,7 @@ export interface CommonFlags {
   extraTools: string[];
   /** Copies of `echo` under these names, listed only once notifications/tools/list_changed was sent. */
   lateTools: string[];
+  era: Era;
 }
 
 export interface ServerSetup {
@@ -50,15 +52,19 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'list-changed-after': { type: 'string' },
   'extra-tool': { type: 'string' },
   'late-tool': { type: 'string' },
+  era: { type: 'string' },
   help: { type: 'boolean' },
 };
 
 const COMMON_USAGE = `Common flags:
+  --era legacy|modern|dual  protocol generations served (default legacy: the initialize handshake,
+                            2025-03-26..2025-11-25; modern: 2026-07-28 only; dual: both)
   --record FILE             append every received message (and HTTP request facts) as JSON lines
   --page-size N             items per page in tools/list, resources/list, prompts/list (default: all)
   --list-changed-after MS   send notifications/tools/list_changed MS ms after notifications/initialized
   --extra-tool A,B          also list copies of echo named A and B (e.g. names that clash once sanitised)
   --late-tool A,B           like --extra-tool, but listed only after the list_changed notification
+                            (modern era: MS ms after acknowledging a subscriptions/listen for it)
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
@@ -136,6 +142,8 @@ export function standardDefinition(name: string, common: CommonFlags): ServerDef
     logging: true,
     resourcesAndPrompts: true,
     pageSize: common.pageSize,
+    era: common.era,
+    listChangedAfterMs: common.listChangedAfterMs,
   };
 }
 
@@ -165,6 +173,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       listChangedAfterMs: integerFlag('list-changed-after', flags['list-changed-after']),
       extraTools: namesFlag('extra-tool', flags['extra-tool']),
       lateTools: namesFlag('late-tool', flags['late-tool']),
+      era: choiceFlag('era', flags.era, ERAS) ?? 'legacy',
     };
     if (common.lateTools.length > 0 && common.listChangedAfterMs === undefined) {
       throw new UsageError('--late-tool needs --list-changed-after');
