@@ -19,6 +19,7 @@
  *     destructive; an execute tool without a command (e.g. a remote tool) asks in auto.
  */
 import path from 'node:path';
+import { isObject } from '../util/is-object.js';
 import { findDestructive } from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import { isInside, PathSandbox, resolveRealPath } from './paths.js';
@@ -28,10 +29,13 @@ import { type CompiledRules, compileRules, type PermissionRule } from './rules.j
 export interface ToolFacts {
   /** Unknown tools must answer 'execute'. */
   categoryOf(toolName: string): PermissionCategory;
-  /** Paths the call would touch, as given in the arguments (may be relative to the project root). */
-  pathsOf(toolName: string, args: unknown): string[];
-  /** The shell command the call would run, if it runs one. */
-  commandOf(toolName: string, args: unknown): string | undefined;
+  /**
+   * Paths the call would touch, as given in the arguments (may be relative to the project root).
+   * `args` are the request's prepared arguments, already parsed and validated.
+   */
+  pathsOf(toolName: string, args: Readonly<Record<string, unknown>>): string[];
+  /** The shell command the call would run, if it runs one; `args` as for `pathsOf`. */
+  commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
 }
 
 export interface PermissionSettings {
@@ -56,10 +60,14 @@ export interface PermissionSettings {
 /** Path segments that are protected wherever they appear. */
 const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
 
+/**
+ * What the service decides on: the permission side of the registry's `PreparedCall` (which satisfies
+ * this shape), so the decision and the execution see the same arguments, parsed once.
+ */
 export interface PermissionRequest {
   toolName: string;
-  /** Parsed arguments or the raw JSON string, exactly as they will be executed. */
-  args: unknown;
+  /** The parsed, validated arguments: the very object the tool will be executed with. */
+  args: Readonly<Record<string, unknown>>;
 }
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
@@ -136,6 +144,14 @@ export class PermissionService {
       return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
     }
 
+    if (!isObject(args)) {
+      // Raw text would have to be parsed here a second time; a caller that skipped preparation is asked.
+      return {
+        action: 'ask',
+        source: 'mode',
+        reason: `${toolName}: its arguments were not prepared (parsed and validated) before the decision`,
+      };
+    }
     const paths = this.facts.pathsOf(toolName, args);
     const resolved: string[] = [];
     for (const raw of paths) {
@@ -156,7 +172,7 @@ export class PermissionService {
     return this.byMode(toolName, args);
   }
 
-  private byMode(toolName: string, args: unknown): PermissionDecision {
+  private byMode(toolName: string, args: Readonly<Record<string, unknown>>): PermissionDecision {
     const category = normalizeCategory(this.facts.categoryOf(toolName));
     switch (this.mode) {
       case 'strict':
@@ -192,7 +208,7 @@ export class PermissionService {
     }
   }
 
-  private checkCommand(toolName: string, args: unknown): PermissionDecision {
+  private checkCommand(toolName: string, args: Readonly<Record<string, unknown>>): PermissionDecision {
     const command = this.facts.commandOf(toolName, args);
     if (command === undefined) {
       return {

@@ -78,8 +78,8 @@ describe('ToolRegistry registration', () => {
     expect(registry.categoryOf('f')).toBe('edit');
     expect(registry.categoryOf('nope')).toBe('execute');
     expect(registry.pathsOf('f', { p: 'a.txt', c: 'ls' })).toEqual(['a.txt']);
-    expect(registry.pathsOf('f', '{"p":"b.txt"}')).toEqual(['b.txt']);
-    expect(registry.pathsOf('f', 'not json')).toEqual([]);
+    // Facts read prepared arguments; raw text is not parsed a second time here.
+    expect(registry.pathsOf('f', '{"p":"b.txt"}')).toEqual([]);
     expect(registry.pathsOf('throws', {})).toEqual([]);
     expect(registry.commandOf('f', { c: 'ls' })).toBe('ls');
     expect(registry.commandOf('nope', { c: 'ls' })).toBeUndefined();
