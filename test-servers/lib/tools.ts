@@ -2,14 +2,16 @@
  * The tools every test server offers, modelled on what clients need to exercise: plain text, arithmetic,
  * delays, big payloads, tool-level failure, progress, and structured output.
  */
-import type { CallToolResult, TextContent } from '../../src/protocol/types.js';
+import type { CallToolResult, ContentBlock, TextContent } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { wait } from './protocol.js';
 import type { ObjectSchema } from './schema-check.js';
 
-/** A tool call's result (the generated `CallToolResult`); these servers answer with text blocks only. */
+type ImageContent = Extract<ContentBlock, { type: 'image' }>;
+
+/** A tool call's result (the generated `CallToolResult`): text blocks, and images from `pictures`. */
 export interface ToolResult extends CallToolResult {
-  content: TextContent[];
+  content: (TextContent | ImageContent)[];
 }
 
 export interface ToolContext {
