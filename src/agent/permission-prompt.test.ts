@@ -110,6 +110,7 @@ describe('PermissionGate', () => {
   it('a question ended by Ctrl-C is a cancellation, not a denial', async () => {
     const { PermissionGate } = await import('./permission-prompt.js');
     const service = {
+      prepare: async () => {},
       decide: () => ({ action: 'ask', source: 'mode', reason: 'strict mode asks' }),
       currentMode: () => 'strict',
     };

@@ -54,6 +54,8 @@ export class PermissionGate {
   /** `call` is a prepared call (the registry's `PreparedCall`): its arguments are parsed once, already. */
   async check(call: PermissionRequest, signal: AbortSignal): Promise<GateOutcome> {
     const { toolName, args } = call;
+    // The command check needs the bash grammar; loading it is asynchronous (once per process).
+    await this.service.prepare();
     const decision = this.service.decide({ toolName, args });
     if (decision.action === 'allow') return { run: true };
     if (decision.action === 'deny') {
@@ -115,14 +117,17 @@ export function refusalForOneShot(
   if (decision.source === 'rule') {
     advice =
       'An ask rule in the config requires approval for this tool; allow rules and permission modes do not override an ask rule (not even bypass), so only removing or changing that rule lets it run in -p mode.';
-  } else if (decision.source === 'sandbox' && /may not change without asking/.test(decision.reason)) {
+  } else if (
+    decision.source === 'sandbox' &&
+    /may not (?:change|do that) without asking/.test(decision.reason)
+  ) {
     advice =
-      'The path is in a protected folder (.git, .furflycode or the user config folder): edit tools change it without asking only with --permission-mode bypass.';
+      "The path is protected (.git, .furflycode, the user config folder or a shell startup file), or the command reads another process's environment or memory: it runs without asking only with --permission-mode bypass.";
   } else if (decision.source === 'sandbox') {
     advice =
       'The path is outside the project: the user can add its folder to permissions.allow_paths in the config, or run furfly with --permission-mode bypass (an allow rule does not lift this).';
   } else if (decision.source === 'destructive') {
-    advice = `The command is destructive, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
+    advice = `The command is destructive or cannot be checked before it runs, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
   } else if (facts.category !== 'execute') {
     advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode accept-edits (auto and bypass also run ${facts.category} tools).`;
   } else if (facts.runsCommand) {

@@ -126,6 +126,8 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     },
     registry,
   );
+  // Start loading the bash grammar now; the gate awaits it before the first decision.
+  void permissions.prepare();
   const gate = new PermissionGate(permissions, options.asker, registry);
   const session = new SessionState();
   const agent = new Agent({

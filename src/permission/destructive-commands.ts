@@ -1,368 +1,208 @@
 /**
- * The destructive-command table used by the `auto` mode: commands that can lose data, damage the
- * system or hand control to someone else are asked about, everything else runs.
+ * The fail-closed check of a bash command line, used by the permission service.
  *
- * The check works on parsed commands, not on the raw text, so quoting is respected (`echo "rm -rf /"`
- * is harmless) and every part of a compound line is inspected: `;` `&&` `||` pipes, subshells, `$( )`,
- * backticks, process substitution, `${x:-$(...)}`, `$(( $(...) ))`, here-document bodies, `bash -c
- * '...'`, `eval`, `trap`, `env -S`, scripts given to a shell on stdin (`bash <<< '...'`, `bash <<EOF`),
- * and wrappers such as `sudo`, `env`, `xargs`, `timeout`, `setsid`, `flock`, `find -exec`. Long options
- * match by unique prefix, as GNU tools accept them (`rm --recur`).
+ * The line is parsed with the real bash grammar (tree-sitter-bash) and the syntax tree is walked
+ * node by node. Every node type the walker does not know, and every construct whose effect cannot
+ * be decided before the command runs, is a finding that names the construct; so are the rows of the
+ * table (`command-table.ts`). The service asks whenever there is a finding: in auto mode a command
+ * runs without asking only when every simple command in it is resolved statically and matches no row.
  *
- * Principle: when the analysis cannot be sure, the answer is a finding (so the caller asks), never a
- * silent pass. So a line that cannot be parsed, a command name built by expansion (`$CMD`, `{rm,-rf,x}`,
- * `$'\x72m'`) and text piped into a shell or interpreter (`... | bash`) are all reported.
+ * "Resolved statically" means: the command name is a literal word after quote removal; wrappers
+ * (`sudo`, `timeout`, `xargs`, `env`, …) are peeled off with their options understood; scripts given
+ * inline (`bash -c '…'`, `eval`, `trap`, `env -S`, here-strings) are parsed and checked in turn; and
+ * for every command the table or a wrapper cares about, the arguments are literal too (a computed
+ * argument to `rm` could be `-rf`; one to `echo` cannot hurt). Writes are checked against protected
+ * and system locations after normalising the path.
  *
- * Not covered (documented limits): aliases and functions are not resolved, programs given to
- * non-shell interpreters (`python3 -c`, `node -e`, `python3 <<EOF`) and scripts run by file
- * (`bash cleanup.sh`) are not read, and commands run on another host (`ssh host '...'`) are not inspected.
+ * Known limits (also in docs/security.md): programs given to other interpreters (`python3 -c`) and
+ * scripts run by file (`bash build.sh`, `source env.sh`) are not read; commands run elsewhere
+ * (`ssh host '…'`, `docker exec`) are not inspected; the file system can change between the check
+ * and the run (a symlink created by the same command).
  */
-import { parseShell, type Redirect, type Script, type Stage, type Word } from './shell-parse.js';
+import os from 'node:os';
+import {
+  type BashGrammar,
+  bashGrammarFailure,
+  loadedBashGrammar,
+  type SyntaxNode,
+  SyntaxTooDeepError,
+} from './bash-grammar.js';
+import {
+  type CommandView,
+  DESTRUCTIVE_COMMANDS,
+  interpreterReadsStdin,
+  isInterpreterName,
+  positionals,
+  type RuleScope,
+  SHELLS,
+  type ShellRedirect,
+  STDIN_REDIRECTS,
+  tableCommandNames,
+  writeTargets,
+} from './command-table.js';
+import { DYNAMIC, literalWord, mayBecomeOptions, resolveWord, type ShellWord } from './shell-words.js';
+import { unwrap, WRAPPERS } from './wrappers.js';
 
-/** One command after wrappers and assignments are peeled off: `sudo FOO=1 /bin/rm -rf x` → rm, [-rf, x]. */
-export interface CommandView {
-  /** The program's base name (`/usr/bin/rm` → `rm`). */
-  name: string;
-  args: string[];
-  redirects: readonly Redirect[];
-  /** Commands that run inside this command's `$( )`, backticks and `<( )`. */
-  substituted: readonly CommandView[];
-}
-
-export interface DestructiveRule {
-  id: string;
-  /** Why it is dangerous, for a person: "recursive deletion: rm -r removes whole directory trees". */
-  description: string;
-  matchCommand?(command: CommandView): boolean;
-  /** For rules about how commands are connected; each stage lists the commands it runs. */
-  matchPipeline?(stages: readonly CommandView[][]): boolean;
-}
+export { type CommandView, DESTRUCTIVE_COMMANDS, type DestructiveRule } from './command-table.js';
 
 export interface DestructiveFinding {
   id: string;
   description: string;
-  /** The offending command, re-assembled for the reason text. */
+  /** The offending command or construct, for the reason text. */
   command: string;
+  /** `every-mode`: asks in every mode but bypass, even against an allow rule. */
+  scope: RuleScope;
 }
 
-// ---------- helpers used by the rules ----------
-
-/** Options before `--`; long options verbatim, short clusters as given (`-rf`). */
-function optionsOf(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const arg of args) {
-    if (arg === '--') break;
-    if (arg.startsWith('-') && arg.length > 1) out.push(arg);
-  }
-  return out;
+export interface CommandAnalysis {
+  findings: DestructiveFinding[];
+  /** Files the command writes, as written (statically known ones only), for the protected-path check. */
+  writes: { path: string; command: string }[];
 }
 
-/**
- * True when a short-option cluster (`-rf`, `-Rv`) contains `letter`, or a long option is present.
- * GNU getopt and git accept any unambiguous prefix of a long option (`--recur` is `--recursive`), so a
- * prefix counts too; an ambiguous prefix is rejected by the tool itself, so over-matching it only asks.
- */
-function hasOption(args: readonly string[], letter: string | undefined, ...long: string[]): boolean {
-  return optionsOf(args).some((option) => {
-    if (option.startsWith('--')) {
-      const name = option.split('=', 1)[0]!;
-      return name.length > 2 && long.some((l) => l.startsWith(name));
-    }
-    return letter !== undefined && /^-[A-Za-z]+$/.test(option) && option.includes(letter);
-  });
+export interface AnalysisOptions {
+  /** What `~` and `$HOME` stand for. Default: the OS's home folder. */
+  homeDir?: string;
+  /** Default: the grammar loaded by `loadBashGrammar()`. */
+  grammar?: BashGrammar;
 }
 
-function positionals(args: readonly string[]): string[] {
-  const out: string[] = [];
-  let afterDashes = false;
-  for (const arg of args) {
-    if (!afterDashes && arg === '--') afterDashes = true;
-    else if (afterDashes || !arg.startsWith('-') || arg === '-') out.push(arg);
-  }
-  return out;
+/** Lines longer than this are not parsed; they ask. */
+export const MAX_COMMAND_CHARS = 100_000;
+const MAX_NESTING = 8;
+
+/** Every finding in `commandLine`, in the order found; empty when it runs without asking in auto mode. */
+export function findDestructive(commandLine: string, options: AnalysisOptions = {}): DestructiveFinding[] {
+  return analyzeCommandLine(commandLine, options).findings;
 }
 
-const GIT_OPTIONS_WITH_VALUE = new Set([
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--exec-path',
-]);
-
-/** `git -C dir push --force` → { sub: 'push', args: ['--force'] }. */
-function gitSubcommand(command: CommandView): { sub: string; args: string[] } | undefined {
-  if (command.name !== 'git') return undefined;
-  for (let i = 0; i < command.args.length; i++) {
-    const arg = command.args[i]!;
-    if (GIT_OPTIONS_WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) return { sub: arg, args: command.args.slice(i + 1) };
-  }
-  return undefined;
-}
-
-const BLOCK_DEVICE = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md|loop|mapper\/|sr)/;
-const SYSTEM_PATH = /^\/(?:etc|boot|bin|sbin|lib|lib32|lib64|usr|sys|proc\/sys)(?:\/|$)/;
-const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
-
-function writesTo(command: CommandView, target: RegExp): boolean {
-  return (
-    command.redirects.some((r) => WRITE_REDIRECTS.has(r.op) && target.test(r.target.text)) ||
-    copiedOnto(command).some((path) => target.test(path))
-  );
-}
-
-/**
- * The paths `cp`, `mv`, `install` or `tee` would (over)write: the `-t`/`--target-directory` folder or
- * else the last operand (every operand for tee); for `mv` also the sources, which it removes.
- */
-function copiedOnto(command: CommandView): string[] {
-  if (command.name === 'tee') return positionals(command.args);
-  if (!['cp', 'mv', 'install'].includes(command.name)) return [];
-  const out: string[] = [];
-  command.args.forEach((arg, i) => {
-    if (arg === '-t' || arg === '--target-directory') out.push(command.args[i + 1] ?? '');
-    else if (arg.startsWith('--target-directory=')) out.push(arg.slice('--target-directory='.length));
-    else if (/^-[^-]*t./.test(arg)) out.push(arg.slice(arg.indexOf('t') + 1));
-  });
-  const operands = positionals(command.args);
-  if (command.name === 'mv') out.push(...operands);
-  else if (out.length === 0 && operands.length > 1) out.push(operands[operands.length - 1]!);
-  return out;
-}
-
-const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash']);
-/** Redirections that give a command its stdin from somewhere other than the pipe. */
-const STDIN_REDIRECTS = new Set(['<', '<<', '<<-', '<<<', '<>', '<&']);
-const INTERPRETERS = new Set([
-  ...SHELLS,
-  'python',
-  'python2',
-  'python3',
-  'perl',
-  'ruby',
-  'node',
-  'nodejs',
-  'deno',
-  'bun',
-  'php',
-  'pwsh',
-  'powershell',
-  'lua',
-  'Rscript',
-]);
-
-function isInterpreterName(name: string): boolean {
-  return INTERPRETERS.has(name) || /^python\d+(\.\d+)?$/.test(name);
-}
-
-/** True when an interpreter would execute what arrives on stdin (`sh`, `bash -s`, `python -`). */
-function interpreterReadsStdin(command: CommandView): boolean {
-  if (!isInterpreterName(command.name)) return false;
-  const options = optionsOf(command.args);
-  if (SHELLS.has(command.name) && options.some((o) => /^-[a-z]*s/.test(o))) return true;
-  // `-c`/`-e`/`-m`/`-r` take the program from the command line, so stdin is just data.
-  if (options.some((o) => /^-[A-Za-z]*[cemr]$/.test(o) || o === '--eval' || o === '--command')) return false;
-  const [first] = positionals(command.args);
-  return first === undefined || first === '-' || first === '/dev/stdin';
-}
-
-const runsEverywhere = (command: CommandView): boolean =>
-  isInterpreterName(command.name) || ['eval', 'source', '.'].includes(command.name);
-
-// ---------- the table ----------
-
-export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
-  {
-    id: 'rm-recursive',
-    description: 'recursive deletion: rm -r removes whole directory trees',
-    matchCommand: (c) => c.name === 'rm' && (hasOption(c.args, 'r', '--recursive') || hasOption(c.args, 'R')),
-  },
-  {
-    id: 'rm-force',
-    description: 'forced deletion: rm -f deletes without confirmation and ignores missing files',
-    matchCommand: (c) => c.name === 'rm' && hasOption(c.args, 'f', '--force'),
-  },
-  {
-    id: 'rm-no-preserve-root',
-    description: 'rm --no-preserve-root disables the safeguard against deleting /',
-    matchCommand: (c) => c.name === 'rm' && hasOption(c.args, undefined, '--no-preserve-root'),
-  },
-  {
-    id: 'find-delete',
-    description: 'find -delete removes every file the search matches',
-    matchCommand: (c) => c.name === 'find' && c.args.includes('-delete'),
-  },
-  {
-    id: 'git-force-push',
-    description: 'forced push: rewrites history on the remote and can discard other people’s commits',
-    matchCommand: (c) => {
-      const git = gitSubcommand(c);
-      if (git?.sub !== 'push') return false;
-      return (
-        hasOption(git.args, 'f', '--force', '--force-with-lease', '--force-if-includes', '--mirror') ||
-        positionals(git.args).some((refspec) => refspec.startsWith('+'))
-      );
-    },
-  },
-  {
-    id: 'git-push-delete',
-    description: 'git push --delete removes branches or tags on the remote',
-    matchCommand: (c) => {
-      const git = gitSubcommand(c);
-      if (git?.sub !== 'push') return false;
-      return (
-        hasOption(git.args, 'd', '--delete', '--prune') ||
-        positionals(git.args).some((refspec) => refspec.startsWith(':'))
-      );
-    },
-  },
-  {
-    id: 'git-reset-hard',
-    description: 'git reset --hard throws away uncommitted changes',
-    matchCommand: (c) => {
-      const git = gitSubcommand(c);
-      return git?.sub === 'reset' && hasOption(git.args, undefined, '--hard');
-    },
-  },
-  {
-    id: 'git-clean-force',
-    description: 'git clean -f deletes untracked files for good',
-    matchCommand: (c) => {
-      const git = gitSubcommand(c);
-      return git?.sub === 'clean' && hasOption(git.args, 'f', '--force');
-    },
-  },
-  {
-    id: 'dd-write',
-    description: 'dd of= writes raw bytes over a file or a disk',
-    matchCommand: (c) => c.name === 'dd' && c.args.some((a) => a.startsWith('of=')),
-  },
-  {
-    id: 'make-filesystem',
-    description: 'creating a filesystem erases what the device held',
-    matchCommand: (c) => c.name.startsWith('mkfs') || ['mke2fs', 'mkswap', 'newfs'].includes(c.name),
-  },
-  {
-    id: 'partition-tool',
-    description: 'partitioning and signature tools rewrite disk layouts',
-    matchCommand: (c) =>
-      ['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', 'wipefs', 'blkdiscard'].includes(c.name),
-  },
-  {
-    id: 'shred',
-    description: 'shred overwrites files so they cannot be recovered',
-    matchCommand: (c) => c.name === 'shred',
-  },
-  {
-    id: 'block-device-write',
-    description: 'writing to a block device destroys the data on the disk',
-    matchCommand: (c) => writesTo(c, BLOCK_DEVICE),
-  },
-  {
-    id: 'system-file-write',
-    description: 'overwriting or truncating a system file can break the machine',
-    matchCommand: (c) =>
-      writesTo(c, SYSTEM_PATH) ||
-      (c.name === 'truncate' && positionals(c.args).some((a) => SYSTEM_PATH.test(a))),
-  },
-  {
-    id: 'recursive-permission-change',
-    description: 'recursive permission or owner change on a whole tree',
-    matchCommand: (c) =>
-      // chmod's lowercase -r is a mode ("remove read"), not recursion.
-      ['chmod', 'chown', 'chgrp'].includes(c.name) && hasOption(c.args, 'R', '--recursive'),
-  },
-  {
-    id: 'download-piped-to-interpreter',
-    description: 'piping a download into a shell or interpreter runs unreviewed code',
-    matchPipeline: (stages) => {
-      const firstDownload = stages.findIndex((stage) => stage.some((c) => DOWNLOADERS.has(c.name)));
-      if (firstDownload === -1) return false;
-      return stages.slice(firstDownload + 1).some((stage) => stage.some(interpreterReadsStdin));
-    },
-  },
-  {
-    id: 'script-piped-to-interpreter',
-    description:
-      'text piped into a shell or interpreter is run as a program, and what it says cannot be checked',
-    matchPipeline: (stages) =>
-      stages
-        .slice(1)
-        .some((stage) =>
-          stage.some((c) => interpreterReadsStdin(c) && !c.redirects.some((r) => STDIN_REDIRECTS.has(r.op))),
+export function analyzeCommandLine(commandLine: string, options: AnalysisOptions = {}): CommandAnalysis {
+  const grammar = options.grammar ?? loadedBashGrammar();
+  if (!grammar) {
+    const why = bashGrammarFailure();
+    return {
+      findings: [
+        construct(
+          'grammar-unavailable',
+          why
+            ? `the bash grammar could not be loaded (${why}), so the command cannot be checked`
+            : 'the bash grammar is not loaded yet, so the command cannot be checked',
+          commandLine,
         ),
-  },
-  {
-    id: 'download-executed',
-    description: 'running a downloaded script through a shell, eval or source executes unreviewed code',
-    matchCommand: (c) => runsEverywhere(c) && c.substituted.some((inner) => DOWNLOADERS.has(inner.name)),
-  },
-  {
-    id: 'privilege-escalation',
-    description: 'privilege escalation: the command would run as another user (usually root)',
-    matchCommand: (c) => ['sudo', 'su', 'doas', 'pkexec', 'run0'].includes(c.name),
-  },
-  {
-    id: 'kill-all-processes',
-    description: 'kill -1 signals every process the user owns',
-    matchCommand: (c) => c.name === 'kill' && killTargetsEverything(c.args),
-  },
-];
-
-function killTargetsEverything(args: readonly string[]): boolean {
-  let sawSignal = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') return args.slice(i + 1).includes('-1');
-    if (arg === '-s' || arg === '-n') {
-      i++;
-      sawSignal = true;
-    } else if (arg === '-1' && sawSignal) {
-      return true;
-    } else if (arg.startsWith('-') && !sawSignal) {
-      sawSignal = true;
-    } else if (!arg.startsWith('-') && arg !== '') {
-      sawSignal = true;
-    }
+      ],
+      writes: [],
+    };
   }
-  return false;
+  const analyzer = new Analyzer(grammar, options.homeDir ?? os.homedir());
+  analyzer.script(commandLine, 0);
+  return { findings: dedupe(analyzer.findings), writes: analyzer.writes };
 }
 
-/** `:(){ :|:& };:` and its renamed variants, spotted in the raw text because it is a function definition. */
+function construct(id: string, description: string, command: string): DestructiveFinding {
+  return { id, description, command: shorten(command), scope: 'auto' };
+}
+
+function shorten(text: string): string {
+  const oneLine = text.trim();
+  return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
+}
+
+/** `:(){ :|:& };:` and its renamed variants, spotted in the raw text. */
 const FORK_BOMB = /([A-Za-z_:][\w:]*)\(\)\{\1\|\1&\};\1/;
 
-const FORK_BOMB_RULE = {
-  id: 'fork-bomb',
-  description: 'fork bomb: a function that spawns itself until the machine stops responding',
-};
+/** Statement containers whose named children are statements (or words, visited for substitutions). */
+const CONTAINERS = new Set([
+  'program',
+  'list',
+  'subshell',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'negated_command',
+  'case_statement',
+  'case_item',
+  'for_statement',
+]);
 
-const UNANALYSABLE_NAME_RULE = {
-  id: 'unanalysable-command-name',
-  description:
-    "the command name is built by expansion ($VAR, $(...), $'...' or {a,b}), so what runs cannot be known in advance",
-};
+/** Node types that are (parts of) words. */
+const WORD_TYPES = new Set([
+  'word',
+  'string',
+  'raw_string',
+  'ansi_c_string',
+  'translated_string',
+  'concatenation',
+  'number',
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
+  'arithmetic_expansion',
+  'brace_expression',
+  'string_content',
+]);
 
-/** Unquoted brace expansion (`{a,b}`, `{1..3}`) in a word as written. */
-const BRACE_EXPANSION = /\{[^{}'"]*(?:,|\.\.)[^{}'"]*\}/;
+/**
+ * Variables a command must not set: they make bash, git, the dynamic loader or an interpreter run
+ * code the command line does not show.
+ */
+const CODE_VARIABLES =
+  /^(?:BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_XTRACEFD|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|GIT_CONFIG\w*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_PAGER|GIT_EDITOR|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_TEMPLATE_DIR|GIT_DIR|GIT_WORK_TREE|GIT_PROXY_COMMAND|GIT_SEQUENCE_EDITOR|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|BROWSER|PERL5OPT|PERL5LIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|NODE_OPTIONS|NODE_PATH|RUBYOPT|RUBYLIB|IFS|CDPATH|GLOBIGNORE|BASH_LOADABLES_PATH)$/;
 
-function nameIsUnanalysable(raw: string, text: string): boolean {
-  return /[$`]/.test(raw) || /[$`]/.test(text) || BRACE_EXPANSION.test(raw);
-}
+/** Builtins that take variable names: a subscript there (`a[$(cmd)]`) is evaluated as code. */
+const NAME_TAKING_BUILTINS = new Set([
+  'read',
+  'mapfile',
+  'readarray',
+  'printf',
+  'unset',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'getopts',
+  'wait',
+  'test',
+  '[',
+  'let',
+]);
 
-const UNPARSEABLE_RULE = {
-  id: 'unparseable',
-  description: 'the command could not be parsed reliably (unbalanced quotes, parentheses or here-document)',
-};
+/** Commands whose arguments are only data: nothing in them is run. */
+const DATA_ONLY = new Set([
+  'echo',
+  'printf',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'man',
+  'which',
+  'whereis',
+  'type',
+  'whatis',
+  'apropos',
+  'info',
+  'help',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'ls',
+  'file',
+  'stat',
+  'true',
+  'false',
+  ':',
+  'git',
+]);
 
-// ---------- walking a parsed line ----------
-
-const RESERVED_PREFIXES = new Set([
-  '{',
-  '}',
-  '!',
+/** Words bash treats as syntax at the start of a command; as a command name they mean a misparse. */
+const RESERVED_WORDS = new Set([
   'if',
   'then',
   'else',
@@ -370,204 +210,1017 @@ const RESERVED_PREFIXES = new Set([
   'fi',
   'do',
   'done',
+  'case',
+  'esac',
   'while',
   'until',
-  'time',
+  'for',
+  'in',
+  'select',
+  'function',
   'coproc',
+  '{',
+  '}',
+  '!',
+  '[[',
+  ']]',
 ]);
-const MAX_NESTING = 8;
 
-/** Every destructive pattern in `commandLine`, in the order found; empty when it looks safe. */
-export function findDestructive(commandLine: string): DestructiveFinding[] {
-  const findings: DestructiveFinding[] = [];
-  if (FORK_BOMB.test(commandLine.replace(/\s+/g, ''))) {
-    findings.push({ ...FORK_BOMB_RULE, command: commandLine.trim() });
-  }
-  inspectScript(parseShell(commandLine), findings, 0);
-  return dedupe(findings);
+const SCRIPT_RUNNERS = new Set(['eval', 'source', '.', 'trap']);
+
+/** Names that, found among another command's arguments, may start a command it runs. */
+function triggerNames(): Set<string> {
+  return new Set([...tableCommandNames(), ...SHELLS, ...Object.keys(WRAPPERS), ...SCRIPT_RUNNERS]);
+}
+const TRIGGERS = triggerNames();
+/** Commands whose arguments matter: a computed argument could turn them into a row. */
+const ARGUMENTS_MATTER = new Set([
+  ...TRIGGERS,
+  'find',
+  'parallel',
+  'watch',
+  'script',
+  'su',
+  'runuser',
+  'xargs',
+  // A computed folder makes every later relative path unknown.
+  'cd',
+  'pushd',
+]);
+
+interface Context {
+  depth: number;
+  /** Commands found inside substitutions of the word being resolved. */
+  substituted: CommandView[];
 }
 
-function inspectScript(script: Script, findings: DestructiveFinding[], depth: number): void {
-  if (script.problems.length > 0) findings.push({ ...UNPARSEABLE_RULE, command: script.problems[0]! });
-  for (const pipeline of script.pipelines) {
-    const stages = pipeline.stages.map((stage) => commandsOfStage(stage, findings, depth));
+class Analyzer {
+  readonly findings: DestructiveFinding[] = [];
+  readonly writes: { path: string; command: string }[] = [];
+  /** Variables this line assigns from text (not plain numbers): their values may hide code. */
+  private readonly tainted = new Set<string>();
+  private source = '';
+
+  constructor(
+    private readonly grammar: BashGrammar,
+    private readonly homeDir: string,
+  ) {}
+
+  private add(id: string, description: string, command: string): void {
+    this.findings.push(construct(id, description, command));
+  }
+
+  /** Parses and checks a script; returns the commands it runs. */
+  script(text: string, depth: number): CommandView[] {
+    if (depth > MAX_NESTING) {
+      this.add('nested-too-deeply', 'scripts are nested too deeply to check', text);
+      return [];
+    }
+    if (text.length > MAX_COMMAND_CHARS) {
+      this.add('too-long', `the command is longer than ${MAX_COMMAND_CHARS} characters`, text);
+      return [];
+    }
+    if (text.includes('\u0000')) {
+      this.add(
+        'nul-byte',
+        'the command contains a NUL byte, which bash and the checker read differently',
+        text,
+      );
+      return [];
+    }
+    if (FORK_BOMB.test(text.replace(/\s+/g, ''))) {
+      this.add(
+        'fork-bomb',
+        'fork bomb: a function that spawns itself until the machine stops responding',
+        text,
+      );
+    }
+    let root: SyntaxNode;
+    try {
+      root = this.grammar.parse(text);
+    } catch (error) {
+      const why = error instanceof SyntaxTooDeepError ? error.message : 'the bash grammar failed on it';
+      this.add('unparseable', why, text);
+      return [];
+    }
+    const outer = this.source;
+    this.source = text;
+    try {
+      this.collectTainted(root);
+      this.checkGaps(root);
+      return this.statement(root, { depth, substituted: [] }, []);
+    } finally {
+      this.source = outer;
+    }
+  }
+
+  /**
+   * Between the children of a node there may only be blanks and line continuations: anything else is
+   * text the grammar skipped, which bash would read (`'x'\ y` is one word to bash, two here).
+   */
+  private checkGaps(node: SyntaxNode): void {
+    // A here-document body is text with substitutions in it, not a sequence of tokens.
+    if (node.type === 'heredoc_body' || node.children.length === 0) return;
+    let at = node.start;
+    for (const child of node.children) {
+      const gap = this.source.slice(at, child.start);
+      // Only blanks, line breaks and continuations; a carriage return is a word character to bash.
+      if (!/^(?:[ \t\n]|\\\n)*$/.test(gap)) {
+        this.add(
+          'unparseable',
+          'the bash grammar skipped part of the command, so bash may read it differently',
+          node.text,
+        );
+        return;
+      }
+      this.checkGaps(child);
+      at = child.end;
+    }
+  }
+
+  /** Names assigned from anything but a plain number, anywhere in the line. */
+  private collectTainted(node: SyntaxNode): void {
+    if (node.type === 'variable_assignment') {
+      const name = node.children.find((c) => c.field === 'name');
+      const value = node.children.find((c) => c.field === 'value');
+      const base = name?.type === 'subscript' ? name.children.find((c) => c.field === 'name') : name;
+      if (base && value?.type !== 'number') this.tainted.add(base.text);
+    } else if (node.type === 'for_statement') {
+      const variable = node.children.find((c) => c.field === 'variable');
+      if (variable) this.tainted.add(variable.text);
+    } else if (node.type === 'command') {
+      const name = node.children.find((c) => c.field === 'name')?.text;
+      if (name && ['read', 'mapfile', 'readarray', 'getopts', 'printf', 'let', 'wait'].includes(name)) {
+        for (const arg of node.children.filter((c) => c.field === 'argument')) {
+          for (const m of arg.text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) this.tainted.add(m[0]);
+        }
+      }
+    } else if (node.type === 'declaration_command') {
+      for (const child of node.children) {
+        if (child.type === 'word' || child.type === 'variable_name') this.tainted.add(child.text);
+      }
+    }
+    for (const child of node.children) this.collectTainted(child);
+  }
+
+  // ---------- statements ----------
+
+  private statement(node: SyntaxNode, ctx: Context, inherited: ShellRedirect[]): CommandView[] {
+    if (node.broken) {
+      this.add(
+        'unparseable',
+        'the command is not valid bash (or uses syntax the checker does not know)',
+        node.text,
+      );
+      return [];
+    }
+    // `for NAME in …`: the loop variable is a name, not a command.
+    if (!node.named || node.type === 'comment' || node.type === 'variable_name') return [];
+    if (CONTAINERS.has(node.type)) return this.container(node, ctx, inherited);
+    switch (node.type) {
+      case 'compound_statement':
+        if (node.children[0]?.type === '((') {
+          this.arithmetic(node, ctx);
+          return [];
+        }
+        return this.container(node, ctx, inherited);
+      case 'pipeline':
+        return this.pipeline(
+          node.children.filter((c) => c.named),
+          ctx,
+          inherited,
+        );
+      case 'redirected_statement':
+        return this.redirected(node, ctx, inherited);
+      case 'command':
+        return this.command(node, ctx, inherited);
+      case 'declaration_command':
+        return this.declaration(node, ctx);
+      case 'unset_command':
+        return this.unset(node, ctx);
+      case 'variable_assignment':
+        this.assignment(node, ctx);
+        return [];
+      case 'variable_assignments':
+        for (const child of node.children) if (child.named) this.assignment(child, ctx);
+        return [];
+      case 'test_command':
+        this.testCommand(node, ctx);
+        return [];
+      case 'c_style_for_statement': {
+        const out: CommandView[] = [];
+        for (const child of node.children) {
+          if (!child.named) continue;
+          if (child.field === 'body') out.push(...this.statement(child, ctx, inherited));
+          else this.arithmetic(child, ctx);
+        }
+        return out;
+      }
+      case 'function_definition': {
+        const name = node.children.find((c) => c.field === 'name')?.text ?? '?';
+        this.add(
+          'function-definition',
+          `the command defines a function (${name}): a later command of the same name runs its body instead, which the checker does not follow`,
+          node.text,
+        );
+        const body = node.children.find((c) => c.field === 'body');
+        return body ? this.statement(body, ctx, inherited) : [];
+      }
+      default:
+        if (WORD_TYPES.has(node.type)) {
+          this.word(node, ctx);
+          return [];
+        }
+        this.add(
+          'unknown-construct',
+          `the checker does not know the bash construct "${node.type}"`,
+          node.text,
+        );
+        return [];
+    }
+  }
+
+  private container(node: SyntaxNode, ctx: Context, inherited: ShellRedirect[]): CommandView[] {
+    const out: CommandView[] = [];
+    for (const child of node.children) out.push(...this.statement(child, ctx, inherited));
+    return out;
+  }
+
+  private pipeline(stageNodes: SyntaxNode[], ctx: Context, inherited: ShellRedirect[]): CommandView[] {
+    const stages = stageNodes.map((stage) => this.statement(stage, ctx, inherited));
+    this.pipelineRules(stages);
+    return stages.flat();
+  }
+
+  private pipelineRules(stages: CommandView[][]): void {
+    if (stages.length < 2) return;
     for (const rule of DESTRUCTIVE_COMMANDS) {
       if (rule.matchPipeline?.(stages)) {
-        findings.push({
+        this.findings.push({
           id: rule.id,
           description: rule.description,
-          command: stages.map(renderStage).join(' | '),
+          command: stages.map((s) => (s[0] ? render(s[0]) : '')).join(' | '),
+          scope: rule.scope ?? 'auto',
         });
       }
     }
   }
-}
 
-/** All commands a stage runs, head first; checks each one against the per-command rules on the way. */
-function commandsOfStage(stage: Stage, findings: DestructiveFinding[], depth: number): CommandView[] {
-  if (stage.kind === 'subshell') {
-    inspectScript(stage.body, findings, depth);
-    return flattenScript(stage.body);
+  private redirected(node: SyntaxNode, ctx: Context, inherited: ShellRedirect[]): CommandView[] {
+    const redirects = [...inherited];
+    const continuation: SyntaxNode[] = [];
+    for (const child of node.children) {
+      if (child.field === 'body') continue;
+      if (child.type.endsWith('_redirect')) {
+        const parsed = this.redirect(child, ctx, continuation);
+        if (parsed) redirects.push(parsed);
+      } else if (child.named) {
+        this.statement(child, ctx, inherited);
+      }
+    }
+    redirects.push(...this.trailingRedirects(continuation, ctx));
+    const body = node.children.find((c) => c.field === 'body');
+    const views = body ? this.statement(body, ctx, redirects) : [];
+    // The redirections write even when the body runs no command (`{ x=1; } > file`, `declare x > file`).
+    this.plainRedirects(redirects.slice(inherited.length));
+    // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline under the here-document.
+    for (const extra of continuation) {
+      if (extra.type === 'pipeline') {
+        const stages = [
+          views,
+          ...extra.children.filter((c) => c.named).map((s) => this.statement(s, ctx, [])),
+        ];
+        this.pipelineRules(stages);
+        views.push(...stages.slice(1).flat());
+      } else {
+        views.push(...this.statement(extra, ctx, []));
+      }
+    }
+    return views;
   }
-  const substitutedScripts = [
-    ...stage.words.flatMap((w) => w.substitutions),
-    ...stage.redirects.flatMap((r) => r.target.substitutions),
-  ];
-  for (const inner of substitutedScripts) inspectScript(inner, findings, depth);
-  const substituted = substitutedScripts.flatMap(flattenScript);
-  const words = stripPrefixWords(stage.words);
-  if (words[0] && nameIsUnanalysable(words[0].raw, words[0].text)) {
-    findings.push({ ...UNANALYSABLE_NAME_RULE, command: words.map((w) => w.raw).join(' ') });
-  }
-  const argv = words.flatMap(braceExpanded);
-  const views =
-    argv.length > 0 || stage.redirects.length > 0
-      ? expand(argv, stage.redirects, substituted, findings, depth)
-      : [];
-  for (const view of views) checkCommand(view, findings);
-  return views;
-}
 
-function checkCommand(view: CommandView, findings: DestructiveFinding[]): void {
-  for (const rule of DESTRUCTIVE_COMMANDS) {
-    if (rule.matchCommand?.(view))
-      findings.push({ id: rule.id, description: rule.description, command: render(view) });
-  }
-}
-
-function stripPrefixWords(words: readonly Word[]): Word[] {
-  let i = 0;
-  while (i < words.length && (words[i]!.assignment || RESERVED_PREFIXES.has(words[i]!.text))) {
-    // `time -p cmd`: the option belongs to the keyword.
-    if (words[i]!.text === 'time' && words[i + 1]?.text === '-p') i++;
-    i++;
-  }
-  return words.slice(i);
-}
-
-function stripPrefixes(words: readonly Word[]): string[] {
-  return stripPrefixWords(words).flatMap(braceExpanded);
-}
-
-const MAX_BRACE_WORDS = 64;
-
-/**
- * The words bash makes of an unquoted brace expression (`{rm,-rf,y}` → rm -rf y), so the rules see
- * what really runs. Words with quotes or expansions are left as written (they are flagged elsewhere
- * when they matter, e.g. as a command name).
- */
-function braceExpanded(word: Word): string[] {
-  if (!BRACE_EXPANSION.test(word.raw) || /['"\\$`]/.test(word.raw)) return [word.text];
-  const out = expandBraces(word.raw);
-  return out.length > 0 && out.length <= MAX_BRACE_WORDS ? out : [word.text];
-}
-
-function expandBraces(text: string): string[] {
-  for (let open = text.indexOf('{'); open !== -1; open = text.indexOf('{', open + 1)) {
-    let depth = 0;
-    const commas: number[] = [];
-    for (let i = open; i < text.length; i++) {
-      const ch = text[i];
-      if (ch === '{') depth++;
-      else if (ch === ',' && depth === 1) commas.push(i);
-      else if (ch === '}' && --depth === 0) {
-        if (commas.length === 0) break;
-        const prefix = text.slice(0, open);
-        const suffix = text.slice(i + 1);
-        const bounds = [open, ...commas, i];
-        const out: string[] = [];
-        for (let k = 0; k + 1 < bounds.length && out.length <= MAX_BRACE_WORDS; k++) {
-          out.push(...expandBraces(prefix + text.slice(bounds[k]! + 1, bounds[k + 1]) + suffix));
+  private redirect(node: SyntaxNode, ctx: Context, continuation: SyntaxNode[]): ShellRedirect | undefined {
+    if (node.broken) {
+      this.add('unparseable', 'a redirection is not valid bash', node.text);
+      return undefined;
+    }
+    if (node.type === 'heredoc_redirect') {
+      const op = node.children.find((c) => c.type === '<<' || c.type === '<<-')?.type ?? '<<';
+      const start = node.children.find((c) => c.type === 'heredoc_start');
+      const body = node.children.find((c) => c.type === 'heredoc_body');
+      const quoted = start ? /['"\\]/.test(start.text) : false;
+      if (body && !quoted) this.word(body, ctx);
+      for (const child of node.children) {
+        if (
+          child.named &&
+          !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_descriptor'].includes(child.type)
+        ) {
+          continuation.push(child);
         }
-        return out;
+      }
+      const text = body?.text ?? '';
+      return {
+        op,
+        target: literalWord(start?.text ?? ''),
+        heredoc: { body: op === '<<-' ? text.replace(/^\t+/gm, '') : text, quoted },
+      };
+    }
+    const operator = node.children.find((c) => !c.named);
+    const target = node.children.find((c) => c.named && c.type !== 'file_descriptor');
+    if (!operator || !target) {
+      this.add('unknown-construct', 'a redirection the checker does not understand', node.text);
+      return undefined;
+    }
+    this.word(target, ctx);
+    return { op: operator.type, target: this.resolve(target) };
+  }
+
+  /** `cat <<EOF > out`: the grammar hangs redirections after a here-document under it. */
+  private trailingRedirects(continuation: SyntaxNode[], ctx: Context): ShellRedirect[] {
+    const out: ShellRedirect[] = [];
+    for (let i = continuation.length - 1; i >= 0; i--) {
+      const node = continuation[i]!;
+      if (!node.type.endsWith('_redirect')) continue;
+      continuation.splice(i, 1);
+      const parsed = this.redirect(node, ctx, continuation);
+      if (parsed) out.unshift(parsed);
+    }
+    return out;
+  }
+
+  /** Redirections with no command (`> file`, `exec`-less): still writes. */
+  private plainRedirects(redirects: ShellRedirect[]): void {
+    if (redirects.length === 0) return;
+    this.inspectView({ name: '', args: [], words: [], redirects, substituted: [] }, 0, {});
+  }
+
+  private resolve(node: SyntaxNode): ShellWord {
+    return resolveWord(node, { homeDir: this.homeDir });
+  }
+
+  // ---------- words and what bash evaluates inside them ----------
+
+  /** Visits a word for the commands and evaluations hidden in it. */
+  private word(node: SyntaxNode, ctx: Context): void {
+    if (node.broken) {
+      this.add('unparseable', 'a word is not valid bash', node.text);
+      return;
+    }
+    switch (node.type) {
+      case 'command_substitution':
+      case 'process_substitution': {
+        const inner: Context = { depth: ctx.depth, substituted: [] };
+        const views: CommandView[] = [];
+        for (const child of node.children) views.push(...this.statement(child, inner, []));
+        ctx.substituted.push(...views, ...inner.substituted);
+        // `>(bash)`: whatever the outer command writes there is run as a program.
+        if (node.children[0]?.type === '>(' && views.some(interpreterReadsStdin)) {
+          this.add(
+            'script-piped-to-interpreter',
+            'text written into >(…) is run by a shell or interpreter, and what it says cannot be checked',
+            node.text,
+          );
+        }
+        return;
+      }
+      case 'arithmetic_expansion':
+        this.arithmetic(node, ctx);
+        return;
+      case 'expansion':
+        this.expansion(node, ctx);
+        return;
+      case 'subscript':
+        this.subscript(node, ctx);
+        return;
+      case 'word':
+      case 'string_content':
+      case 'heredoc_content':
+        this.unparsedExpansions(node, ctx);
+        return;
+      default:
+        for (const child of node.children) if (child.named) this.word(child, ctx);
+    }
+  }
+
+  /**
+   * A plain text node that still holds an unescaped backtick or `$(`, `${`, `$name`: the grammar did
+   * not see an expansion bash will perform (it misses backticks inside `${x:-…}`, for one). Ask, and
+   * check what the backticks hold anyway, for a more useful reason.
+   */
+  private unparsedExpansions(node: SyntaxNode, ctx: Context): void {
+    const text = node.text;
+    const unescaped = text.replace(/\\[\s\S]/g, '');
+    if (!/`|\$[({A-Za-z_0-9@*#?$!-]/.test(unescaped)) {
+      if (node.type === 'word' && /\s/.test(unescaped)) {
+        // Unquoted blanks and newlines end a word in bash; the grammar glued them into one.
+        this.add('unparseable', 'the bash grammar read blanks or a line break as part of a word', text);
+      }
+      return;
+    }
+    this.add('unparseable', `the bash grammar did not parse an expansion in ${text}`, text);
+    for (const m of unescaped.matchAll(/`([^`]*)`/g))
+      ctx.substituted.push(...this.script(m[1]!, ctx.depth + 1));
+  }
+
+  private expansion(node: SyntaxNode, ctx: Context): void {
+    const ops = node.children.filter((c) => c.field === 'operator').map((c) => c.type);
+    if (node.children[1]?.type === '!' || ops[0] === '!') {
+      this.add(
+        'indirect-expansion',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, on purpose.
+        '${!name} expands a variable named by another value, and a name like a[$(cmd)] runs code',
+        node.text,
+      );
+    }
+    if (ops.includes('@')) {
+      const transform = node.children.find((_c, i) => i > 0 && node.children[i - 1]?.type === '@')?.type;
+      if (transform === 'P' || transform === undefined) {
+        this.add(
+          'prompt-expansion',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, on purpose.
+          '${x@P} expands the value like a prompt, which runs the $(…) in it',
+          node.text,
+        );
+      }
+    }
+    // `${x:offset:length}`: offset and length are arithmetic.
+    const substring = ops.includes(':');
+    for (const child of node.children) {
+      if (!child.named) continue;
+      if (substring && child.type !== 'variable_name') this.arithmetic(child, ctx);
+      else this.word(child, ctx);
+    }
+  }
+
+  private subscript(node: SyntaxNode, ctx: Context): void {
+    const index = node.children.find((c) => c.field === 'index');
+    if (!index) return;
+    const plain =
+      index.type === 'number' ||
+      (index.type === 'word' &&
+        /^(?:[@*]|[A-Za-z_][A-Za-z0-9_]*)$/.test(index.text) &&
+        !this.tainted.has(index.text));
+    if (!plain) {
+      this.add(
+        'subscript-evaluated',
+        `the array subscript [${index.text}] is evaluated as arithmetic, which runs code hidden in values`,
+        node.text,
+      );
+    }
+    this.word(index, ctx);
+  }
+
+  /**
+   * Arithmetic (`$(( ))`, `(( ))`, `for ((…))`, subscripts, substring offsets): bash evaluates the
+   * value of every variable named in it as arithmetic again, so a value like `a[$(cmd)]` runs cmd.
+   * Numbers, operators and variables this line never sets from text are fine.
+   */
+  private arithmetic(node: SyntaxNode, ctx: Context): void {
+    switch (node.type) {
+      case 'number':
+        return;
+      case 'command_substitution':
+      case 'process_substitution':
+        this.add(
+          'arithmetic-evaluates-value',
+          'the output of $(…) is evaluated as arithmetic, which runs code hidden in it',
+          node.text,
+        );
+        this.word(node, ctx);
+        return;
+      case 'subscript':
+        this.add(
+          'subscript-evaluated',
+          `the array subscript in ${node.text} is evaluated as arithmetic`,
+          node.text,
+        );
+        this.word(node, ctx);
+        return;
+      case 'word':
+      case 'variable_name':
+        for (const m of node.text.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) this.taintedUse(m[0], node.text);
+        if (/[[$`]/.test(node.text)) {
+          this.add(
+            'arithmetic-evaluates-value',
+            `arithmetic on ${node.text} evaluates a value as code`,
+            node.text,
+          );
+        }
+        return;
+      case 'simple_expansion':
+      case 'expansion': {
+        const name = node.children.find((c) => c.type === 'variable_name')?.text;
+        const simple = node.children.filter((c) => c.named).length === 1 && name !== undefined;
+        if (!simple) {
+          this.add(
+            'arithmetic-evaluates-value',
+            `arithmetic on ${node.text} evaluates a value as code`,
+            node.text,
+          );
+          this.word(node, ctx);
+        } else this.taintedUse(name, node.text);
+        return;
+      }
+      default:
+        if (node.broken) {
+          this.add('unparseable', 'arithmetic the checker cannot read', node.text);
+          return;
+        }
+        if (
+          ['string', 'raw_string', 'ansi_c_string', 'concatenation', 'translated_string'].includes(node.type)
+        ) {
+          this.add(
+            'arithmetic-evaluates-value',
+            `arithmetic on ${node.text} evaluates text as code`,
+            node.text,
+          );
+          this.word(node, ctx);
+          return;
+        }
+        for (const child of node.children) if (child.named) this.arithmetic(child, ctx);
+    }
+  }
+
+  private taintedUse(name: string, where: string): void {
+    if (this.tainted.has(name)) {
+      this.add(
+        'arithmetic-evaluates-value',
+        `arithmetic uses ${name}, which this command sets from text; bash evaluates that text as code`,
+        where,
+      );
+    }
+  }
+
+  private testCommand(node: SyntaxNode, ctx: Context): void {
+    const walk = (n: SyntaxNode): void => {
+      if (
+        n.type === 'unary_expression' &&
+        n.children.some((c) => c.type === 'test_operator' && c.text === '-v')
+      ) {
+        this.add('test-variable', '[[ -v name ]] evaluates a subscript in the name as code', n.text);
+      }
+      if (
+        n.type === 'binary_expression' &&
+        n.children.some((c) => c.field === 'operator' && /^-(?:eq|ne|lt|le|gt|ge)$/.test(c.text))
+      ) {
+        // In [[ ]], both sides of -eq and friends are arithmetic.
+        for (const side of n.children.filter((c) => c.field === 'left' || c.field === 'right'))
+          this.arithmetic(side, ctx);
+        return;
+      }
+      if (WORD_TYPES.has(n.type)) {
+        this.word(n, ctx);
+        return;
+      }
+      for (const child of n.children) if (child.named) walk(child);
+    };
+    for (const child of node.children) if (child.named) walk(child);
+  }
+
+  private assignment(node: SyntaxNode, ctx: Context): void {
+    const name = node.children.find((c) => c.field === 'name');
+    const value = node.children.find((c) => c.field === 'value');
+    if (name?.type === 'subscript') this.subscript(name, ctx);
+    const base =
+      name?.type === 'subscript' ? name.children.find((c) => c.field === 'name')?.text : name?.text;
+    if (base && CODE_VARIABLES.test(base)) {
+      this.add(
+        'code-variable',
+        `setting ${base} makes bash, git or another program run code the command line does not show`,
+        node.text,
+      );
+    }
+    if (value) {
+      if (value.type === 'array') {
+        for (const element of value.children) if (element.named) this.word(element, ctx);
+      } else this.word(value, ctx);
+    }
+  }
+
+  private declaration(node: SyntaxNode, ctx: Context): CommandView[] {
+    const keyword = node.children[0]?.type ?? 'declare';
+    for (const child of node.children.slice(1)) {
+      if (!child.named) continue;
+      if (child.type === 'variable_assignment') {
+        this.assignment(child, ctx);
+        continue;
+      }
+      this.word(child, ctx);
+      const word = this.resolve(child);
+      if (!word.isStatic || word.text.includes('[')) {
+        this.add(
+          'declaration-evaluated',
+          `${keyword} ${child.text}: a computed name or a subscript in it is evaluated as code`,
+          node.text,
+        );
+      } else if (/^-[A-Za-z]*[in]/.test(word.text) || /^\+[A-Za-z]*[in]/.test(word.text)) {
+        this.add(
+          'declaration-evaluated',
+          `${keyword} ${word.text}: integer variables and name references evaluate their values as code`,
+          node.text,
+        );
+      } else if (CODE_VARIABLES.test(word.text.split('=', 1)[0]!)) {
+        this.add(
+          'code-variable',
+          `${keyword} ${word.text} changes a variable that makes programs run code`,
+          node.text,
+        );
+      }
+    }
+    return [];
+  }
+
+  private unset(node: SyntaxNode, ctx: Context): CommandView[] {
+    for (const child of node.children.slice(1)) {
+      if (!child.named) continue;
+      this.word(child, ctx);
+      const word = this.resolve(child);
+      if (!word.isStatic || word.text.includes('[')) {
+        this.add(
+          'subscript-evaluated',
+          `unset ${child.text}: a subscript in the name is evaluated as code`,
+          node.text,
+        );
+      }
+    }
+    return [];
+  }
+
+  // ---------- simple commands ----------
+
+  private command(node: SyntaxNode, ctx: Context, inherited: ShellRedirect[]): CommandView[] {
+    const inner: Context = { depth: ctx.depth, substituted: [] };
+    const redirects = [...inherited];
+    const words: ShellWord[] = [];
+    const continuation: SyntaxNode[] = [];
+    for (const child of node.children) {
+      if (!child.named) continue;
+      if (child.broken) {
+        this.add(
+          'unparseable',
+          'part of the command is not valid bash, or syntax the grammar misreads',
+          child.text,
+        );
+      } else if (child.type === 'variable_assignment') {
+        this.assignment(child, inner);
+      } else if (child.type.endsWith('_redirect')) {
+        const parsed = this.redirect(child, inner, continuation);
+        if (parsed) redirects.push(parsed);
+      } else if (child.field === 'name' || child.field === 'argument') {
+        const target = child.type === 'command_name' ? (child.children[0] ?? child) : child;
+        this.word(target, inner);
+        words.push(this.resolve(target));
+      } else if (child.type === 'subshell' || child.type === 'comment') {
+        this.statement(child, inner, []);
+      } else {
+        this.add(
+          'unknown-construct',
+          `the checker does not know "${child.type}" inside a command`,
+          child.text,
+        );
+      }
+    }
+    redirects.push(...this.trailingRedirects(continuation, inner));
+    ctx.substituted.push(...inner.substituted);
+    if (words.length === 0) {
+      this.plainRedirects(redirects);
+      return [];
+    }
+    const name = words[0]!;
+    if (name.isStatic && RESERVED_WORDS.has(name.text)) {
+      this.add(
+        'unparseable',
+        `the bash grammar read the reserved word "${name.text}" as a command name, so it misread the line`,
+        node.text,
+      );
+    }
+    if (!name.isStatic || name.ansiC || name.glob) {
+      this.add(
+        'unanalysable-command-name',
+        "the command name is built by expansion ($VAR, $(...), $'...', a glob or {a,b}), so what runs cannot be known in advance",
+        node.text,
+      );
+    }
+    const view = makeView(words, redirects, inner.substituted);
+    const views = this.inspectView(view, ctx.depth, {});
+    for (const extra of continuation) views.push(...this.statement(extra, ctx, []));
+    return views;
+  }
+
+  /**
+   * Checks one command against the table and follows what it runs (wrappers, `-c` scripts, `eval`).
+   * Returns the command and everything it runs, for the pipeline rules.
+   */
+  private inspectView(view: CommandView, depth: number, how: { fedArguments?: string }): CommandView[] {
+    const views = [view];
+    const shown = render(view);
+    if (depth > MAX_NESTING) {
+      this.add('nested-too-deeply', 'wrappers and scripts are nested too deeply to check', shown);
+      return views;
+    }
+    for (const rule of DESTRUCTIVE_COMMANDS) {
+      if (rule.matchCommand?.(view)) {
+        this.findings.push({
+          id: rule.id,
+          description: rule.description,
+          command: shown,
+          scope: rule.scope ?? 'auto',
+        });
+      }
+    }
+    this.checkWrites(view, shown);
+    if (view.name === '') return views;
+
+    const argumentsMatter = ARGUMENTS_MATTER.has(view.name) || isInterpreterName(view.name);
+    if (
+      argumentsMatter &&
+      view.words.some((w, i) => i > 0 && mayBecomeOptions(w) && !isOptionValue(view, i))
+    ) {
+      this.add(
+        'computed-arguments',
+        `an argument of ${view.name} is computed when the command runs (an expansion or a glob that could match an option), so what ${view.name} will do cannot be checked`,
+        shown,
+      );
+    } else if (how.fedArguments && argumentsMatter) {
+      this.add(
+        'computed-arguments',
+        `${how.fedArguments} adds arguments to ${view.name} when it runs, so what ${view.name} will do cannot be checked`,
+        shown,
+      );
+    }
+    if (
+      how.fedArguments &&
+      (SHELLS.has(view.name) || isInterpreterName(view.name) || SCRIPT_RUNNERS.has(view.name))
+    ) {
+      this.add(
+        'shell-fed-by-xargs',
+        `${how.fedArguments} feeds its input to ${view.name}, so the input becomes code`,
+        shown,
+      );
+    }
+    this.checkNameTakingBuiltin(view, shown);
+    if ((view.name === 'cd' || view.name === 'pushd') && view.words[1]?.isStatic) {
+      // Later relative writes land inside the new folder; entering a protected one counts as writing there.
+      const target = view.words[view.words.length - 1]!.text;
+      if (/(?:^|\/)\.(?:git|furflycode)(?:\/|$)/.test(target))
+        this.writes.push({ path: target, command: shown });
+    }
+    views.push(...this.runsWhat(view, depth, shown));
+    return views;
+  }
+
+  private checkWrites(view: CommandView, shown: string): void {
+    for (const target of writeTargets(view)) {
+      if (!target.isStatic || mayBecomeOptions(target)) {
+        this.add(
+          'computed-write-target',
+          `${view.name || 'a redirection'} writes to a path computed when the command runs (${target.raw}), which may be protected`,
+          shown,
+        );
+      } else {
+        this.writes.push({ path: target.text, command: shown });
       }
     }
   }
-  return text === '' ? [] : [text];
-}
 
-function baseName(program: string): string {
-  const slash = program.lastIndexOf('/');
-  return slash === -1 ? program : program.slice(slash + 1);
-}
-
-/**
- * The command itself plus whatever it runs on our behalf: `sudo rm -rf x` is both sudo and rm;
- * `bash -c 'a; b'` is bash plus a and b (inspected as a script of its own).
- */
-function expand(
-  argv: readonly string[],
-  redirects: readonly Redirect[],
-  substituted: readonly CommandView[],
-  findings: DestructiveFinding[],
-  depth: number,
-): CommandView[] {
-  const head: CommandView = { name: baseName(argv[0] ?? ''), args: argv.slice(1), redirects, substituted };
-  const views = [head];
-  if (depth >= MAX_NESTING) return views;
-  if (depth > 0 && argv[0] !== undefined && nameIsUnanalysable(argv[0], argv[0])) {
-    findings.push({ ...UNANALYSABLE_NAME_RULE, command: render(head) });
-  }
-  for (const inner of [...wrappedCommands(head), ...stdinScripts(head)]) {
-    if (inner.kind === 'argv') {
-      // The wrapped command inherits the wrapper's stdin (`sudo bash <<< '...'`).
-      if (inner.argv.length > 0)
-        views.push(...expand(inner.argv, redirects, substituted, findings, depth + 1));
-    } else {
-      const script = parseShell(inner.source);
-      inspectScript(script, findings, depth + 1);
-      views.push(...flattenScript(script));
+  private checkNameTakingBuiltin(view: CommandView, shown: string): void {
+    const { name, args } = view;
+    if (name === 'mapfile' || name === 'readarray') {
+      if (args.some((a) => /^-[A-Za-z]*C/.test(a))) {
+        this.add('mapfile-callback', `${name} -C runs a callback command for the lines it reads`, shown);
+      }
+    }
+    if (name === 'hash' && args.some((a) => /^-[A-Za-z]*p/.test(a))) {
+      this.add('hash-path', 'hash -p makes a command name run another program', shown);
+    }
+    if (name === 'enable')
+      this.add('enable-builtin', 'enable can load a shared library into bash as a builtin', shown);
+    if (name === 'alias' && args.some((a) => a.includes('='))) {
+      this.add('alias-definition', 'an alias makes a later command name run something else', shown);
+    }
+    if (name === 'shopt' && args.some((a) => a === 'expand_aliases' || a === 'extdebug')) {
+      this.add('alias-definition', `shopt ${args.join(' ')} changes what later command names run`, shown);
+    }
+    if (!NAME_TAKING_BUILTINS.has(name)) return;
+    const nameArgs = name === 'test' || name === '[' ? args.filter((_a, i) => args[i - 1] === '-v') : args;
+    if (name === 'let' || nameArgs.some((a) => a.includes('[') || a.includes(DYNAMIC))) {
+      if (name === 'let' && !args.some((a) => a.includes('[') || a.includes(DYNAMIC))) {
+        for (const arg of args)
+          for (const m of arg.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) this.taintedUse(m[0], shown);
+        return;
+      }
+      this.add(
+        'subscript-evaluated',
+        `${name} ${nameArgs.join(' ')}: a subscript or a computed name is evaluated as code`,
+        shown,
+      );
+    }
+    if (name === 'printf' && args.some((a, i) => a === '-v' && /[[\0]/.test(args[i + 1] ?? ''))) {
+      this.add('subscript-evaluated', 'printf -v with a subscript evaluates it as code', shown);
     }
   }
-  return views;
-}
 
-type Wrapped = { kind: 'argv'; argv: string[] } | { kind: 'script'; source: string };
+  /** The commands `view` runs on its own behalf. */
+  private runsWhat(view: CommandView, depth: number, shown: string): CommandView[] {
+    const { name, args, words } = view;
+    const out: CommandView[] = [];
+    const runScript = (source: string | undefined, what: string) => {
+      if (source === undefined) return;
+      if (source.includes(DYNAMIC)) {
+        this.add(
+          'computed-script',
+          `${what} is computed when the command runs, so it cannot be checked`,
+          shown,
+        );
+        return;
+      }
+      out.push(...this.script(source, depth + 1));
+    };
 
-/** A shell reading its program from a here-string or here-document runs that text as a script. */
-function stdinScripts(command: CommandView): Wrapped[] {
-  if (!SHELLS.has(command.name) || !interpreterReadsStdin(command)) return [];
-  const out: Wrapped[] = [];
-  for (const r of command.redirects) {
-    if (r.op === '<<<') out.push({ kind: 'script', source: r.target.text });
-    else if (r.heredocBody !== undefined) out.push({ kind: 'script', source: r.heredocBody });
+    if (name === 'eval') {
+      this.add('eval', 'eval runs its arguments as a new command line', shown);
+      runScript((args[0] === '--' ? args.slice(1) : args).join(' '), 'the eval text');
+      return out;
+    }
+    if (name === 'trap') {
+      const [action] = positionals(args);
+      if (action !== undefined && action !== '-' && !/^-/.test(action) && positionals(args).length > 1) {
+        this.add('trap', 'trap runs its text as a command later, when a signal arrives', shown);
+        runScript(action, 'the trap action');
+      }
+      return out;
+    }
+    if (name === 'source' || name === '.') {
+      const file = words[1];
+      if (file && readsFromStdinOrPipe(file)) {
+        this.add(
+          'script-from-stdin',
+          `${name} reads a script from stdin or a process substitution (${file.raw}), which cannot be checked`,
+          shown,
+        );
+      }
+      return out;
+    }
+    if (SHELLS.has(name) || name === 'su' || name === 'script' || name === 'sg') {
+      const source = commandOption(args);
+      if (source !== undefined) {
+        runScript(source, `the ${name} -c script`);
+        return out;
+      }
+      if (!SHELLS.has(name)) return out;
+      const file = words.slice(1).find((_w, i) => !args[i]!.startsWith('-') || args[i] === '-');
+      if (file && readsFromStdinOrPipe(file)) {
+        this.add(
+          'script-from-stdin',
+          `${name} runs a script from stdin or a process substitution (${file.raw}), which cannot be checked`,
+          shown,
+        );
+      }
+      if (interpreterReadsStdin(view)) {
+        for (const r of view.redirects) {
+          if (!STDIN_REDIRECTS.has(r.op)) continue;
+          this.add('script-from-stdin', `${name} reads its script from a redirection (${r.op})`, shown);
+          if (r.op === '<<<') runScript(r.target.text, 'the here-string');
+          else if (r.heredoc) runScript(r.heredoc.body, 'the here-document');
+        }
+      }
+      return out;
+    }
+    if (name === 'runuser' || name === 'flock') {
+      // `runuser USER -c CMD`, `flock FILE -c CMD`: the -c may follow the operand.
+      const source = commandOption(args);
+      if (source !== undefined) {
+        runScript(source, `the ${name} -c script`);
+        return out;
+      }
+    }
+    if (name === 'runuser') {
+      const unwrapped = unwrap(name, args);
+      if (unwrapped.kind === 'script') runScript(unwrapped.source, 'the runuser -c script');
+      else if (unwrapped.kind === 'argv' && args.some((a) => a === '-u' || a.startsWith('--user'))) {
+        out.push(...this.inner(view, unwrapped.argv, depth, {}));
+      }
+      return out;
+    }
+    if (name === 'find') {
+      for (let i = 0; i < args.length; i++) {
+        if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!)) continue;
+        const start = i + 1;
+        for (i++; i < args.length && args[i] !== ';' && args[i] !== '+'; i++);
+        const innerWords = words
+          .slice(start + 1, i + 1)
+          .map((w) => (w.text.includes('{}') ? { ...w, isStatic: false, text: DYNAMIC } : w));
+        if (innerWords.length > 0) {
+          out.push(
+            ...this.inspectView(makeView(innerWords, view.redirects, view.substituted), depth + 1, {
+              fedArguments: 'find -exec',
+            }),
+          );
+        }
+      }
+      return out;
+    }
+    if (name === 'parallel') {
+      this.add(
+        'shell-fed-by-xargs',
+        'parallel runs its command through a shell with its input substituted in',
+        shown,
+      );
+      // `parallel CMD ::: args` runs CMD; `parallel ::: 'cmd1' 'cmd2'` runs each argument.
+      const rest = skipOptions(args, ['-j', '--jobs', '-S', '-N', '-n', '-P', '-I', '-d', '-a', '--colsep']);
+      const separator = rest.findIndex((a) => a.startsWith(':::'));
+      const commandWords = separator === -1 ? rest : rest.slice(0, separator);
+      if (commandWords.length > 0) runScript(commandWords.join(' '), 'the parallel command');
+      else
+        for (const a of rest.slice(separator + 1))
+          if (!a.startsWith(':::')) runScript(a, 'a parallel argument');
+      return out;
+    }
+    if (name === 'watch') {
+      runScript(
+        skipOptions(args, ['-n', '--interval', '-d', '-q', '--equexit']).join(' '),
+        'the watch command',
+      );
+      return out;
+    }
+    if (name === 'env') {
+      for (const a of args) {
+        const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a)?.[1];
+        if (variable && CODE_VARIABLES.test(variable)) {
+          this.add(
+            'code-variable',
+            `setting ${variable} makes programs run code the command line does not show`,
+            shown,
+          );
+        }
+      }
+    }
+    if (WRAPPERS[name]) {
+      const unwrapped = unwrap(name, args);
+      if (unwrapped.kind === 'unknown') {
+        this.add('unknown-wrapper-option', `${unwrapped.why}, so the command it runs cannot be found`, shown);
+      } else if (unwrapped.kind === 'script') {
+        runScript(unwrapped.source, `the ${name} script`);
+      } else if (unwrapped.kind === 'argv') {
+        const fed = WRAPPERS[name]!.appendsArguments ? name : undefined;
+        out.push(...this.inner(view, unwrapped.argv, depth, fed ? { fedArguments: fed } : {}));
+      }
+      return out;
+    }
+    if (!DATA_ONLY.has(name) && !isInterpreterName(name)) {
+      // A wrapper the table does not know (`faketime now rm -rf x`, `ssh host rm -rf /`): try each
+      // later word that names a command (a bare name or an absolute path) as the command it may run.
+      for (let i = 1; i < args.length + 1; i++) {
+        const candidate = words[i];
+        if (!candidate?.isStatic || !TRIGGERS.has(baseName(candidate.text))) continue;
+        if (candidate.text.includes('/') && !candidate.text.startsWith('/')) continue;
+        const probe = new Analyzer(this.grammar, this.homeDir);
+        probe.inspectView(makeView(words.slice(i), view.redirects, view.substituted), depth + 1, {});
+        if (probe.findings.length > 0) {
+          this.add(
+            'unknown-wrapper',
+            `${name} is not in the wrapper table and may run ${baseName(candidate.text)} with the words after it`,
+            shown,
+          );
+          this.findings.push(...probe.findings);
+          break;
+        }
+      }
+    }
+    return out;
   }
-  return out;
+
+  private inner(
+    view: CommandView,
+    argv: string[],
+    depth: number,
+    how: { fedArguments?: string },
+  ): CommandView[] {
+    // The wrapped command's words are the tail of the wrapper's words.
+    const words = view.words.slice(view.words.length - argv.length);
+    return this.inspectView(makeView(words, view.redirects, view.substituted), depth + 1, how);
+  }
 }
 
-const WRAPPER_VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
-  sudo: new Set(['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '-R', '-T']),
-  doas: new Set(['-u', '-C']),
-  pkexec: new Set(['--user']),
-  run0: new Set(['-u', '--user', '-D', '--chdir']),
-  env: new Set(['-u', '--unset', '-C', '--chdir']),
-  setsid: new Set(),
-  busybox: new Set(),
-  nice: new Set(['-n', '--adjustment']),
-  ionice: new Set(['-c', '-n', '-p', '-t']),
-  timeout: new Set(['-s', '--signal', '-k', '--kill-after']),
-  stdbuf: new Set(['-i', '-o', '-e']),
-  xargs: new Set([
-    '-I',
-    '-n',
-    '-P',
-    '-L',
-    '-s',
-    '-d',
-    '-E',
-    '-a',
-    '--max-args',
-    '--max-procs',
-    '--delimiter',
-  ]),
-  exec: new Set(['-a']),
-  nohup: new Set(),
-  time: new Set(),
-  command: new Set(),
-  builtin: new Set(),
-  chronic: new Set(),
-  unbuffer: new Set(),
-};
+function makeView(
+  words: ShellWord[],
+  redirects: readonly ShellRedirect[],
+  substituted: readonly CommandView[],
+): CommandView {
+  return {
+    name: baseName(words[0]?.text ?? ''),
+    args: words.slice(1).map((w) => w.text),
+    words,
+    redirects,
+    substituted,
+  };
+}
+
+/** `/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/0`, `-`, a process substitution or a computed path. */
+function readsFromStdinOrPipe(word: ShellWord): boolean {
+  if (!word.isStatic) return true;
+  return /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/[^/]+\/fd\/\d+)$/.test(word.text.replace(/\/+/g, '/'));
+}
 
 /** The argument after a `-c`-style option (`-c`, `-xc`, `--command`, `--command=...`), `--` skipped. */
 function commandOption(args: readonly string[]): string | undefined {
@@ -576,152 +1229,47 @@ function commandOption(args: readonly string[]): string | undefined {
     if (arg === '--') return undefined;
     if (arg.startsWith('--command=')) return arg.slice('--command='.length);
     if (/^-[A-Za-z]*c[A-Za-z]*$/.test(arg) || arg === '--command') {
-      const next = args[i + 1] === '--' ? args[i + 2] : args[i + 1];
-      return next;
+      return args[i + 1] === '--' ? args[i + 2] : args[i + 1];
     }
   }
   return undefined;
 }
 
-function wrappedCommands(command: CommandView): Wrapped[] {
-  const { name, args } = command;
-  if (name === 'eval') {
-    const rest = args[0] === '--' ? args.slice(1) : args;
-    return [{ kind: 'script', source: rest.join(' ') }];
-  }
-  if (name === 'trap') {
-    // `trap [-lp] [--] ACTION SIGNAL...`: the action is a script run later.
-    const [action] = skipOptions(args, new Set());
-    return action !== undefined && action !== '-' ? [{ kind: 'script', source: action }] : [];
-  }
-  if (SHELLS.has(name) || name === 'su' || name === 'script') {
-    const source = commandOption(args);
-    return source !== undefined ? [{ kind: 'script', source }] : [];
-  }
-  if (name === 'runuser') {
-    const source = commandOption(args);
-    if (source !== undefined) return [{ kind: 'script', source }];
-    // `runuser -u USER [--] COMMAND...`; without -u the rest goes to a login shell.
-    if (!args.some((a) => a === '-u' || a.startsWith('--user'))) return [];
-    return [
-      { kind: 'argv', argv: skipOptions(args, new Set(['-u', '--user', '-g', '--group', '-G', '-s', '-w'])) },
-    ];
-  }
-  if (name === 'flock') {
-    const source = commandOption(args);
-    if (source !== undefined) return [{ kind: 'script', source }];
-    const rest = skipOptions(args, new Set(['-w', '--timeout', '-E', '--conflict-exit-code']));
-    return [{ kind: 'argv', argv: skipOptions(rest.slice(1), new Set()) }];
-  }
-  if (name === 'chroot') {
-    const rest = skipOptions(args, new Set(['--userspec', '--groups']));
-    return [{ kind: 'argv', argv: rest.slice(1) }];
-  }
-  if (name === 'parallel') return parallelCommands(args);
-  if (name === 'env') {
-    const split = envSplitString(args);
-    if (split !== undefined) return [{ kind: 'script', source: split }];
-  }
-  if (name === 'find') return findExecCommands(args);
-  if (name === 'watch') {
-    const rest = skipOptions(args, new Set(['-n', '--interval', '-d']));
-    return rest.length > 0 ? [{ kind: 'script', source: rest.join(' ') }] : [];
-  }
-  const valueOptions = WRAPPER_VALUE_OPTIONS[name];
-  if (!valueOptions) return [];
-  if (name === 'command' && args.some((a) => a === '-v' || a === '-V')) return [];
-  let rest = skipOptions(args, valueOptions);
-  if (name === 'env') rest = dropAssignments(rest);
-  if (name === 'timeout') rest = rest.slice(1); // the duration
-  return [{ kind: 'argv', argv: rest }];
+/** Options whose value cannot change what the command does, per command (`git commit -m "$msg"`). */
+const HARMLESS_VALUE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  git: ['-m', '--message', '-F', '--file', '--author', '--date', '--format', '--pretty', '--grep', '-C'],
+};
+
+/**
+ * True when computed word `index` of `view` is only the value of an option: `--name=$x` (the option
+ * itself is literal) or the word after an option listed in HARMLESS_VALUE_OPTIONS.
+ */
+function isOptionValue(view: CommandView, index: number): boolean {
+  const word = view.words[index]!;
+  if (/^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word.text) && !word.glob) return true;
+  const previous = view.words[index - 1];
+  return previous?.isStatic === true && (HARMLESS_VALUE_OPTIONS[view.name] ?? []).includes(previous.text);
 }
 
-/** `env -S 'a b'` / `--split-string=...` splits its value into a command line, plus the arguments after it. */
-function envSplitString(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--' || !arg.startsWith('-')) return undefined;
-    let value: string | undefined;
-    let next = i + 1;
-    if (arg === '-S' || arg === '--split-string') {
-      value = args[i + 1];
-      next = i + 2;
-    } else if (arg.startsWith('--split-string=')) value = arg.slice('--split-string='.length);
-    else if (/^-[iv0]*S./.test(arg)) value = arg.slice(arg.indexOf('S') + 1);
-    if (value !== undefined) return [value, ...args.slice(next)].join(' ');
-  }
-  return undefined;
-}
-
-/** `parallel CMD ::: args` runs CMD through a shell; `parallel ::: 'cmd1' 'cmd2'` runs each argument. */
-function parallelCommands(args: readonly string[]): Wrapped[] {
-  const rest = skipOptions(
-    args,
-    new Set(['-j', '--jobs', '-S', '-N', '-n', '-P', '-I', '-d', '-a', '--colsep']),
-  );
-  const separator = rest.findIndex((a) => a === ':::' || a === '::::' || a === ':::+');
-  const commandWords = separator === -1 ? rest : rest.slice(0, separator);
-  if (commandWords.length > 0) return [{ kind: 'script', source: commandWords.join(' ') }];
-  return rest
-    .slice(separator + 1)
-    .filter((a) => !a.startsWith(':::'))
-    .map((source) => ({ kind: 'script', source }));
-}
-
-function skipOptions(args: readonly string[], valueOptions: ReadonlySet<string>): string[] {
+function skipOptions(args: readonly string[], withValue: readonly string[]): string[] {
   let i = 0;
   while (i < args.length && args[i]!.startsWith('-') && args[i] !== '-') {
     if (args[i] === '--') return args.slice(i + 1);
-    if (valueOptions.has(args[i]!)) i++;
+    if (withValue.includes(args[i]!)) i++;
     i++;
   }
   return args.slice(i);
 }
 
-function dropAssignments(args: string[]): string[] {
-  let i = 0;
-  while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!)) i++;
-  return args.slice(i);
-}
-
-function findExecCommands(args: readonly string[]): Wrapped[] {
-  const out: Wrapped[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!)) continue;
-    const argv: string[] = [];
-    for (i++; i < args.length && args[i] !== ';' && args[i] !== '+'; i++) argv.push(args[i]!);
-    out.push({ kind: 'argv', argv });
-  }
-  return out;
-}
-
-/** Commands of a script without inspection, for "what runs inside this substitution/stage". */
-function flattenScript(script: Script): CommandView[] {
-  const out: CommandView[] = [];
-  for (const pipeline of script.pipelines) {
-    for (const stage of pipeline.stages) {
-      if (stage.kind === 'subshell') {
-        out.push(...flattenScript(stage.body));
-        continue;
-      }
-      const substituted = stage.words.flatMap((w) => w.substitutions).flatMap(flattenScript);
-      out.push(...substituted);
-      const argv = stripPrefixes(stage.words);
-      if (argv.length > 0) {
-        out.push({ name: baseName(argv[0]!), args: argv.slice(1), redirects: stage.redirects, substituted });
-      }
-    }
-  }
-  return out;
+function baseName(program: string): string {
+  const slash = program.lastIndexOf('/');
+  return slash === -1 ? program : program.slice(slash + 1);
 }
 
 function render(view: CommandView): string {
-  const redirects = view.redirects.map((r) => `${r.op} ${r.target.text}`);
-  return [view.name, ...view.args, ...redirects].filter((part) => part !== '').join(' ');
-}
-
-function renderStage(stage: readonly CommandView[]): string {
-  return stage[0] ? render(stage[0]) : '';
+  const words = view.words.map((w) => w.raw);
+  const redirects = view.redirects.filter((r) => !r.heredoc).map((r) => `${r.op} ${r.target.raw}`);
+  return [...words, ...redirects].filter((part) => part !== '').join(' ');
 }
 
 function dedupe(findings: DestructiveFinding[]): DestructiveFinding[] {

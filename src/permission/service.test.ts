@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTools } from '../tools/builtins/index.js';
 import { ToolRegistry } from '../tools/registry.js';
+import { loadBashGrammar } from './bash-grammar.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import type { PermissionRule } from './rules.js';
 import { PermissionService, type ToolFacts } from './service.js';
@@ -26,7 +27,8 @@ const matrix = JSON.parse(
 let base: string;
 let projectRoot: string;
 
-beforeAll(() => {
+beforeAll(async () => {
+  await loadBashGrammar();
   base = mkdtempSync(path.join(tmpdir(), 'furfly-perm-'));
   projectRoot = path.join(base, 'project');
   mkdirSync(path.join(projectRoot, 'src'), { recursive: true });

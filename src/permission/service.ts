@@ -14,13 +14,28 @@
  *  5. an edit tool on a protected path → ask (an allow rule does not lift this either): furfly's own
  *     config (`.furflycode/` in the project, the user config folder) holds the permissions, and `.git/`
  *     holds hooks and config that run code; letting a model rewrite them unasked would undo every rule.
+ *     The same holds for a shell command that writes there (by redirection or a known file-writing
+ *     command) or into a shell startup file (~/.bashrc, ~/.profile, …), and for one that reads another
+ *     process's environment or memory (/proc/<pid>/environ, ptrace tools), where furfly's keys are.
  *  6. an allow rule          → allow  (in any mode)
- *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands that are not
- *     destructive; an execute tool without a command (e.g. a remote tool) asks in auto.
+ *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands the
+ *     fail-closed check (destructive-commands.ts) fully resolves and finds harmless; an execute tool
+ *     without a command (e.g. a remote tool) asks in auto.
+ *
+ * Commands are parsed with the bash grammar, which loads asynchronously: callers await `prepare()`
+ * once before deciding. Until it has loaded, every command asks (fail closed), even with an allow rule.
  */
+
+import os from 'node:os';
 import path from 'node:path';
 import { isObject } from '../util/is-object.js';
-import { findDestructive } from './destructive-commands.js';
+import { loadBashGrammar } from './bash-grammar.js';
+import {
+  analyzeCommandLine,
+  type CommandAnalysis,
+  DESTRUCTIVE_COMMANDS,
+  type DestructiveFinding,
+} from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import { isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule } from './rules.js';
@@ -57,8 +72,37 @@ export interface PermissionSettings {
   protectedPaths?: readonly string[];
 }
 
+const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
+
 /** Path segments that are protected wherever they appear. */
 const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
+
+/**
+ * Files and folders in the home folder that run code or grant access when a shell starts or git and
+ * ssh run: a command writing there acts outside this session.
+ */
+const HOME_STARTUP_FILES = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.zlogout',
+  '.kshrc',
+  '.mkshrc',
+  '.cshrc',
+  '.tcshrc',
+  '.login',
+  '.inputrc',
+  '.gitconfig',
+  '.config/git',
+  '.config/fish',
+  '.ssh',
+];
 
 /**
  * What the service decides on: the permission side of the registry's `PreparedCall` (which satisfies
@@ -88,6 +132,8 @@ export class PermissionService {
   private readonly sandbox: PathSandbox;
   private readonly projectRoot: string;
   private readonly protectedRoots: string[];
+  private readonly homeDir: string;
+  private readonly startupFiles: string[];
 
   constructor(
     settings: PermissionSettings,
@@ -101,6 +147,8 @@ export class PermissionService {
       settings.homeDir === undefined ? {} : { homeDir: settings.homeDir },
     );
     this.projectRoot = settings.projectRoot;
+    this.homeDir = settings.homeDir ?? os.homedir();
+    this.startupFiles = HOME_STARTUP_FILES.map((f) => path.join(this.homeDir, f));
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
       const resolved = resolveRealPath(settings.projectRoot, p);
       return resolved.ok ? resolved.path : path.resolve(settings.projectRoot, p);
@@ -117,6 +165,51 @@ export class PermissionService {
       if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
       if (this.protectedRoots.some((root) => isInside(candidate, root))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
+      }
+      if (this.startupFiles.some((file) => isInside(candidate, file))) {
+        return `${raw} is a shell, git or ssh startup file, which edit tools may not change without asking`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Loads the bash grammar the command check needs. Await it once before `decide`; it never rejects
+   * (a failure makes every command ask, with the reason).
+   */
+  async prepare(): Promise<void> {
+    await loadBashGrammar().catch(() => undefined);
+  }
+
+  private analyze(command: string): CommandAnalysis {
+    return analyzeCommandLine(command, { homeDir: this.homeDir });
+  }
+
+  /** A command that writes to a protected path or reads another process's secrets asks (rule 5). */
+  private protectedCommand(toolName: string, analysis: CommandAnalysis): PermissionDecision | undefined {
+    const unchecked = analysis.findings.find((f) => f.id === 'grammar-unavailable');
+    if (unchecked)
+      return { action: 'ask', source: 'destructive', reason: `${toolName}: ${unchecked.description}` };
+    const secret = analysis.findings.find((f) => f.scope === 'every-mode');
+    if (secret) {
+      return {
+        action: 'ask',
+        source: 'sandbox',
+        reason: `${toolName}: ${secret.command} ${secret.description}; commands may not do that without asking`,
+      };
+    }
+    for (const write of analysis.writes) {
+      const resolved = resolveRealPath(this.projectRoot, write.path);
+      const why = this.protectedReason(
+        write.path,
+        resolved.ok ? resolved.path : path.resolve(this.projectRoot, write.path),
+      );
+      if (why) {
+        return {
+          action: 'ask',
+          source: 'sandbox',
+          reason: `${toolName}: ${write.command} writes a protected path: ${why.replace('edit tools', 'commands')}`,
+        };
       }
     }
     return undefined;
@@ -159,20 +252,27 @@ export class PermissionService {
       if (!verdict.inside) return { action: 'ask', source: 'sandbox', reason: verdict.reason };
       resolved.push(verdict.resolved);
     }
-    if (normalizeCategory(this.facts.categoryOf(toolName)) === 'edit') {
+    const category = normalizeCategory(this.facts.categoryOf(toolName));
+    if (category === 'edit') {
       for (const [i, raw] of paths.entries()) {
         const why = this.protectedReason(raw, resolved[i]!);
         if (why) return { action: 'ask', source: 'sandbox', reason: `${toolName}: ${why}` };
       }
     }
+    const command = category === 'execute' ? this.facts.commandOf(toolName, args) : undefined;
+    const analysis = command === undefined ? undefined : this.analyze(command);
+    if (analysis) {
+      const asked = this.protectedCommand(toolName, analysis);
+      if (asked) return asked;
+    }
 
     if (rule?.action === 'allow') {
       return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${toolName}` };
     }
-    return this.byMode(toolName, args);
+    return this.byMode(toolName, analysis);
   }
 
-  private byMode(toolName: string, args: Readonly<Record<string, unknown>>): PermissionDecision {
+  private byMode(toolName: string, analysis: CommandAnalysis | undefined): PermissionDecision {
     const category = normalizeCategory(this.facts.categoryOf(toolName));
     switch (this.mode) {
       case 'strict':
@@ -198,7 +298,7 @@ export class PermissionService {
             reason: `auto mode runs ${category} tools (${toolName})`,
           };
         }
-        return this.checkCommand(toolName, args);
+        return this.checkCommand(toolName, analysis);
       default:
         return {
           action: 'ask',
@@ -208,22 +308,21 @@ export class PermissionService {
     }
   }
 
-  private checkCommand(toolName: string, args: Readonly<Record<string, unknown>>): PermissionDecision {
-    const command = this.facts.commandOf(toolName, args);
-    if (command === undefined) {
+  private checkCommand(toolName: string, analysis: CommandAnalysis | undefined): PermissionDecision {
+    if (analysis === undefined) {
       return {
         action: 'ask',
         source: 'mode',
         reason: `auto mode asks before ${toolName}: it is an execute tool without a command that can be checked`,
       };
     }
-    const findings = findDestructive(command);
+    const findings: DestructiveFinding[] = analysis.findings;
     const [first] = findings;
     if (!first) {
       return {
         action: 'allow',
         source: 'mode',
-        reason: `auto mode runs ${toolName}: the command is not destructive`,
+        reason: `auto mode runs ${toolName}: every command in it is resolved and none is destructive`,
       };
     }
     const others = [
@@ -238,7 +337,7 @@ export class PermissionService {
     return {
       action: 'ask',
       source: 'destructive',
-      reason: `${first.command} is destructive: ${first.description}${also}`,
+      reason: `${first.command} ${TABLE_IDS.has(first.id) ? 'is destructive' : 'cannot be checked before it runs'}: ${first.description}${also}`,
     };
   }
 }
