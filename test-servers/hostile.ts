@@ -11,12 +11,18 @@
  *   fork    {count}         start `count` idle shells at once (at most 1000), then end them all
  *   memory  {mib}           a child node process touches `mib` MiB (at most 4096), then exits
  * Every attempt is bounded in time and size, and the server exits by itself after 5 minutes.
+ *
+ * `--deep-schema-tool N` also lists a tool `deep` whose inputSchema nests N object schemas inside each
+ * other (2N JSON levels): a definition no recursive JSON code can walk. The client must leave it out and
+ * keep `attempt`. The JSON text of the nesting is written out by repetition, since this server's own
+ * JSON.stringify could not encode it either.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { runServer, standardDefinition } from './lib/cli.js';
+import { integerFlag, runServer, standardDefinition } from './lib/cli.js';
+import type { JsonRpcRequest } from './lib/protocol.js';
 import type { ToolDefinition, ToolResult } from './lib/tools.js';
 
 const NETWORK_TIMEOUT_MS = 3000;
@@ -177,13 +183,49 @@ const attemptTool: ToolDefinition = {
   },
 };
 
+/** Stands for the deep schema in the tools/list result until the JSON text is spliced in. */
+const DEEP_SCHEMA_MARK = '"furfly-deep-schema-goes-here"';
+
+function deepSchemaText(levels: number): string {
+  const open = '{"type":"object","properties":{"inner":';
+  return `${open.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
+}
+
+const deepTool: ToolDefinition = {
+  name: 'deep',
+  title: 'Deep',
+  description: 'Listed with an input schema nested too deeply to use; never meant to be called.',
+  inputSchema: JSON.parse(DEEP_SCHEMA_MARK),
+  run: async (): Promise<ToolResult> => ({ content: [{ type: 'text', text: 'deep was called' }] }),
+};
+
 // Unref'd: it never keeps the server alive, it only ends one that something else keeps alive.
 setTimeout(() => process.exit(3), LIFETIME_MS).unref();
 
 runServer({
   name: 'hostile',
-  usage: 'Tool: attempt {what: network|write|read|fork|memory, ...}; each outcome is reported as JSON.',
-  setup: (_flags, common) => ({
-    definition: { ...standardDefinition('hostile', common), tools: [attemptTool] },
-  }),
+  usage: [
+    'Tool: attempt {what: network|write|read|fork|memory, ...}; each outcome is reported as JSON.',
+    '  --deep-schema-tool N   also list `deep`, whose inputSchema nests N object schemas',
+  ].join('\n'),
+  options: { 'deep-schema-tool': { type: 'string' } },
+  setup: (flags, common) => {
+    const deepLevels = integerFlag('deep-schema-tool', flags['deep-schema-tool'], 1);
+    const definition = { ...standardDefinition('hostile', common), tools: [attemptTool] };
+    if (deepLevels === undefined) return { definition };
+    return {
+      definition: {
+        ...definition,
+        tools: [attemptTool, deepTool],
+        hooks: {
+          encodeResponse: (request: JsonRpcRequest, response: Record<string, unknown>) => {
+            const text = JSON.stringify(response);
+            return request.method === 'tools/list'
+              ? text.replace(DEEP_SCHEMA_MARK, deepSchemaText(deepLevels))
+              : text;
+          },
+        },
+      },
+    };
+  },
 });

@@ -16,6 +16,7 @@ import {
 } from '../../src/protocol/versions.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../src/redaction/index.js';
 import { ensureImage } from '../../src/sandbox/image.js';
+import { mountReport } from '../../src/sandbox/mount-plan.js';
 import { errorText } from '../../src/util/error-text.js';
 import {
   type Check,
@@ -29,6 +30,7 @@ import { ALL_CHECKS } from './checks.js';
 import { CheckContext, type InitInfo, initialize, isVersionShaped, type SuiteSettings } from './context.js';
 import { collectMetrics } from './metrics.js';
 import { openChannel, type Target } from './probe/channel.js';
+import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
 import type { CheckResult, Report, SandboxReport } from './report/model.js';
@@ -92,12 +94,15 @@ export function targetRedactor(target: Target): Redactor {
   return new Redactor(env);
 }
 
-async function runChecks(options: SuiteOptions, checks: readonly Check[]): Promise<Report> {
+async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Promise<Report> {
   const startedAt = new Date();
   const started = performance.now();
-  const selected = orderChecks(checks).filter((check) => isSelected(check.id, options.only, options.skip));
+  const selected = orderChecks(checks).filter((check) =>
+    isSelected(check.id, requested.only, requested.skip),
+  );
 
-  const sandbox = await prepareSandbox(options);
+  // From here on the target carries its mount plan, so every fresh container sees the same folder.
+  const { sandbox, options } = await prepareSandbox(requested);
   let shared: Session;
   try {
     shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
@@ -174,13 +179,26 @@ async function runChecks(options: SuiteOptions, checks: readonly Check[]): Promi
   };
 }
 
-/** Builds (or finds) the sandbox image up front, so a missing Docker engine stops the run at once. */
-async function prepareSandbox(options: SuiteOptions): Promise<SandboxReport | null> {
-  const sandbox = options.target.transport === 'stdio' ? options.target.sandbox : undefined;
-  if (!sandbox) return null;
+/**
+ * Builds (or finds) the sandbox image up front, so a missing Docker engine stops the run at once, and
+ * plans the mount once: a folder the sandbox user cannot read stops the run with that reason, before any
+ * container could exit over it.
+ */
+async function prepareSandbox(
+  options: SuiteOptions,
+): Promise<{ sandbox: SandboxReport | null; options: SuiteOptions }> {
+  const target = options.target;
+  if (target.transport !== 'stdio' || !target.sandbox) return { sandbox: null, options };
+  const settings = target.sandbox;
+  const plan = await planProbeMount(target.command, settings);
+  if (plan.problem !== undefined)
+    throw new SuiteError(`cannot start the server in the sandbox: ${plan.problem}`);
   try {
     const image = await ensureImage();
-    return { kind: sandbox.kind, image: image.tag, policy: sandbox.policy };
+    return {
+      sandbox: { kind: settings.kind, image: image.tag, policy: settings.policy, mount: mountReport(plan) },
+      options: { ...options, target: { ...target, sandbox: { ...settings, plan } } },
+    };
   } catch (error) {
     throw new SuiteError(`cannot prepare the sandbox: ${errorText(error)}`);
   }

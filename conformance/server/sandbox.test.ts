@@ -2,6 +2,9 @@
  * `--sandbox docker`: the well-behaved server passes the whole default suite inside the sandbox, the
  * report states the sandbox it ran under, and no container outlives the run.
  */
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { labelledContainers, removeLabelledContainers } from '../../src/sandbox/cleanup.js';
@@ -9,10 +12,11 @@ import { dockerSuite, skipWithoutDocker } from '../../src/sandbox/docker-gate.te
 import { sandboxPolicy } from '../../src/sandbox/policy.js';
 import { renderJson } from './report/json.js';
 import { renderText } from './report/text.js';
-import { runSuite } from './runner.js';
+import { runSuite, SuiteError } from './runner.js';
 import { idsWith, testServer } from './suite.test-helpers.js';
 
-const distDir = fileURLToPath(new URL('../../dist', import.meta.url));
+// Without the trailing slash the URL keeps: the mount plan reports resolved paths.
+const distDir = path.resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
 const APPLICABILITY =
   /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with)/;
 
@@ -55,10 +59,47 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('conformance suite inside the san
     expect(report.sandbox).toMatchObject({ kind: 'docker', policy });
     expect(report.sandbox?.image).toMatch(/^furfly-sandbox-node:/);
     const json = JSON.parse(renderJson(report)) as { sandbox: unknown };
-    expect(json.sandbox).toEqual({ kind: 'docker', image: report.sandbox?.image, policy });
-    expect(renderText(report, { color: false })).toMatch(
+    const mount = {
+      kind: 'folder',
+      source: distDir,
+      target: distDir,
+      readOnly: true,
+      hidden: [],
+      reason: `the configured folder ${distDir}`,
+    };
+    expect(json.sandbox).toEqual({ kind: 'docker', image: report.sandbox?.image, policy, mount });
+    const text = renderText(report, { color: false });
+    expect(text).toMatch(
       /^sandbox: docker, network none, read-only root, .*memory 512 MiB .*; image furfly-sandbox-node:/m,
     );
+    expect(text).toContain(`\nsandbox mount: ${distDir} read-only\n`);
     expect(await labelledContainers(process.pid)).toEqual([]);
   }, 240_000);
+});
+
+describe('the sandbox mount is planned before any container (no Docker needed)', () => {
+  it('a script folder the sandbox user cannot read stops the run with that reason', async () => {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'furfly-conformance-mount-')));
+    try {
+      mkdirSync(path.join(dir, 'server'), { mode: 0o700 });
+      chmodSync(path.join(dir, 'server'), 0o700);
+      writeFileSync(path.join(dir, 'server/index.js'), '');
+      const running = runSuite({
+        target: {
+          transport: 'stdio',
+          command: { command: 'node', args: ['server/index.js'], cwd: dir, env: {} },
+          sandbox: { kind: 'docker', policy: sandboxPolicy() },
+        },
+        timeoutMs: 5_000,
+        callTools: false,
+        fuzz: 0,
+      });
+      await expect(running).rejects.toThrow(SuiteError);
+      await expect(running).rejects.toThrow(
+        `cannot start the server in the sandbox: the folder ${dir}/server is not readable by the sandbox user 65534:65534`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

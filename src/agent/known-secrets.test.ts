@@ -20,7 +20,7 @@ function load(config: unknown, env: Record<string, string>) {
   mkdirSync(path.join(dir, 'home'));
   writeFileSync(path.join(dir, '.furflycode', 'config.yaml'), JSON.stringify(config));
   const fullEnv = { ...env, FURFLY_HOME: path.join(dir, 'home') };
-  const loaded = loadConfig({ cwd: dir, env: fullEnv });
+  const loaded = loadConfig({ cwd: dir, env: fullEnv, trustProject: true });
   expect(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.errors)).toBe(true);
   return { loaded, env: fullEnv };
 }

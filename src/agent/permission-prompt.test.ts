@@ -1,7 +1,7 @@
 /** The one-shot refusal tells the model (and through it the user) the one thing that would help. */
 import { describe, expect, it } from 'vitest';
 import type { PermissionDecision } from '../permission/index.js';
-import { type RefusalFacts, refusalForOneShot } from './permission-prompt.js';
+import { type RefusalFacts, refusalForOneShot, stableRuleName } from './permission-prompt.js';
 
 interface Row {
   name: string;
@@ -103,6 +103,30 @@ describe('refusalForOneShot', () => {
     expect(text).toContain(decision.reason);
     for (const pattern of says) expect(text).toMatch(pattern);
     for (const pattern of never) expect(text).not.toMatch(pattern);
+  });
+});
+
+describe('the rule a refusal suggests', () => {
+  it('names a suffixed MCP tool by its server and own name, which no collision changes', () => {
+    const decision = ask('mode', 'strict mode asks before every call (mcp__gh__delete_repo_1a2b3c4d)');
+    const facts: RefusalFacts = { category: 'execute', runsCommand: false, mode: 'strict' };
+    const ruleName = stableRuleName('mcp__gh__delete_repo_1a2b3c4d', [
+      'mcp__gh__delete_repo_1a2b3c4d',
+      'mcp__gh__delete_repo',
+      'mcp:gh/delete_repo',
+    ]);
+    expect(ruleName).toBe('mcp__gh__delete_repo');
+    expect(refusalForOneShot('mcp__gh__delete_repo_1a2b3c4d', decision, { ...facts, ruleName })).toContain(
+      'tool_glob: "mcp__gh__delete_repo", action: allow',
+    );
+  });
+
+  it('keeps the public name when there is nothing more stable, or the own name holds glob syntax', () => {
+    expect(stableRuleName('bash', [])).toBe('bash');
+    expect(stableRuleName('mcp__gh__x', ['mcp__gh__x', 'mcp:gh/x'])).toBe('mcp__gh__x');
+    expect(stableRuleName('mcp__gh__a_12345678', ['mcp__gh__a_12345678', 'mcp__gh__a*', 'mcp:gh/a*'])).toBe(
+      'mcp__gh__a_12345678',
+    );
   });
 });
 

@@ -32,6 +32,8 @@ export interface PermissionAsker {
 export interface GateToolFacts {
   categoryOf(toolName: string): string;
   commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
+  /** The names rules may match (see PermissionService); the advice names a stable one. */
+  identitiesOf?(toolName: string): readonly string[];
 }
 
 export type GateOutcome =
@@ -75,6 +77,7 @@ export class PermissionGate {
           category: category === 'read' || category === 'edit' ? category : 'execute',
           runsCommand: this.facts?.commandOf(toolName, args) !== undefined,
           mode: this.service.currentMode(),
+          ruleName: stableRuleName(toolName, this.facts?.identitiesOf?.(toolName) ?? []),
         }),
       };
     }
@@ -100,6 +103,18 @@ export interface RefusalFacts {
   /** The tool runs a shell command that auto mode can check (bash); MCP tools do not. */
   runsCommand: boolean;
   mode: PermissionMode;
+  /** The name to put in a suggested rule; the tool name when absent. */
+  ruleName?: string;
+}
+
+/**
+ * The name an allow rule should use: a remote tool's `mcp__<server>__<original>` when its public name
+ * differs (a collision suffix, which can change mid-session), unless glob syntax in the original name
+ * would make the rule mean something else.
+ */
+export function stableRuleName(toolName: string, identities: readonly string[]): string {
+  const stable = identities.find((name) => name !== toolName && name.startsWith('mcp__'));
+  return stable !== undefined && !/[*?[\]{}\\,]/.test(stable) ? stable : toolName;
 }
 
 /**
@@ -112,7 +127,7 @@ export function refusalForOneShot(
   decision: PermissionDecision,
   facts: RefusalFacts,
 ): string {
-  const allowRule = `an allow rule for it in the config (permissions.rules: - tool_glob: "${toolName}", action: allow)`;
+  const allowRule = `an allow rule for it in the config (permissions.rules: - tool_glob: "${facts.ruleName ?? toolName}", action: allow)`;
   let advice: string;
   if (decision.source === 'rule') {
     advice =

@@ -52,6 +52,8 @@ describe('tool results reach the model and the terminal without secrets', { time
     const setup = startRuntime({
       cwd: project.dir,
       env: { ...project.env, ECHO_TOKEN: TOKEN, GH_TOKEN: OTHER_SECRET },
+      // The config was changed after tempProject trusted it: trust it again for this run.
+      trustProject: true,
       maxRetries: 0,
     });
     if (!setup.ok) throw new Error(setup.message);

@@ -3,22 +3,18 @@
  * tools as their servers become ready), permission service and gate, and the agent. Both the
  * interactive session and one-shot mode start here; only the asker and what they wait for differ.
  */
-import { formatConfigError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
-import { userConfigDir } from '../config/paths.js';
-import { trustNotices } from '../config/trust-report.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
-import { type PermissionMode, PermissionService } from '../permission/index.js';
+import type { PermissionMode, PermissionService } from '../permission/index.js';
 import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
-import { knownSecrets } from './known-secrets.js';
 import { Agent } from './loop.js';
 import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
+import { createPermissionService, loadSessionConfig, sessionRedactor } from './session-config.js';
 import { UsageLedger } from './usage.js';
 
 export interface RuntimeOptions {
@@ -61,40 +57,10 @@ export interface AgentRuntime {
 
 export type RuntimeSetup = { ok: true; runtime: AgentRuntime } | { ok: false; message: string };
 
-/** What furfly runs with when there is no config file at all: the documented defaults. */
-const DEFAULT_CONFIG: ResolvedConfig = {
-  providers: [],
-  max_iterations: 50,
-  permissions: { mode: 'strict', rules: [], allow_paths: [] },
-  mcp_servers: {},
-};
-
 export function startRuntime(options: RuntimeOptions): RuntimeSetup {
-  const loaded = loadConfig({
-    cwd: options.cwd,
-    configFile: options.configFile,
-    env: options.env,
-    homeDir: options.homeDir,
-    trustProject: options.trustProject,
-  });
-  let config: ResolvedConfig;
-  const projectRoot = loaded.files.projectRoot ?? options.cwd;
-  if (loaded.ok) {
-    config = loaded.config;
-  } else if (loaded.files.inEffect.length === 0 && loaded.files.project?.explicit !== true) {
-    // No config file anywhere is fine for the agent: environment variables and defaults suffice.
-    config = DEFAULT_CONFIG;
-  } else {
-    return {
-      ok: false,
-      message: [
-        'furfly: the config has problems:',
-        ...loaded.errors.map((e) => `  ${formatConfigError(e)}`),
-        // An entry of the user file may be incomplete without the project's parts that were left out.
-        ...(loaded.trust === undefined ? [] : trustNotices({ trust: loaded.trust, withheld: [] })),
-      ].join('\n'),
-    };
-  }
+  const loaded = loadSessionConfig(options);
+  if (!loaded.ok) return { ok: false, message: loaded.message };
+  const { config, projectRoot } = loaded;
 
   const choice = chooseProvider(config.providers, options.env);
   if (!choice.ok) return { ok: false, message: choice.message };
@@ -105,25 +71,24 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       return new AnthropicProvider({ ...choice.settings, maxRetries: options.maxRetries });
     });
 
-  const redactor = knownSecrets({ loaded, env: options.env, providerKey: choice.settings.apiKey });
+  const redactor = sessionRedactor(loaded, options.env, choice.settings.apiKey);
   const registry = new ToolRegistry();
+  // Every call has a deadline (config `tools.timeout`), so no tool can hold a turn for ever.
+  const toolTimeoutMs = Math.round(config.tools.timeout * 1000);
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
   // the variables the config references (`${VAR}`: keys, tokens under any name) are dropped here.
   registry.registerAll(
     builtinTools({
-      bash: { environment: options.env, dropVariables: loaded.ok ? loaded.referencedVariables : [] },
+      bash: {
+        environment: options.env,
+        dropVariables: loaded.referencedVariables,
+        defaultTimeoutMs: toolTimeoutMs,
+      },
     }),
   );
-  const permissions = new PermissionService(
-    {
-      mode: options.permissionMode ?? config.permissions.mode,
-      rules: config.permissions.rules,
-      projectRoot,
-      allowPaths: config.permissions.allow_paths,
-      // The user's own config folder decides permissions for every project: edits there always ask.
-      protectedPaths: [userConfigDir(options.env, options.homeDir)],
-      ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
-    },
+  const permissions = createPermissionService(
+    config,
+    { projectRoot, env: options.env, homeDir: options.homeDir, mode: options.permissionMode },
     registry,
   );
   // Start loading the bash grammar now; the gate awaits it before the first decision.
@@ -138,13 +103,15 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     session,
     maxIterations: config.max_iterations,
     redactor,
+    toolTimeoutMs,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
-    secretValues: loaded.ok ? loaded.secretValues : [],
+    secretValues: loaded.secretValues,
     redactor,
+    maxOutputChars: config.tools.max_output_chars,
   });
   return {
     ok: true,
@@ -158,7 +125,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       config,
       redactor,
       projectRoot,
-      notices: loaded.ok ? trustNotices(loaded) : [],
+      notices: loaded.notices,
       close: () => mcp.close(),
     },
   };

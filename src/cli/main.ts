@@ -18,6 +18,7 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import('./commands/mcp.js')).registerMcpCommands,
   conformance: async () => (await import('./commands/conformance.js')).registerConformanceCommand,
   sandbox: async () => (await import('./commands/sandbox.js')).registerSandboxCommands,
+  permissions: async () => (await import('./commands/permissions.js')).registerPermissionsCommands,
   trust: async () => (await import('./commands/trust.js')).registerTrustCommand,
 };
 const loadAgent = async (): Promise<Register> => (await import('./commands/agent.js')).registerAgentCommand;

@@ -2,14 +2,14 @@
  * The one entry point: find the layers, parse, merge, expand, validate, fill defaults.
  * Never throws for a user's mistake: every problem comes back as a `ConfigError`, all of them at once.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { keepCredentialsWithEndpoint, type WithheldCredentials } from './credentials.js';
 import { applyDefaults } from './defaults.js';
 import type { ConfigError } from './errors.js';
 import { type Env, expandConfig } from './expand.js';
 import { findDuplicateNames, mergeLayers, withoutEmptyValues } from './merge.js';
 import type { Origin } from './origin.js';
-import { parseConfigText } from './parse.js';
+import { CONFIG_LIMITS, parseConfigText } from './parse.js';
 import { type ConfigLocations, type LayerLocation, locateConfigFiles, userConfigDir } from './paths.js';
 import { decideProjectTrust, type ProjectTrust } from './project-trust.js';
 import { displayPath, emptyMap, type MapNode, primaryOrigin, toPlain, toPointer, walk } from './tree.js';
@@ -141,7 +141,9 @@ export function loadConfig(options: LoadOptions): LoadResult {
     origins: originsOf(tree),
     tree,
     files,
-    secretValues: [...expanded.secretValues],
+    secretValues: [
+      ...new Set([...expanded.secretValues, ...heldBackSecrets(userRoot, credentials.withheld, options.env)]),
+    ],
     // Every variable either layer names, ignored parts included: none of them is meant for bash.
     referencedVariables: [
       ...new Set([...referencedVariables(userRoot), ...referencedVariables(projectRoot)]),
@@ -161,7 +163,15 @@ interface LayerRead {
 function readLayer(location: LayerLocation): LayerRead {
   let text: string;
   try {
-    text = readFileSync(location.path, 'utf8');
+    const read = readBoundedFile(location.path);
+    if (typeof read !== 'string') {
+      return {
+        location,
+        found: true,
+        errors: [{ origin: { file: location.path, line: 1, col: 1 }, message: read.problem }],
+      };
+    }
+    text = read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
     if (code === 'ENOENT' && !location.explicit) return { location, found: false, errors: [] };
@@ -178,6 +188,41 @@ function readLayer(location: LayerLocation): LayerRead {
   const parsed = parseConfigText(location.path, text);
   if (!parsed.ok) return { location, found: true, errors: parsed.errors };
   return { location, found: true, root: withoutEmptyValues(parsed.root), errors: [] };
+}
+
+/**
+ * The file's text, or why it was not read. A config file can come with a cloned repository, so it may
+ * be a link to /dev/zero or a FIFO (opened non-blocking: a FIFO with no writer would wait for ever), or
+ * simply huge: only a regular file of at most CONFIG_LIMITS.maxBytes is read.
+ */
+function readBoundedFile(file: string): string | { problem: string } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (info.isDirectory()) {
+      const error = new Error('EISDIR') as NodeJS.ErrnoException;
+      error.code = 'EISDIR';
+      throw error;
+    }
+    if (!info.isFile()) return { problem: 'not a regular file (a FIFO, socket or device); it was not read' };
+    const limit = CONFIG_LIMITS.maxBytes;
+    const tooLarge = {
+      problem: `the config file is larger than ${limit / (1024 * 1024)} MiB; a config never needs that much, so it was not read`,
+    };
+    if (info.size > limit) return tooLarge;
+    // One byte more than allowed: a file that grew since fstat is caught too.
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+      if (length > limit) return tooLarge;
+    }
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function describeFiles(
@@ -238,4 +283,33 @@ function sortErrors(errors: readonly ConfigError[], files: readonly string[]): C
     .map((e, i) => ({ e, i, r: rank(e) }))
     .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.r[2] - b.r[2] || a.i - b.i)
     .map((x) => x.e);
+}
+
+/**
+ * The user's secrets in entries whose credentials were held back from an endpoint another file chose.
+ * They are never sent, but they stay secrets: a repository's file may paste such a value elsewhere (an
+ * argument, a URL), and every output must still mask it. Expanded here only to be known, never used.
+ */
+function heldBackSecrets(userRoot: MapNode, withheld: readonly WithheldCredentials[], env: Env): string[] {
+  if (withheld.length === 0) return [];
+  const expanded = expandConfig(userRoot, env);
+  const user = toPlain(expanded.root) as {
+    mcp_servers?: Record<string, { env?: unknown; headers?: unknown }>;
+    providers?: { name?: unknown; api_key?: unknown }[];
+  };
+  const values = [...expanded.secretValues];
+  const strings = (record: unknown): string[] =>
+    typeof record === 'object' && record !== null
+      ? Object.values(record).filter((v): v is string => typeof v === 'string')
+      : [];
+  for (const w of withheld) {
+    if (w.entry[0] === 'mcp_servers') {
+      const server = user.mcp_servers?.[String(w.entry[1])];
+      values.push(...strings(server?.env), ...strings(server?.headers));
+    }
+  }
+  for (const provider of user.providers ?? []) {
+    if (typeof provider.api_key === 'string') values.push(provider.api_key);
+  }
+  return values.filter((value) => value.length > 0);
 }

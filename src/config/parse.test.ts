@@ -54,7 +54,7 @@ describe('parseConfigText', () => {
   it('rejects a top level that is not a map', () => {
     const result = parseConfigText('f', '- a\n');
     expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([
-      'the top level must be a map of keys (providers, max_iterations, permissions, mcp_servers), not a list',
+      'the top level must be a map of keys (providers, max_iterations, permissions, tools, mcp_servers), not a list',
     ]);
   });
 

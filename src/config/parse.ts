@@ -4,15 +4,18 @@
  * which may hold a secret).
  */
 import {
+  type Alias,
   type Document,
   type ErrorCode,
   isAlias,
   isMap,
   isScalar,
   isSeq,
+  Lexer,
   LineCounter,
   type Node,
   parseDocument,
+  visit,
 } from 'yaml';
 import type { ConfigError } from './errors.js';
 import type { FileOrigin } from './origin.js';
@@ -20,12 +23,42 @@ import type { ConfigNode, MapEntry, MapNode, Scalar } from './tree.js';
 
 export type ParseResult = { ok: true; root: MapNode } | { ok: false; errors: ConfigError[] };
 
-/** Aliases can expand exponentially ("billion laughs"); a config never needs more than this. */
-const MAX_ALIAS_EXPANSIONS = 1000;
+/**
+ * Bounds on the work one config file can cause (documented in docs/config.md). A real config has a few
+ * hundred values; these leave two orders of magnitude of room and keep loading well under a second and
+ * 100 MB for any file within them (the slowest case, thousands of unknown keys each reported with a
+ * suggestion, is the reason the token budget is not higher).
+ */
+export const CONFIG_LIMITS = {
+  /** Bytes of one file (checked by the loader before reading). */
+  maxBytes: 1024 * 1024,
+  /** YAML tokens (scalars, indicators, spaces, line breaks): checked first, by the linear lexer. */
+  maxTokens: 50_000,
+  /** Values in the tree, counting every copy an alias makes ("billion laughs" and its slower cousins). */
+  maxValues: 50_000,
+  /** Alias uses. */
+  maxAliases: 1000,
+  /** Nesting of maps and lists, aliases included (an alias can refer to its own anchor). */
+  maxDepth: 64,
+} as const;
 
 export function parseConfigText(file: string, text: string): ParseResult {
+  const start = { file, line: 1, col: 1 };
+  if (!withinTokenBudget(text)) {
+    return {
+      ok: false,
+      errors: [
+        {
+          origin: start,
+          message: `the file has more than ${CONFIG_LIMITS.maxTokens} YAML tokens; a config never needs that many, so it was not read`,
+        },
+      ],
+    };
+  }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // uniqueKeys is off because the library checks it in quadratic time (a map of 20 000 keys takes
+  // seconds); TreeBuilder finds repeated keys with a set instead.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const at = (offset: number): FileOrigin => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, col };
@@ -62,11 +95,17 @@ export function parseConfigText(file: string, text: string): ParseResult {
 
   const errors: ConfigError[] = [];
   const builder = new TreeBuilder(doc, at, errors);
-  const root = builder.build(doc.contents);
+  let root: ConfigNode;
+  try {
+    root = builder.build(doc.contents);
+  } catch (error) {
+    if (!(error instanceof OverBudget)) throw error;
+    return { ok: false, errors: [{ origin: error.origin, message: error.message }] };
+  }
   if (root.kind !== 'map') {
     errors.push({
       origin: at(doc.contents.range?.[0] ?? 0),
-      message: `the top level must be a map of keys (providers, max_iterations, permissions, mcp_servers), not a ${root.kind === 'list' ? 'list' : 'single value'}`,
+      message: `the top level must be a map of keys (providers, max_iterations, permissions, tools, mcp_servers), not a ${root.kind === 'list' ? 'list' : 'single value'}`,
     });
   }
   if (errors.length > 0 || root.kind !== 'map') return { ok: false, errors };
@@ -111,8 +150,29 @@ function describeYamlError(code: ErrorCode): string {
   return YAML_ERROR_WORDING[code] ?? 'the YAML could not be read';
 }
 
+/** The lexer is linear and allocates little, so it sizes the file up before the parser builds anything. */
+function withinTokenBudget(text: string): boolean {
+  let tokens = 0;
+  for (const _token of new Lexer().lex(text)) {
+    if (++tokens > CONFIG_LIMITS.maxTokens) return false;
+  }
+  return true;
+}
+
+/** Building stops at the first limit passed: going on would only do the work the limit prevents. */
+class OverBudget extends Error {
+  constructor(
+    message: string,
+    readonly origin: FileOrigin,
+  ) {
+    super(message);
+  }
+}
+
 class TreeBuilder {
-  private aliasExpansions = 0;
+  private aliasUses = 0;
+  private values = 0;
+  private anchors: Map<Alias, Node | undefined> | undefined;
 
   constructor(
     private readonly doc: Document,
@@ -120,32 +180,51 @@ class TreeBuilder {
     private readonly errors: ConfigError[],
   ) {}
 
-  build(node: Node | null | undefined, fallbackOffset = 0): ConfigNode {
+  /**
+   * `usedAt` is where the outermost alias being expanded was written: a limit passed inside the copy is
+   * reported there, where the reader can see the cause.
+   */
+  build(node: Node | null | undefined, fallbackOffset = 0, depth = 0, usedAt?: FileOrigin): ConfigNode {
     const origin = this.at(node?.range?.[0] ?? fallbackOffset);
+    if (++this.values > CONFIG_LIMITS.maxValues) {
+      throw new OverBudget(
+        `the YAML expands to more than ${CONFIG_LIMITS.maxValues} values (through aliases); a config never needs that many, so it was not read`,
+        usedAt ?? origin,
+      );
+    }
+    if (depth > CONFIG_LIMITS.maxDepth) {
+      throw new OverBudget(
+        `the YAML nests maps and lists (aliases included) more than ${CONFIG_LIMITS.maxDepth} levels deep; it was not read`,
+        usedAt ?? origin,
+      );
+    }
     if (node === null || node === undefined) return { kind: 'scalar', value: null, origin };
     if (isAlias(node)) {
-      this.aliasExpansions += 1;
-      const target = this.aliasExpansions > MAX_ALIAS_EXPANSIONS ? undefined : node.resolve(this.doc);
-      if (target === undefined) {
-        this.errors.push({
+      if (++this.aliasUses > CONFIG_LIMITS.maxAliases) {
+        throw new OverBudget(
+          `the YAML uses more than ${CONFIG_LIMITS.maxAliases} aliases; a config never needs that many, so it was not read`,
           origin,
-          message: 'YAML alias could not be resolved (or aliases expand too much)',
-        });
+        );
+      }
+      const target = this.resolve(node);
+      if (target === undefined) {
+        this.errors.push({ origin, message: 'YAML alias could not be resolved' });
         return { kind: 'scalar', value: null, origin };
       }
       // The value is the anchored one, but errors should point at the place that used it.
-      return relocate(this.build(target), origin);
+      return relocate(this.build(target, fallbackOffset, depth + 1, usedAt ?? origin), origin);
     }
     if (isScalar(node)) return { kind: 'scalar', value: toScalar(node.value), origin };
     if (isSeq(node)) {
       return {
         kind: 'list',
         origins: [origin],
-        items: node.items.map((item) => this.build(item as Node, node.range?.[0])),
+        items: node.items.map((item) => this.build(item as Node, node.range?.[0], depth + 1, usedAt)),
       };
     }
     if (isMap(node)) {
       const entries: MapEntry[] = [];
+      const keys = new Set<string>();
       for (const pair of node.items) {
         const keyNode = pair.key as Node | null;
         const keyOrigin = this.at(keyNode?.range?.[0] ?? node.range?.[0] ?? 0);
@@ -157,12 +236,44 @@ class TreeBuilder {
           continue;
         }
         const key = String(keyNode.value);
-        entries.push({ key, keyOrigin, value: this.build(pair.value as Node | null, keyNode.range?.[1]) });
+        if (keys.has(key)) {
+          this.errors.push({
+            origin: keyOrigin,
+            message: `YAML syntax error: ${describeYamlError('DUPLICATE_KEY')}`,
+          });
+          continue;
+        }
+        keys.add(key);
+        entries.push({
+          key,
+          keyOrigin,
+          value: this.build(pair.value as Node | null, keyNode.range?.[1], depth + 1, usedAt),
+        });
       }
       return { kind: 'map', origins: [origin], entries };
     }
     this.errors.push({ origin, message: 'unsupported YAML node' });
     return { kind: 'scalar', value: null, origin };
+  }
+
+  /**
+   * The anchored node an alias refers to: the last node with that anchor before the alias, in document
+   * order (what `Alias.resolve` does, but that walks the whole document on every call). One walk here
+   * answers every alias of the file.
+   */
+  private resolve(alias: Alias): Node | undefined {
+    if (!this.anchors) {
+      const anchors = new Map<Alias, Node | undefined>();
+      const latest = new Map<string, Node>();
+      visit(this.doc, {
+        Node: (_key, node) => {
+          if (isAlias(node)) anchors.set(node, latest.get(node.source));
+          else if (typeof node.anchor === 'string' && node.anchor !== '') latest.set(node.anchor, node);
+        },
+      });
+      this.anchors = anchors;
+    }
+    return this.anchors.get(alias);
   }
 }
 

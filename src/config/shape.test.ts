@@ -19,6 +19,7 @@ const schemaFor: Record<ObjectKind, Schema> = {
   root: schema,
   provider: schema.$defs!.Provider!,
   permissions: schema.$defs!.PermissionsConfig!,
+  tools: schema.$defs!.ToolsConfig!,
   rule: schema.$defs!.PermissionRule!,
   stdio: schema.$defs!.StdioServerConfig!,
   http: schema.$defs!.HttpServerConfig!,

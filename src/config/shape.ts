@@ -6,7 +6,15 @@
  */
 import type { PathSegment } from './tree.js';
 
-export type ObjectKind = 'root' | 'provider' | 'permissions' | 'rule' | 'stdio' | 'http' | 'sandboxLimits';
+export type ObjectKind =
+  | 'root'
+  | 'provider'
+  | 'permissions'
+  | 'tools'
+  | 'rule'
+  | 'stdio'
+  | 'http'
+  | 'sandboxLimits';
 
 export interface ObjectShape {
   /** In schema order. */
@@ -17,9 +25,9 @@ export interface ObjectShape {
 
 export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
   root: {
-    keys: ['providers', 'max_iterations', 'permissions', 'mcp_servers'],
+    keys: ['providers', 'max_iterations', 'permissions', 'tools', 'mcp_servers'],
     required: [],
-    defaults: { providers: [], max_iterations: 50, permissions: {}, mcp_servers: {} },
+    defaults: { providers: [], max_iterations: 50, permissions: {}, tools: {}, mcp_servers: {} },
   },
   provider: {
     keys: ['name', 'protocol', 'api_key', 'model', 'base_url'],
@@ -30,6 +38,11 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
     keys: ['mode', 'rules', 'allow_paths'],
     required: [],
     defaults: { mode: 'strict', rules: [], allow_paths: [] },
+  },
+  tools: {
+    keys: ['timeout', 'max_output_chars'],
+    required: [],
+    defaults: { timeout: 120, max_output_chars: 100_000 },
   },
   rule: { keys: ['tool_glob', 'action'], required: ['tool_glob', 'action'], defaults: {} },
   stdio: {
@@ -43,15 +56,16 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
       'sandbox_limits',
       'category',
       'timeout',
+      'tool_timeout',
       'enabled',
     ],
     required: ['type', 'command'],
-    defaults: { sandbox: 'none', category: 'execute', timeout: 10, enabled: true },
+    defaults: { sandbox: 'none', category: 'execute', timeout: 10, tool_timeout: 60, enabled: true },
   },
   http: {
-    keys: ['type', 'url', 'headers', 'category', 'timeout', 'enabled'],
+    keys: ['type', 'url', 'headers', 'category', 'timeout', 'tool_timeout', 'enabled'],
     required: ['type', 'url'],
-    defaults: { category: 'execute', timeout: 10, enabled: true },
+    defaults: { category: 'execute', timeout: 10, tool_timeout: 60, enabled: true },
   },
   // No defaults here on purpose: a limit left out is filled in by src/sandbox/policy.ts, the one owner
   // of the numbers, so `config show` prints only the limits someone wrote.
@@ -72,6 +86,7 @@ export function isServerType(value: unknown): value is ServerType {
 export function objectKindAt(path: readonly PathSegment[], serverType?: unknown): ObjectKind | undefined {
   if (path.length === 0) return 'root';
   if (path.length === 1 && path[0] === 'permissions') return 'permissions';
+  if (path.length === 1 && path[0] === 'tools') return 'tools';
   if (path.length === 2 && path[0] === 'providers') return 'provider';
   if (path.length === 3 && path[0] === 'permissions' && path[1] === 'rules') return 'rule';
   if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType)) return serverType;

@@ -134,8 +134,13 @@ describe('splitProjectLayer', () => {
       readFileSync(new URL('../../schemas/config.schema.json', import.meta.url), 'utf8'),
     );
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['max_iterations', 'mcp_servers', 'permissions', 'providers'].sort(),
+      ['max_iterations', 'mcp_servers', 'permissions', 'providers', 'tools'].sort(),
     );
+    // `tools` waits like any key not judged safe: a project could stretch every deadline or flood the
+    // conversation with output, so even a stricter value waits for trust (fail closed).
+    const tools = split({}, { tools: { timeout: 5, max_output_chars: 2000 } });
+    expect(tools.risky.map((p) => p.path)).toEqual([['tools']]);
+    expect(tools.safe.entries).toEqual([]);
     expect(Object.keys(schema.$defs.PermissionsConfig.properties).sort()).toEqual([
       'allow_paths',
       'mode',

@@ -8,6 +8,7 @@ import type {
   PermissionsConfig,
   Provider,
   StdioServerConfig,
+  ToolsConfig,
 } from '../generated/config/types.js';
 
 export type {
@@ -18,7 +19,7 @@ export type {
   SandboxLimits,
   ToolCategory,
 } from '../generated/config/types.js';
-export type { FurflyConfig, HttpServerConfig, PermissionsConfig, Provider, StdioServerConfig };
+export type { FurflyConfig, HttpServerConfig, PermissionsConfig, Provider, StdioServerConfig, ToolsConfig };
 
 type WithDefaults<T, K extends keyof T> = T & Required<Pick<T, K>>;
 
@@ -27,11 +28,17 @@ export type ResolvedStdioServer = WithDefaults<
   'sandbox' | 'category' | 'timeout' | 'enabled'
 >;
 export type ResolvedHttpServer = WithDefaults<HttpServerConfig, 'category' | 'timeout' | 'enabled'>;
+/**
+ * `tool_timeout` is filled in by the loader like every default, but stays optional in the type so that
+ * servers built in code (tests, benchmarks) need not name it; absent means the MCP client's default,
+ * which is the same 60 s.
+ */
 export type ResolvedServer = ResolvedStdioServer | ResolvedHttpServer;
 
 export interface ResolvedConfig {
   readonly providers: readonly Provider[];
   readonly max_iterations: number;
   readonly permissions: Required<PermissionsConfig>;
+  readonly tools: Required<ToolsConfig>;
   readonly mcp_servers: Readonly<Record<string, ResolvedServer>>;
 }

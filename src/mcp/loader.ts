@@ -16,12 +16,14 @@ import type { ResolvedServer } from '../config/types.js';
 import { RpcTimeoutError } from '../jsonrpc/errors.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Redactor } from '../redaction/index.js';
+import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-plan.js';
+import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, redactorFor } from './transport-factory.js';
+import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http';
 export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
@@ -36,6 +38,8 @@ export interface ServerEvent {
   ms?: number;
   /** What went wrong (with `error` and `timeout`; with `ok` when tools were skipped or re-listing failed). */
   error?: string;
+  /** For `sandbox: docker` servers: the host folder the server sees, and what in it is hidden. */
+  mount?: MountReport;
 }
 
 /** The part of McpClient the loader uses, so tests can substitute one. */
@@ -47,7 +51,7 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor },
+  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor; mount?: MountPlan },
 ) => LoaderClient;
 
 export interface LoadMcpServersOptions {
@@ -56,7 +60,10 @@ export interface LoadMcpServersOptions {
   onEvent?: (event: ServerEvent) => void;
   /** Replaces every server's own `timeout` (seconds) for connecting. */
   connectTimeoutMs?: number;
-  /** Time allowed for one tool call (the client's default, 60 s, when absent). */
+  /**
+   * Time allowed for one tool call of every server, replacing each server's `tool_timeout` (tests);
+   * with neither, the client's default (60 s).
+   */
   callTimeoutMs?: number;
   /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
   maxOutputChars?: number;
@@ -116,6 +123,8 @@ interface ServerState {
   transport: ServerTransportKind;
   startedAt: number;
   client?: LoaderClient;
+  /** What a sandboxed server sees of the host; in every event about it. */
+  mount?: MountReport;
   /** Real tool name -> public name, for the tools this server has in the registry. */
   registered: Map<string, string>;
   /** The definitions behind `registered`, to see whether a re-listed tool changed. */
@@ -184,12 +193,30 @@ class Loader {
   private async connect(state: ServerState): Promise<void> {
     const { name, server } = state;
     let client: LoaderClient;
+    let mount: MountPlan | undefined;
     try {
+      // Planned before anything starts: reported with the server, and a folder the sandbox user cannot
+      // read is said as such instead of showing up as a server that exited.
+      mount = await planSandboxMountFor(server, this.options.cwd);
+      if (mount) state.mount = mountReport(mount);
+      if (mount?.problem !== undefined) {
+        this.emit(state, {
+          status: 'error',
+          ms: this.elapsed(state),
+          error: this.redact(state, `server "${name}" was not started: ${mount.problem}`),
+        });
+        return;
+      }
+      if (this.closed) {
+        this.emit(state, { status: 'error', ms: this.elapsed(state), error: 'not started: shutting down' });
+        return;
+      }
       const factory = this.options.clientFactory ?? defaultClientFactory;
       client = factory(name, server, {
         cwd: this.options.cwd,
         secretValues: this.options.secretValues,
         redactor: this.options.redactor,
+        ...(mount === undefined ? {} : { mount }),
       });
     } catch (error) {
       this.emit(state, {
@@ -303,8 +330,13 @@ class Loader {
       } else if (seen.has(tool.name)) {
         problems.push(`server "${state.name}" listed the tool "${tool.name}" twice; the repeat was skipped`);
       } else {
-        seen.add(tool.name);
-        valid.push(tool);
+        const tooLarge = this.oversized(state, tool);
+        // Left out alone: the server's other tools stay.
+        if (tooLarge !== undefined) problems.push(tooLarge);
+        else {
+          seen.add(tool.name);
+          valid.push(tool);
+        }
       }
     }
     const names = assignToolNames(
@@ -334,7 +366,7 @@ class Loader {
         name: publicName,
         category: state.server.category,
         client: state.client!,
-        callTimeoutMs: this.options.callTimeoutMs,
+        callTimeoutMs: this.options.callTimeoutMs ?? toolTimeoutMs(state.server),
         maxOutputChars: this.options.maxOutputChars,
         redactor: this.redactorOf(state),
       });
@@ -354,6 +386,22 @@ class Loader {
     return problems;
   }
 
+  /**
+   * A definition past the size limits (see tools/definition-limits.ts) never reaches the registry:
+   * every model request serializes every definition, so one such tool would break them all. Checked
+   * before anything else walks it (change detection stringifies definitions).
+   */
+  private oversized(state: ServerState, tool: McpTool): string | undefined {
+    const problem = definitionLimitProblem(tool);
+    if (problem === undefined) return undefined;
+    const message = this.redact(
+      state,
+      `the definition of tool "${shortened(tool.name)}" of server "${state.name}" ${problem}; the tool was left out`,
+    );
+    this.emit(state, { status: 'error', error: message }, 'report');
+    return message;
+  }
+
   private emitOk(state: ServerState, problems: readonly string[]): void {
     const event: Omit<ServerEvent, 'server' | 'transport'> = {
       status: 'ok',
@@ -370,7 +418,12 @@ class Loader {
     event: Omit<ServerEvent, 'server' | 'transport'>,
     kind: 'status' | 'report' = 'status',
   ): void {
-    const full: ServerEvent = { server: state.name, transport: state.transport, ...event };
+    const full: ServerEvent = {
+      server: state.name,
+      transport: state.transport,
+      ...event,
+      ...(state.mount === undefined ? {} : { mount: state.mount }),
+    };
     if (kind === 'status') this.latest.set(state.name, full);
     try {
       this.options.onEvent?.({ ...full });
@@ -405,6 +458,15 @@ class Loader {
     })();
     return this.closing;
   }
+}
+
+/** A name as the server sent it, cut to a length that fits a line (an oversized definition may have a huge name). */
+function shortened(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}
+
+function toolTimeoutMs(server: ResolvedServer): number | undefined {
+  return server.tool_timeout === undefined ? undefined : Math.round(server.tool_timeout * 1000);
 }
 
 function sameDefinition(a: McpTool, b: McpTool | undefined): boolean {

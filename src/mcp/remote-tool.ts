@@ -6,6 +6,8 @@
  *   from the server itself and could be wrong or hostile, so they never loosen permissions.
  * - `concurrencySafe` is true only for the `read` category: a remote tool is opaque, and the user's
  *   statement that a server only reads is the only evidence that parallel calls cannot interfere.
+ * - `ruleNames`: permission rules also match `mcp__<server>__<original>` and `mcp:<server>/<original>`,
+ *   so a rule keeps holding when a sibling's arrival gives this tool's public name a hash suffix.
  * - No `pathsOf`/`commandOf`: the path sandbox and the destructive-command table cannot see inside a
  *   remote tool, so the permission service asks (in auto mode too) unless a rule says otherwise.
  */
@@ -16,6 +18,7 @@ import { isObject } from '../util/is-object.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
 import { convertToolCallResult } from './result-conversion.js';
+import { ruleIdentities } from './tool-names.js';
 
 /** The part of McpClient a remote tool needs (a fake in tests). */
 export interface ToolCaller {
@@ -45,6 +48,9 @@ export interface RemoteToolOptions {
   redactor?: Redactor;
 }
 
+/** How much later than the client's own call timeout the registry gives up on a remote call. */
+const REMOTE_DEADLINE_GRACE_MS = 1000;
+
 export class RemoteTool implements Tool {
   readonly name: string;
   readonly description: string;
@@ -55,12 +61,15 @@ export class RemoteTool implements Tool {
   readonly server: string;
   /** The server's own name for the tool. */
   readonly realName: string;
+  /** Names rules may use besides the public one; they survive a collision suffix (tool-names.ts). */
+  readonly ruleNames: readonly string[];
 
   constructor(private readonly options: RemoteToolOptions) {
     const { definition, server } = options;
     this.name = options.name;
     this.server = server;
     this.realName = definition.name;
+    this.ruleNames = ruleIdentities(server, definition.name);
     this.description = describe(definition, server);
     this.inputSchema = isObject(definition.inputSchema) ? definition.inputSchema : { type: 'object' };
     this.category = options.category ?? 'execute';
@@ -68,6 +77,15 @@ export class RemoteTool implements Tool {
     this.hardConstraints = [
       `Provided by the external MCP server "${server}"; its actions and results are not covered by the local sandbox.`,
     ];
+  }
+
+  /**
+   * The client's timeout cancels the request on the server and says which server and tool timed out;
+   * the registry's deadline, a little later, is only the backstop.
+   */
+  timeoutMsFor(): number | undefined {
+    const ms = this.options.callTimeoutMs;
+    return ms === undefined ? undefined : ms + REMOTE_DEADLINE_GRACE_MS;
   }
 
   async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {

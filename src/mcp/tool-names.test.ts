@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   assignToolNames,
   hashedToolName,
+  parseRemoteToolName,
   plainToolName,
+  ruleIdentities,
   sanitizeNamePart,
   TOOL_NAME_PATTERN,
   toolNameHash,
@@ -91,4 +93,37 @@ describe('assignToolNames', () => {
       expect(assignToolNames(server, [tool]).get(tool)).toBe(`mcp__${server}__${tool}`);
     },
   );
+});
+
+describe('rule identities', () => {
+  it('are the unsanitised, unhashed server and tool names in both rule forms', () => {
+    expect(ruleIdentities('gh', 'repos/delete.v2')).toEqual([
+      'mcp__gh__repos/delete.v2',
+      'mcp:gh/repos/delete.v2',
+    ]);
+  });
+
+  it('read back from either form to the configured server, the longest name first', () => {
+    const servers = ['gh', 'gh_'];
+    expect(parseRemoteToolName('mcp__gh___x', servers)).toEqual({ server: 'gh_', tool: 'x' });
+    expect(parseRemoteToolName('mcp__gh___x', ['gh'])).toEqual({ server: 'gh', tool: '_x' });
+  });
+
+  it('read back without a configured server up to the first separator', () => {
+    const servers = ['gh', 'gh-enterprise'];
+    expect(parseRemoteToolName('mcp__gh__delete_repo', servers)).toEqual({
+      server: 'gh',
+      tool: 'delete_repo',
+    });
+    expect(parseRemoteToolName('mcp:gh/a/b', servers)).toEqual({ server: 'gh', tool: 'a/b' });
+    expect(parseRemoteToolName('mcp__gh-enterprise__x', servers)).toEqual({
+      server: 'gh-enterprise',
+      tool: 'x',
+    });
+    expect(parseRemoteToolName('mcp__gitlab__x__y', servers)).toEqual({ server: 'gitlab', tool: 'x__y' });
+    expect(parseRemoteToolName('mcp:gitlab/x/y', servers)).toEqual({ server: 'gitlab', tool: 'x/y' });
+    expect(parseRemoteToolName('mcp____x', servers)).toBeUndefined();
+    expect(parseRemoteToolName('mcp__gh__', servers)).toBeUndefined();
+    expect(parseRemoteToolName('bash', servers)).toBeUndefined();
+  });
 });

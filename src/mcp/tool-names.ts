@@ -76,3 +76,56 @@ export function assignToolNames(server: string, tools: readonly string[]): Map<s
     }
   }
 }
+
+/**
+ * The names permission rules may use for a remote tool besides its public name, built from the server's
+ * config name and the tool's own name, unsanitised and without any hash: `mcp__<server>__<tool>` (the
+ * public name as it reads without a collision) and the explicit `mcp:<server>/<tool>`. Neither changes
+ * when a sibling's arrival gives the public name a suffix, so a rule keeps holding.
+ *
+ * Config server names cannot contain `__` or `/`, so both forms name exactly one server; the explicit
+ * one also stays unambiguous for servers whose names begin or end with `_`.
+ */
+export function ruleIdentities(server: string, tool: string): string[] {
+  return [`${PREFIX}${server}${SEPARATOR}${tool}`, `${EXPLICIT_PREFIX}${server}/${tool}`];
+}
+
+const EXPLICIT_PREFIX = 'mcp:';
+
+export interface RemoteToolReference {
+  server: string;
+  /** The tool's own name on that server. */
+  tool: string;
+}
+
+/**
+ * Reads a tool name a person wrote (`mcp__<server>__<tool>` or `mcp:<server>/<tool>`) as a reference
+ * to a tool of a server, without connecting to anything. A configured server the text starts with wins
+ * (the longest, should one name be a prefix of another, as `gh` and `gh_`); otherwise the server is
+ * the text up to the first separator (config names cannot contain `__` or `/`). Undefined when the
+ * text is of neither form.
+ */
+export function parseRemoteToolName(
+  name: string,
+  configuredServers: readonly string[],
+): RemoteToolReference | undefined {
+  const byLength = [...configuredServers].sort((a, b) => b.length - a.length);
+  for (const server of byLength) {
+    for (const head of [`${PREFIX}${server}${SEPARATOR}`, `${EXPLICIT_PREFIX}${server}/`]) {
+      if (name.startsWith(head) && name.length > head.length)
+        return { server, tool: name.slice(head.length) };
+    }
+  }
+  for (const [prefix, separator] of [
+    [PREFIX, SEPARATOR],
+    [EXPLICIT_PREFIX, '/'],
+  ] as const) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    const at = rest.indexOf(separator);
+    if (at > 0 && at + separator.length < rest.length) {
+      return { server: rest.slice(0, at), tool: rest.slice(at + separator.length) };
+    }
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { serverSecrets } from '../config/secrets.js';
 import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import { Redactor } from '../redaction/index.js';
+import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
@@ -15,6 +16,8 @@ import { StdioTransport } from './transports/stdio/stdio-transport.js';
 export interface TransportFactoryOptions {
   /** Relative `cwd` entries resolve against this (the project root); also the default working folder. */
   cwd: string;
+  /** For `sandbox: docker`: the mount planned ahead (planSandboxMountFor); planned on start otherwise. */
+  mount?: MountPlan;
 }
 
 /** `sandbox: docker` entries run in a hardened container (src/sandbox); the engine is looked for on start(). */
@@ -27,7 +30,7 @@ export function createTransport(
     return new StreamableHttpTransport({ url: server.url, headers: server.headers });
   }
   if (server.sandbox === 'docker') {
-    // The server's folder is mounted read-only; see docs/sandbox.md for everything else it cannot reach.
+    // One folder is mounted read-only (mount-plan.ts); see docs/sandbox.md for everything it cannot reach.
     return new ContainerTransport({
       command: server.command,
       args: server.args ?? [],
@@ -35,6 +38,10 @@ export function createTransport(
       cwd: path.resolve(options.cwd, server.cwd ?? '.'),
       name,
       policy: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)),
+      ...(options.mount === undefined ? {} : { mount: options.mount }),
+      // Without a cwd of its own, the server gets its script's folder (or an empty one), not the project.
+      projectRoot: options.cwd,
+      mountFolder: server.cwd !== undefined,
     });
   }
   return new StdioTransport({
@@ -44,6 +51,27 @@ export function createTransport(
     cwd: path.resolve(options.cwd, server.cwd ?? '.'),
     // Messages name the server, never the command line (it may hold tokens).
     name,
+  });
+}
+
+/**
+ * What a `sandbox: docker` entry will see of the host, planned before it starts (so it can be reported,
+ * and a folder the sandbox user cannot read refused up front). `projectRoot` is the loader's `cwd`.
+ * Undefined for any other entry.
+ */
+export async function planSandboxMountFor(
+  server: ResolvedServer,
+  projectRoot: string,
+): Promise<MountPlan | undefined> {
+  if (server.type !== 'stdio' || server.sandbox !== 'docker') return undefined;
+  const workingDir = path.resolve(projectRoot, server.cwd ?? '.');
+  return planSandboxMount({
+    command: server.command,
+    args: server.args ?? [],
+    workingDir,
+    projectRoot,
+    ...(server.cwd === undefined ? {} : { folder: workingDir }),
+    user: sandboxPolicy(sandboxLimitsOf(server.sandbox_limits)).user,
   });
 }
 

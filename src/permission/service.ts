@@ -6,7 +6,9 @@
  * change here.
  *
  * Precedence, first match wins:
- *  1. a deny rule            → deny   (in every mode, bypass included)
+ *  1. a deny rule            → deny   (in every mode, bypass included). Rules match any of the tool's
+ *     identities (ToolFacts.identitiesOf), so a rule for an MCP tool holds whatever suffix its public
+ *     name gets when it collides with a sibling.
  *  2. an ask rule            → ask
  *  3. mode bypass            → allow  (also for paths outside the sandbox: bypass means "I accept the risk")
  *  4. a path outside the project root and allow_paths → ask (an allow rule does not lift this: rules
@@ -38,7 +40,7 @@ import {
 } from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import { isInside, PathSandbox, resolveRealPath } from './paths.js';
-import { type CompiledRules, compileRules, type PermissionRule } from './rules.js';
+import { type CompiledRules, compileRules, type PermissionRule, type RuleMatch } from './rules.js';
 
 /** What the service needs to know about a tool; the registry answers these. */
 export interface ToolFacts {
@@ -51,6 +53,11 @@ export interface ToolFacts {
   pathsOf(toolName: string, args: Readonly<Record<string, unknown>>): string[];
   /** The shell command the call would run, if it runs one; `args` as for `pathsOf`. */
   commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
+  /**
+   * Every name a permission rule may match for this tool, `toolName` first. A remote tool adds names
+   * that survive a collision suffix on its public name (see rules.ts). Absent: just `toolName`.
+   */
+  identitiesOf?(toolName: string): readonly string[];
 }
 
 export interface PermissionSettings {
@@ -226,12 +233,14 @@ export class PermissionService {
 
   decide(request: PermissionRequest): PermissionDecision {
     const { toolName, args } = request;
-    const rule = this.rules.strongestMatch(toolName);
+    const match = this.rules.strongestMatch(this.identitiesOf(toolName));
+    const rule = match?.rule;
+    const matched = match && describeMatch(match, toolName);
     if (rule?.action === 'deny') {
-      return { action: 'deny', source: 'rule', reason: `rule deny ${rule.tool_glob} matched ${toolName}` };
+      return { action: 'deny', source: 'rule', reason: `rule deny ${rule.tool_glob} matched ${matched}` };
     }
     if (rule?.action === 'ask') {
-      return { action: 'ask', source: 'rule', reason: `rule ask ${rule.tool_glob} matched ${toolName}` };
+      return { action: 'ask', source: 'rule', reason: `rule ask ${rule.tool_glob} matched ${matched}` };
     }
     if (this.mode === 'bypass') {
       return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
@@ -267,9 +276,15 @@ export class PermissionService {
     }
 
     if (rule?.action === 'allow') {
-      return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${toolName}` };
+      return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${matched}` };
     }
     return this.byMode(toolName, analysis);
+  }
+
+  /** The tool's identities, its public name always among them (a facts source cannot drop it). */
+  private identitiesOf(toolName: string): string[] {
+    const extra = this.facts.identitiesOf?.(toolName) ?? [];
+    return [toolName, ...extra.filter((name) => typeof name === 'string' && name !== toolName)];
   }
 
   private byMode(toolName: string, analysis: CommandAnalysis | undefined): PermissionDecision {
@@ -340,6 +355,11 @@ export class PermissionService {
       reason: `${first.command} ${TABLE_IDS.has(first.id) ? 'is destructive' : 'cannot be checked before it runs'}: ${first.description}${also}`,
     };
   }
+}
+
+/** `mcp__gh__x_1a2b3c4d (as mcp__gh__x)` when the rule matched another identity than the public name. */
+function describeMatch(match: RuleMatch, toolName: string): string {
+  return match.matched === toolName ? toolName : `${toolName} (as ${match.matched})`;
 }
 
 function normalizeCategory(category: unknown): PermissionCategory {

@@ -1,10 +1,11 @@
 /**
- * A stdio server entry -> what the container runs: command mapped into the image, mount, working
+ * A stdio server entry -> what the container runs: command mapped into the image, mounts, working
  * folder and environment. Pure, so every mapping rule is testable without Docker.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { IMAGE_NODE_PATH } from './image.js';
+import type { MountPlan } from './mount-plan.js';
 
 export interface SandboxedCommand {
   command: string;
@@ -13,17 +14,30 @@ export interface SandboxedCommand {
   env?: Record<string, string>;
   /** The server's working folder on the host. */
   cwd: string;
-  /** Host folder bind-mounted read-only; defaults to `cwd`. */
-  mount?: string;
+  /** What the server sees of the host (mount-plan.ts); its working folder inside comes from it. */
+  mount: MountPlan;
+}
+
+export interface BindMount {
+  source: string;
+  target: string;
+  mode: 'ro';
 }
 
 export interface ContainerCommand {
   cmd: string[];
   env: string[];
   workingDir: string;
-  /** Host path, mounted read-only at the same path inside, so absolute paths in args keep working. */
-  mount: string;
+  /** Read-only binds: the mounted folder at its own path, `/dev/null` over each hidden file. */
+  binds: BindMount[];
+  /** Docker `HostConfig.Tmpfs` entries besides `/tmp`: empty read-only ones over hidden folders. */
+  tmpfs: Record<string, string>;
 }
+
+/** An empty, read-only tmpfs: the empty folder, and the cover over each hidden folder. */
+export const EMPTY_FOLDER_TMPFS = 'ro,nosuid,nodev,noexec,size=4k';
+/** Bound read-only over a hidden file: reads as empty. */
+const EMPTY_FILE = '/dev/null';
 
 /** The image has only its own node: `node`, or the host's node by path, runs that one. */
 export function imageCommand(command: string, hostNode = process.execPath): string {
@@ -42,20 +56,29 @@ function sameFile(a: string, b: string): boolean {
 }
 
 export function containerCommand(spec: SandboxedCommand): ContainerCommand {
-  const mount = path.resolve(spec.mount ?? spec.cwd);
-  const cwd = path.resolve(spec.cwd);
-  const inside = cwd === mount || cwd.startsWith(`${mount}${path.sep}`);
+  const { mount } = spec;
   const env = {
     PATH: '/usr/bin:/bin',
     HOME: '/tmp',
     LANG: 'C.UTF-8',
     ...spec.env,
   };
+  const binds: BindMount[] = [];
+  const tmpfs: Record<string, string> = {};
+  if (mount.source === null) {
+    tmpfs[mount.target] = EMPTY_FOLDER_TMPFS;
+  } else {
+    binds.push({ source: mount.source, target: mount.target, mode: 'ro' });
+  }
+  for (const entry of mount.hidden) {
+    if (entry.type === 'directory') tmpfs[entry.path] = EMPTY_FOLDER_TMPFS;
+    else binds.push({ source: EMPTY_FILE, target: entry.path, mode: 'ro' });
+  }
   return {
     cmd: [imageCommand(spec.command), ...(spec.args ?? [])],
     env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
-    // A working folder outside the mount does not exist inside the container.
-    workingDir: inside ? cwd : mount,
-    mount,
+    workingDir: path.resolve(mount.workingDir),
+    binds,
+    tmpfs,
   };
 }

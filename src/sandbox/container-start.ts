@@ -28,12 +28,16 @@ export interface StartHooks {
   attached(stream: Duplex, id: string): void;
 }
 
-/** Starts the container; on failure removes whatever was created and rethrows. */
+/**
+ * Starts the container; on failure removes whatever was created and rethrows. A mount plan with a
+ * problem (a folder the sandbox user cannot read) is refused before Docker is asked for anything.
+ */
 export async function startSandboxContainer(
   spec: SandboxedCommand,
   policy: SandboxPolicy,
   hooks: StartHooks,
 ): Promise<StartedContainer> {
+  if (spec.mount.problem !== undefined) throw new Error(spec.mount.problem);
   const [{ GenericContainer }, { dockerode }, image] = await Promise.all([
     loadTestcontainers(),
     dockerClient(),
@@ -69,7 +73,12 @@ export async function startSandboxContainer(
         AttachStderr: true,
         Tty: false,
       });
-      Object.assign(this.hostConfig, hostConfigFor(policy), { AutoRemove: false });
+      const hostConfig = hostConfigFor(policy);
+      Object.assign(this.hostConfig, hostConfig, {
+        AutoRemove: false,
+        // The empty folder and the covers over hidden folders, beside the policy's writable /tmp.
+        Tmpfs: { ...hostConfig.Tmpfs, ...command.tmpfs },
+      });
       return this;
     }
     protected override async containerCreated(containerId: string): Promise<void> {
@@ -83,7 +92,7 @@ export async function startSandboxContainer(
       .withWorkingDir(command.workingDir)
       .withUser(policy.user)
       .withNetworkMode('none')
-      .withBindMounts([{ source: command.mount, target: command.mount, mode: 'ro' }])
+      .withBindMounts(command.binds)
       .withLabels({ [SANDBOX_LABEL]: '1', [SANDBOX_OWNER_LABEL]: String(process.pid) })
       .configure()
       .start();

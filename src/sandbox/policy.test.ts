@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { containerCommand, imageCommand } from './container-spec.js';
+import { containerCommand, EMPTY_FOLDER_TMPFS, imageCommand } from './container-spec.js';
 import { IMAGE_NODE_PATH } from './image.js';
+import type { MountPlan } from './mount-plan.js';
 import { DEFAULT_LIMITS, describePolicy, hostConfigFor, sandboxPolicy } from './policy.js';
 
 describe('sandbox policy', () => {
@@ -45,23 +46,60 @@ describe('container command', () => {
     expect(imageCommand('/bin/sh')).toBe('/bin/sh');
   });
 
-  it('mounts the working folder by default and keeps only the given environment', () => {
+  it('mounts the planned folder read-only at its own path and keeps only the given environment', () => {
     const spec = containerCommand({
       command: 'node',
       args: ['x.js'],
       cwd: '/srv/app',
       env: { TOKEN: 'abcd' },
+      mount: plan({ source: '/srv/app', target: '/srv/app', workingDir: '/srv/app' }),
     });
-    expect(spec).toMatchObject({ cmd: [IMAGE_NODE_PATH, 'x.js'], mount: '/srv/app', workingDir: '/srv/app' });
+    expect(spec).toMatchObject({
+      cmd: [IMAGE_NODE_PATH, 'x.js'],
+      binds: [{ source: '/srv/app', target: '/srv/app', mode: 'ro' }],
+      tmpfs: {},
+      workingDir: '/srv/app',
+    });
     expect(spec.env).toEqual(['PATH=/usr/bin:/bin', 'HOME=/tmp', 'LANG=C.UTF-8', 'TOKEN=abcd']);
   });
 
-  it('works in the mount when the working folder lies outside it', () => {
-    expect(containerCommand({ command: 'node', cwd: '/home/me', mount: '/srv/app' }).workingDir).toBe(
-      '/srv/app',
-    );
-    expect(containerCommand({ command: 'node', cwd: '/srv/app/sub', mount: '/srv/app' }).workingDir).toBe(
-      '/srv/app/sub',
-    );
+  it('covers hidden folders with empty read-only tmpfs and hidden files with /dev/null', () => {
+    const spec = containerCommand({
+      command: 'node',
+      cwd: '/p',
+      mount: plan({
+        source: '/p',
+        target: '/p',
+        workingDir: '/p',
+        hidden: [
+          { path: '/p/.env', type: 'file' },
+          { path: '/p/.git', type: 'directory' },
+          { path: '/p/sub/.furflycode', type: 'directory' },
+        ],
+      }),
+    });
+    expect(spec.binds).toEqual([
+      { source: '/p', target: '/p', mode: 'ro' },
+      { source: '/dev/null', target: '/p/.env', mode: 'ro' },
+    ]);
+    expect(spec.tmpfs).toEqual({ '/p/.git': EMPTY_FOLDER_TMPFS, '/p/sub/.furflycode': EMPTY_FOLDER_TMPFS });
+    expect(EMPTY_FOLDER_TMPFS.split(',')).toContain('ro');
+  });
+
+  it('gives an empty read-only folder, and binds nothing, when the plan is empty', () => {
+    const spec = containerCommand({
+      command: 'node',
+      cwd: '/p',
+      mount: plan({ kind: 'empty', source: null, target: '/p', workingDir: '/p' }),
+    });
+    expect(spec.binds).toEqual([]);
+    expect(spec.tmpfs).toEqual({ '/p': EMPTY_FOLDER_TMPFS });
+    expect(spec.workingDir).toBe('/p');
   });
 });
+
+function plan(
+  overrides: Partial<MountPlan> & Pick<MountPlan, 'source' | 'target' | 'workingDir'>,
+): MountPlan {
+  return { kind: 'folder', hidden: [], reason: 'test', ...overrides };
+}

@@ -1,6 +1,6 @@
 /** Public surface of the tools layer: the Tool contract, the registry and the built-ins. */
 export { type BashToolOptions, type BuiltinToolsOptions, builtinTools } from './builtins/index.js';
-export { globToRegExp } from './glob-pattern.js';
+export { compileGlob, type GlobMatcher, GlobSyntaxError } from './glob-pattern.js';
 export {
   DuplicateToolError,
   type ExecuteContext,

@@ -45,7 +45,10 @@ export interface ExecuteContext {
 }
 
 export interface ExecuteOptions {
-  /** Abort the tool and return an error result after this many milliseconds. */
+  /**
+   * Abort the tool and return an error result after this many milliseconds (the config's
+   * `tools.timeout`), unless the tool names its own deadline (`Tool.timeoutMsFor`).
+   */
   timeoutMs?: number;
 }
 
@@ -136,6 +139,12 @@ export class ToolRegistry {
     return this.entries.get(name)?.tool.category ?? 'execute';
   }
 
+  /** The names a permission rule may match: the registered name, then the tool's own `ruleNames`. */
+  identitiesOf(name: string): string[] {
+    const extra = this.entries.get(name)?.tool.ruleNames ?? [];
+    return [name, ...extra.filter((other) => typeof other === 'string' && other !== name)];
+  }
+
   /**
    * Paths the call would touch. `args` are a prepared call's arguments (`PreparedCall.args`), already
    * parsed and validated; they are not parsed again here.
@@ -197,7 +206,13 @@ export class ToolRegistry {
         `Tool "${call.toolName}" failed: the tool was removed before the call could run (its server may have stopped)`,
       );
     }
-    return runWithDeadline(call.tool, call.args, context, options.timeoutMs);
+    // A tool that keeps time itself (bash, remote tools) names its own deadline; else the config's.
+    return runWithDeadline(
+      call.tool,
+      call.args,
+      context,
+      ownTimeout(call.tool, call.args) ?? options.timeoutMs,
+    );
   }
 
   /** `prepare` and `run` in one step, for callers that do not ask the permission service. */
@@ -301,6 +316,15 @@ async function runWithDeadline(
   } finally {
     if (timer) clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function ownTimeout(tool: AnyTool, args: Record<string, unknown>): number | undefined {
+  try {
+    const ms = tool.timeoutMsFor?.(args);
+    return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -45,6 +45,12 @@ export interface Tool<Args = Record<string, unknown>> {
    * "forget" (e.g. "edit_file refuses files that were not read in this session").
    */
   readonly hardConstraints?: readonly string[];
+  /**
+   * Other names permission rules may know this tool by, besides `name`: names that stay the same when
+   * `name` itself has to change (a tool adapted from elsewhere whose public name got a suffix to avoid a
+   * clash). Rules are written by people; they must keep matching the tool they were written for.
+   */
+  readonly ruleNames?: readonly string[];
   /** True when the tool may run alongside other calls in the same turn (it has no shared side effects). */
   readonly concurrencySafe: boolean;
   /**
@@ -56,6 +62,13 @@ export interface Tool<Args = Record<string, unknown>> {
   pathsOf?(args: Args): string[];
   /** The shell command the call would run, for the destructive-command check. */
   commandOf?(args: Args): string | undefined;
+  /**
+   * The deadline of this call, when the tool keeps time itself (bash: the call's `timeout_ms` plus the
+   * time to kill and drain; a remote tool: its server's tool timeout plus a grace). The registry uses it
+   * instead of the caller's default, so a tool is never cut short before its own limit, and its own,
+   * more informative timeout message comes first.
+   */
+  timeoutMsFor?(args: Args): number | undefined;
 }
 
 /** Any tool, with arguments erased; what the registry stores. */

@@ -8,7 +8,7 @@ import { type HttpOptions, runHttp } from './http.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
 import { runStdio, type StdioOptions } from './stdio.js';
-import { STANDARD_TOOLS } from './tools.js';
+import { echoTool, STANDARD_TOOLS } from './tools.js';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -20,6 +20,10 @@ export interface CommonFlags {
   record?: string;
   pageSize?: number;
   listChangedAfterMs?: number;
+  /** Copies of `echo` under these names, listed from the start. */
+  extraTools: string[];
+  /** Copies of `echo` under these names, listed only once notifications/tools/list_changed was sent. */
+  lateTools: string[];
 }
 
 export interface ServerSetup {
@@ -44,6 +48,8 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   record: { type: 'string' },
   'page-size': { type: 'string' },
   'list-changed-after': { type: 'string' },
+  'extra-tool': { type: 'string' },
+  'late-tool': { type: 'string' },
   help: { type: 'boolean' },
 };
 
@@ -51,6 +57,8 @@ const COMMON_USAGE = `Common flags:
   --record FILE             append every received message (and HTTP request facts) as JSON lines
   --page-size N             items per page in tools/list, resources/list, prompts/list (default: all)
   --list-changed-after MS   send notifications/tools/list_changed MS ms after notifications/initialized
+  --extra-tool A,B          also list copies of echo named A and B (e.g. names that clash once sanitised)
+  --late-tool A,B           like --extra-tool, but listed only after the list_changed notification
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
@@ -83,6 +91,39 @@ export function choiceFlag<T extends string>(
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}`);
   }
   return value as T;
+}
+
+/** A comma-separated list of tool names. */
+function namesFlag(name: string, value: string | boolean | undefined): string[] {
+  if (value === undefined) return [];
+  const names = typeof value === 'string' ? value.split(',') : [];
+  if (names.length === 0 || names.some((n) => n === '')) {
+    throw new UsageError(`--${name} must be a comma-separated list of tool names`);
+  }
+  return names;
+}
+
+/**
+ * The definition with the `--extra-tool` copies of echo, and a `tools` list that gains the
+ * `--late-tool` copies once `beforeListChanged` ran (just before the notification goes out), so a
+ * client that re-lists sees the new tools.
+ */
+function withExtraTools(
+  definition: ServerDefinition,
+  common: CommonFlags,
+): { definition: ServerDefinition; beforeListChanged: () => void } {
+  const copy = (name: string) => ({ ...echoTool, name, title: `Echo (${name})` });
+  const early = [...definition.tools, ...common.extraTools.map(copy)];
+  const late = [...early, ...common.lateTools.map(copy)];
+  let changed = false;
+  const extended: ServerDefinition = { ...definition };
+  Object.defineProperty(extended, 'tools', { get: () => (changed ? late : early), enumerable: true });
+  return {
+    definition: extended,
+    beforeListChanged: () => {
+      changed = true;
+    },
+  };
 }
 
 /** The well-behaved definition; every other server starts from it and changes one thing. */
@@ -122,23 +163,35 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       record: typeof flags.record === 'string' ? flags.record : undefined,
       pageSize: integerFlag('page-size', flags['page-size'], 1),
       listChangedAfterMs: integerFlag('list-changed-after', flags['list-changed-after']),
+      extraTools: namesFlag('extra-tool', flags['extra-tool']),
+      lateTools: namesFlag('late-tool', flags['late-tool']),
     };
+    if (common.lateTools.length > 0 && common.listChangedAfterMs === undefined) {
+      throw new UsageError('--late-tool needs --list-changed-after');
+    }
     setup = spec.setup(flags, common);
   } catch (error) {
     process.stderr.write(`${spec.name}: ${(error as Error).message}\n${usage}`);
     process.exit(2);
   }
   const record = createRecorder(common.record);
+  const listing = withExtraTools(setup.definition, common);
+  setup = { ...setup, definition: listing.definition };
   if (common.http) {
     runHttp(setup.definition, record, {
       port: common.port,
       reply: common.reply,
       getStream: common.getStream,
       listChangedAfterMs: common.listChangedAfterMs,
+      beforeListChanged: listing.beforeListChanged,
       ignoreSignals: setup.stdio?.ignoreSignals ?? false,
       ...setup.http,
     });
   } else {
-    runStdio(setup.definition, record, { listChangedAfterMs: common.listChangedAfterMs, ...setup.stdio });
+    runStdio(setup.definition, record, {
+      listChangedAfterMs: common.listChangedAfterMs,
+      beforeListChanged: listing.beforeListChanged,
+      ...setup.stdio,
+    });
   }
 }

@@ -24,6 +24,8 @@ export interface HttpOptions {
   /** Offer the GET stream; false answers GET with 405. */
   getStream: boolean;
   listChangedAfterMs?: number;
+  /** Runs right before each list_changed notification is sent (the tool list may change here). */
+  beforeListChanged?: () => void;
   ignoreSignals: boolean;
   /** Transport defects of the spec-breaker server; absent for every other server. */
   defects?: HttpDefects;
@@ -259,7 +261,9 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     if (options.listChangedAfterMs === undefined) return;
     if (!isObject(value) || value.method !== 'notifications/initialized') return;
     setTimeout(() => {
-      if (sessions.has(target.id)) target.session.notify('notifications/tools/list_changed');
+      if (!sessions.has(target.id)) return;
+      options.beforeListChanged?.();
+      target.session.notify('notifications/tools/list_changed');
     }, options.listChangedAfterMs).unref();
   }
 

@@ -14,6 +14,8 @@ export interface StdioOptions {
   ignoreSignals?: boolean;
   /** Milliseconds after `notifications/initialized` to send `notifications/tools/list_changed`. */
   listChangedAfterMs?: number;
+  /** Runs right before that notification is sent (the tool list may change here). */
+  beforeListChanged?: () => void;
 }
 
 export function runStdio(
@@ -96,7 +98,10 @@ export function runStdio(
     if (options.listChangedAfterMs === undefined || listChangedScheduled) return;
     if ((message as { method?: unknown } | null)?.method !== 'notifications/initialized') return;
     listChangedScheduled = true;
-    setTimeout(() => session.notify('notifications/tools/list_changed'), options.listChangedAfterMs).unref();
+    setTimeout(() => {
+      options.beforeListChanged?.();
+      session.notify('notifications/tools/list_changed');
+    }, options.listChangedAfterMs).unref();
   }
 
   return session;

@@ -9,6 +9,7 @@ import type { Duplex, Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { removeContainer, startSandboxContainer } from '../../../src/sandbox/container-start.js';
 import { DockerStreamDemuxer } from '../../../src/sandbox/docker-stream.js';
+import { type MountPlan, planSandboxMount } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import { RawProcessBase, SpawnError, type StdioCommand } from './raw-process.js';
 
@@ -16,8 +17,26 @@ import { RawProcessBase, SpawnError, type StdioCommand } from './raw-process.js'
 export interface SandboxSettings {
   kind: 'docker';
   policy: SandboxPolicy;
-  /** Host folder bind-mounted read-only; defaults to the command's working folder. */
+  /**
+   * Host folder bind-mounted read-only (`--mount`). Without it, the folder of the server's script when
+   * that lies in the working folder, else an empty folder (src/sandbox/mount-plan.ts).
+   */
   mount?: string;
+  /** The plan, made once per run by the runner, so every fresh container sees the same thing. */
+  plan?: MountPlan;
+}
+
+/** What a sandboxed target will see of the host. */
+export function planProbeMount(command: StdioCommand, sandbox: SandboxSettings): Promise<MountPlan> {
+  const cwd = command.cwd ?? process.cwd();
+  return planSandboxMount({
+    command: command.command,
+    args: command.args,
+    workingDir: cwd,
+    projectRoot: cwd,
+    ...(sandbox.mount === undefined ? {} : { folder: sandbox.mount }),
+    user: sandbox.policy.user,
+  });
 }
 
 /** After the container exits, how long to wait for the attach stream to deliver the last bytes. */
@@ -46,6 +65,7 @@ export class ContainerProbe extends RawProcessBase {
     const probe = new ContainerProbe();
     const cwd = command.cwd ?? process.cwd();
     try {
+      const mount = sandbox.plan ?? (await planProbeMount(command, sandbox));
       const started = await startSandboxContainer(
         {
           command: command.command,
@@ -53,7 +73,7 @@ export class ContainerProbe extends RawProcessBase {
           // Only what the caller gave explicitly: the host's environment never enters the sandbox.
           env: definedValues(command.env),
           cwd,
-          mount: sandbox.mount ?? cwd,
+          mount,
         },
         sandbox.policy,
         // Wired before the container starts, so the server's first bytes are not lost.

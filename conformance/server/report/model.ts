@@ -2,6 +2,7 @@
  * The report of one run. Its JSON form is a public contract (documented in docs/conformance.md):
  * add fields if needed, never rename or remove one.
  */
+import type { MountReport } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status } from '../check.js';
 import type { TransportKind } from '../target.js';
@@ -11,6 +12,8 @@ export interface SandboxReport {
   kind: 'docker';
   image: string;
   policy: SandboxPolicy;
+  /** The host folder the server saw (read-only), and what in it was hidden. */
+  mount: MountReport;
 }
 
 export interface CheckResult {

@@ -4,6 +4,7 @@
  * The server's name and version, and the messages, expected and actual values that quote what it
  * sent, pass the terminal sanitizer (one line each), so only furfly's own colours reach the terminal.
  */
+import { describeMount } from '../../../src/sandbox/mount-plan.js';
 import { describePolicy } from '../../../src/sandbox/policy.js';
 import { terminalLine } from '../../../src/terminal/sanitize.js';
 import { SECTIONS, type Status } from '../check.js';
@@ -40,6 +41,7 @@ export function renderText(report: Report, options: TextOptions): string {
   }
   if (report.sandbox) {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
+    if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
   }
   for (const section of SECTIONS) {
     const checks = report.checks.filter((check) => check.section === section);

@@ -93,7 +93,7 @@ describe('furfly config', () => {
       ].join('\n'),
     );
     for (const json of [false, true]) {
-      const r = run('show', { json }, { TOKEN: 'tok-123456789' });
+      const r = run('show', { json, trustProject: true }, { TOKEN: 'tok-123456789' });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('https://user:***@host.example/mcp?token=***&mode=***');
       expect(r.stdout).toContain('https://deploy:***@db.example/x');
@@ -130,7 +130,7 @@ describe('furfly config', () => {
     writeFileSync(projectFile(), 'max_iterations: 0\nmode: strict\n');
     expect(run('validate', {}, { TOKEN: 't' }).stderr).toBe(
       `${projectFile()}:1:17: max_iterations: must be at least 1 (got 0)\n` +
-        `${projectFile()}:2:1: mode: unknown key (known keys: providers, max_iterations, permissions, mcp_servers)\n` +
+        `${projectFile()}:2:1: mode: unknown key (known keys: providers, max_iterations, permissions, tools, mcp_servers)\n` +
         '2 config errors\n',
     );
   });

@@ -178,12 +178,13 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
   }
   if (options.sandbox !== 'docker') throw new UsageError('--sandbox must be docker');
   const cwd = process.cwd();
-  // The server sees the working directory (or --mount) read-only, and nothing else of the host.
-  const mount = path.resolve(cwd, options.mount === undefined ? '.' : String(options.mount));
+  // The server sees one folder read-only, and nothing else of the host: --mount, or else the folder of
+  // its script when that lies in the working directory, or else an empty one (src/sandbox/mount-plan.ts).
+  const mount = options.mount === undefined ? undefined : path.resolve(cwd, String(options.mount));
   return {
     transport: 'stdio',
     command: { command: executable, args, cwd, env: {} },
-    sandbox: { kind: 'docker', policy: sandboxPolicyOf(options), mount },
+    sandbox: { kind: 'docker', policy: sandboxPolicyOf(options), ...(mount === undefined ? {} : { mount }) },
   };
 }
 
@@ -263,7 +264,10 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
     .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
-    .option('--mount <path>', 'With --sandbox: host folder the server sees, read-only (default: .)')
+    .option(
+      '--mount <path>',
+      "With --sandbox: host folder the server sees, read-only (default: its script's folder in ., else an empty one)",
+    )
     .option(
       '--memory <mb>',
       `With --sandbox: memory limit in MiB, no swap (default ${DEFAULT_LIMITS.memoryMiB}, at least ${MIN_MEMORY_MB})`,

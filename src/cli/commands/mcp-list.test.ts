@@ -5,7 +5,15 @@
  * first); only the checks that need no config run in-process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -323,5 +331,30 @@ describe('renderTable', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('furfly mcp list: sandboxed servers', () => {
+  it('says what would be mounted, and refuses a folder the sandbox user cannot read before starting', async () => {
+    const vendor = path.join(project, 'vendor');
+    mkdirSync(vendor, { mode: 0o700 });
+    writeFileSync(path.join(vendor, 'index.js'), '');
+    writeConfig({
+      boxed: { type: 'stdio', command: 'node', args: ['vendor/index.js'], sandbox: 'docker', timeout: 30 },
+    });
+    const json = await runCli(['mcp', 'list', '--json']);
+    expect(json.code).toBe(1);
+    const [status] = JSON.parse(json.stdout) as ServerEvent[];
+    expect(status).toMatchObject({
+      server: 'boxed',
+      status: 'error',
+      mount: { kind: 'script-folder', source: realpathSync(vendor), readOnly: true, hidden: [] },
+    });
+    expect(status?.error).toContain(
+      `server "boxed" was not started: the folder ${realpathSync(vendor)} is not readable`,
+    );
+
+    const text = await runCli(['mcp', 'list']);
+    expect(text.stdout).toContain(`boxed: sandbox mount: ${realpathSync(vendor)} read-only`);
   });
 });

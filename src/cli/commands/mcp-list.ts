@@ -1,6 +1,6 @@
 /**
  * `furfly mcp list [--json]`: connect every configured MCP server, as the agent would, and show how each
- * one fared: server, transport, status, tools, ms, error.
+ * one fared: server, transport, status, tools, ms, error, and for sandboxed servers the folder mounted.
  *
  * Servers connect concurrently, each under its own `timeout`, so the command takes about as long as the
  * slowest server's own timeout, never their sum. Exit codes: 0 when every enabled server is `ok`
@@ -15,6 +15,7 @@ import { loadConfig } from '../../config/load.js';
 import { escapeInvisible } from '../../config/trust.js';
 import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
 import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
+import { describeMount } from '../../sandbox/mount-plan.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { ToolRegistry } from '../../tools/registry.js';
 
@@ -121,5 +122,11 @@ export function renderTable(statuses: readonly McpListRow[]): string {
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return `${[line(COLUMNS), ...rows.map(line)].join('\n')}\n`;
+  // What each sandboxed server sees of the host (one folder, read-only), under the table.
+  const mounts = statuses.flatMap((s) =>
+    s.status !== 'ignored' && s.mount
+      ? [terminalLine(`${s.server}: sandbox mount: ${describeMount(s.mount)}`)]
+      : [],
+  );
+  return `${[line(COLUMNS), ...rows.map(line), ...mounts].join('\n')}\n`;
 }

@@ -93,11 +93,11 @@ describe('furfly mcp never prints the token a server echoes', { timeout: 60_000 
         },
       }),
     );
-    const tools = await run('tools', ['echo'], {});
+    const tools = await run('tools', ['echo'], { trustProject: true });
     expect(tools.code, tools.stderr).toBe(0);
     expect(tools.all).not.toContain(TOKEN);
     for (const tool of ['whoami', 'whoami_error', 'whoami_rpc_error', 'no_such_tool']) {
-      const result = await run('call', ['echo', tool, '{}'], {});
+      const result = await run('call', ['echo', tool, '{}'], { trustProject: true });
       expect(result.all).toContain('***');
       expect(result.all).not.toContain(TOKEN);
     }

@@ -163,13 +163,13 @@ describe("a server's stderr in an error", () => {
       },
     };
     writeFileSync(path.join(dir, '.furflycode', 'config.yaml'), JSON.stringify(config));
-    const text = await mcp('list', [], {});
+    const text = await mcp('list', [], { trustProject: true });
     expect(text.code).toBe(1);
     expect(text.stdout).not.toMatch(RAW);
     expect(text.stdout).toMatch(
       /^broken +stdio +error .*boom\\x1b\[2J\\x1b\[H\\rAll good\\x1b\]0;pwned\\x07/m,
     );
-    const json = await mcp('list', [], { json: true });
+    const json = await mcp('list', [], { json: true, trustProject: true });
     expect(json.stdout).not.toMatch(RAW);
     expect(JSON.parse(json.stdout)[0].error).toContain(`boom${CLEAR}\rAll good${TITLE}`);
   });
@@ -202,12 +202,12 @@ describe('config values and keys', () => {
 
   it('config show (YAML, --origin, --json) prints the value escaped, and it reads back unchanged', () => {
     project(JSON.stringify({ mcp_servers: { s: { type: 'stdio', command: value } } }));
-    const yaml = config('show', {});
+    const yaml = config('show', { trustProject: true });
     expect(yaml.code).toBe(0);
     expect(yaml.stdout).not.toMatch(RAW);
     expect(parseYaml(yaml.stdout).mcp_servers.s.command).toBe(value);
-    expect(config('show', { origin: true }).stdout).not.toMatch(RAW);
-    const json = config('show', { json: true });
+    expect(config('show', { origin: true, trustProject: true }).stdout).not.toMatch(RAW);
+    const json = config('show', { json: true, trustProject: true });
     expect(json.stdout).not.toMatch(RAW);
     expect(JSON.parse(json.stdout).mcp_servers.s.command).toBe(value);
   });

@@ -46,12 +46,19 @@ export type SandboxKind = 'none' | 'docker';
  */
 export type ToolCategory = 'read' | 'edit' | 'execute';
 /**
- * Seconds allowed for connecting and for each request (at most one day).
+ * Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "TimeoutSeconds".
  */
 export type TimeoutSeconds = number;
+/**
+ * Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ToolTimeoutSeconds".
+ */
+export type ToolTimeoutSeconds = number;
 /**
  * A disabled server is neither started nor checked for undefined ${VAR} references.
  *
@@ -80,6 +87,7 @@ export interface FurflyConfig {
    */
   max_iterations?: number;
   permissions?: PermissionsConfig;
+  tools?: ToolsConfig;
   /**
    * MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.
    */
@@ -141,6 +149,22 @@ export interface PermissionRule {
   action: PermissionAction;
 }
 /**
+ * Bounds on every tool call.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ToolsConfig".
+ */
+export interface ToolsConfig {
+  /**
+   * Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).
+   */
+  timeout?: number;
+  /**
+   * Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.
+   */
+  max_output_chars?: number;
+}
+/**
  * A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -170,6 +194,7 @@ export interface StdioServerConfig {
   sandbox_limits?: SandboxLimits;
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
+  tool_timeout?: ToolTimeoutSeconds;
   enabled?: Enabled;
 }
 /**
@@ -209,5 +234,6 @@ export interface HttpServerConfig {
   };
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
+  tool_timeout?: ToolTimeoutSeconds;
   enabled?: Enabled;
 }

@@ -9,8 +9,9 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
-const schema38 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema38 = {"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}};
+const schema39 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
 const schema32 = {"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}};
 const schema33 = {"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"};
 const func1 = __module0.default;
@@ -425,13 +426,14 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
-const schema40 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
-const schema41 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
-const schema42 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
-const schema43 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
-const schema44 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
-const schema45 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
+const schema40 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
+const schema41 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema42 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
+const schema43 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
+const schema44 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
+const schema45 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
+const schema46 = {"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60};
+const schema47 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
 const func6 = Object.prototype.hasOwnProperty;
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -466,7 +468,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema40.properties, key0))){
+if(!(func6.call(schema41.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -597,7 +599,7 @@ errors++;
 if(data.sandbox !== undefined){
 let data7 = data.sandbox;
 if(!((data7 === "none") || (data7 === "docker"))){
-const err12 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/SandboxKind/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/SandboxKind/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -722,7 +724,7 @@ errors++;
 if(data.category !== undefined){
 let data12 = data.category;
 if(!(((data12 === "read") || (data12 === "edit")) || (data12 === "execute"))){
-const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -767,9 +769,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.tool_timeout !== undefined){
+let data14 = data.tool_timeout;
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 86400 || isNaN(data14)){
+const err26 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -778,10 +782,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14 <= 0 || isNaN(data14)){
+const err27 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -790,12 +792,47 @@ vErrors.push(err27);
 }
 errors++;
 }
+}
+else {
+const err28 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err29 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema46 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema48 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -829,7 +866,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "type") || (key0 === "url")) || (key0 === "headers")) || (key0 === "category")) || (key0 === "timeout")) || (key0 === "enabled"))){
+if(!(((((((key0 === "type") || (key0 === "url")) || (key0 === "headers")) || (key0 === "category")) || (key0 === "timeout")) || (key0 === "tool_timeout")) || (key0 === "enabled"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -907,7 +944,7 @@ errors++;
 if(data.category !== undefined){
 let data4 = data.category;
 if(!(((data4 === "read") || (data4 === "edit")) || (data4 === "execute"))){
-const err8 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -952,9 +989,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err12 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.tool_timeout !== undefined){
+let data6 = data.tool_timeout;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 86400 || isNaN(data6)){
+const err12 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -963,15 +1002,48 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6 <= 0 || isNaN(data6)){
+const err13 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err15 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -1067,7 +1139,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!((((key0 === "providers") || (key0 === "max_iterations")) || (key0 === "permissions")) || (key0 === "mcp_servers"))){
+if(!(((((key0 === "providers") || (key0 === "max_iterations")) || (key0 === "permissions")) || (key0 === "tools")) || (key0 === "mcp_servers"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1131,16 +1203,12 @@ vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.error
 errors = vErrors.length;
 }
 }
-if(data.mcp_servers !== undefined){
-let data4 = data.mcp_servers;
+if(data.tools !== undefined){
+let data4 = data.tools;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
-const _errs10 = errors;
-const _errs13 = errors;
-const _errs14 = errors;
-if(typeof key1 === "string"){
-if(!pattern5.test(key1)){
-const err4 = {};
+if(!((key1 === "timeout") || (key1 === "max_output_chars"))){
+const err4 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolsConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1150,9 +1218,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-var valid5 = _errs14 === errors;
-if(valid5){
-const err5 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key1};
+if(data4.timeout !== undefined){
+let data5 = data4.timeout;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 86400 || isNaN(data5)){
+const err5 = {instancePath:instancePath+"/tools/timeout",schemaPath:"#/$defs/ToolsConfig/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1161,20 +1231,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(typeof key1 === "string"){
-if(!pattern6.test(key1)){
-const err6 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",propertyName:key1};
+if(data5 <= 0 || isNaN(data5)){
+const err6 = {instancePath:instancePath+"/tools/timeout",schemaPath:"#/$defs/ToolsConfig/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1185,7 +1243,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
+const err7 = {instancePath:instancePath+"/tools/timeout",schemaPath:"#/$defs/ToolsConfig/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1194,9 +1252,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-var valid3 = _errs10 === errors;
-if(!valid3){
-const err8 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+}
+if(data4.max_output_chars !== undefined){
+let data6 = data4.max_output_chars;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err8 = {instancePath:instancePath+"/tools/max_output_chars",schemaPath:"#/$defs/ToolsConfig/properties/max_output_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1205,16 +1265,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-for(const key2 in data4){
-if(!(validate27(data4[key2], {instancePath:instancePath+"/mcp_servers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data4,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1000 || isNaN(data6)){
+const err9 = {instancePath:instancePath+"/tools/max_output_chars",schemaPath:"#/$defs/ToolsConfig/properties/max_output_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1225,13 +1278,119 @@ errors++;
 }
 }
 }
+}
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolsConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mcp_servers !== undefined){
+let data7 = data.mcp_servers;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key2 in data7){
+const _errs18 = errors;
+const _errs21 = errors;
+const _errs22 = errors;
+if(typeof key2 === "string"){
+if(!pattern5.test(key2)){
+const err11 = {};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var valid7 = _errs22 === errors;
+if(valid7){
+const err12 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key2};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof key2 === "string"){
+if(!pattern6.test(key2)){
+const err13 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",propertyName:key2};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key2};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var valid5 = _errs18 === errors;
+if(!valid5){
+const err15 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+for(const key3 in data7){
+if(!(validate27(data7[key3], {instancePath:instancePath+"/mcp_servers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }

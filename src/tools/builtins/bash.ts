@@ -49,7 +49,18 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
   return {
     ...bashTool,
     execute: (args, context) => runCommand(args, context.projectRoot, context.signal, settings),
+    timeoutMsFor: (args) => callDeadline(args, settings),
   };
+}
+
+/** Time for the process group to die after its timeout and for the output to drain, with a margin. */
+const BASH_DEADLINE_MARGIN_MS = BASH_KILL_GRACE_MS + BASH_OUTPUT_DRAIN_MS + 2_000;
+
+/** The call's own timeout, plus the time bash needs to end it: the registry waits that long. */
+function callDeadline(args: BashArgs, settings: RunSettings): number {
+  return (
+    Math.min(args.timeout_ms ?? settings.defaultTimeoutMs, BASH_MAX_TIMEOUT_MS) + BASH_DEADLINE_MARGIN_MS
+  );
 }
 
 const DEFAULT_SETTINGS: RunSettings = {
@@ -93,6 +104,7 @@ export const bashTool: Tool<BashArgs> = {
   commandOf: (args) => args.command,
   // The tool's own default timeout applies whatever the registry does: a call never runs unbounded.
   execute: (args, context) => runCommand(args, context.projectRoot, context.signal, DEFAULT_SETTINGS),
+  timeoutMsFor: (args) => callDeadline(args, DEFAULT_SETTINGS),
 };
 
 function runCommand(

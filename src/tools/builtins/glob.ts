@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { globToRegExp } from '../glob-pattern.js';
+import { compileGlob, type GlobMatcher } from '../glob-pattern.js';
 import { errorResult, type Tool, type ToolResult, textResult } from '../tool.js';
 import { describeFsError, resolveToolPath } from './fs-helpers.js';
 import { compareStrings, walkFiles } from './walk.js';
@@ -40,7 +40,12 @@ export const globTool: Tool<GlobArgs> = {
       return errorResult(`glob: ${describeFsError(error, args.path ?? '.')}`);
     }
     // A leading `./` means "relative to the base", which all matched paths already are.
-    const matcher = globToRegExp(args.pattern.replace(/^(\.\/)+/, ''));
+    let matcher: GlobMatcher;
+    try {
+      matcher = compileGlob(args.pattern.replace(/^(\.\/)+/, ''));
+    } catch (error) {
+      return errorResult(`glob: ${(error as Error).message}`);
+    }
     const matches: string[] = [];
     for await (const file of walkFiles(base, context.signal)) {
       if (matcher.test(file)) matches.push(file);

@@ -1,8 +1,11 @@
-import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { globToRegExp } from '../glob-pattern.js';
+import { compileGlob } from '../glob-pattern.js';
 import { errorResult, type Tool, type ToolResult, textResult } from '../tool.js';
 import { BINARY_SNIFF_BYTES, describeFsError, looksBinary, resolveToolPath } from './fs-helpers.js';
+import { LineMatcher, LineMatcherStopped } from './line-matcher.js';
+import { openRegularFile, specialKind } from './regular-file.js';
 import { compareStrings, walkFiles } from './walk.js';
 
 export const GREP_MAX_MATCHES = 500;
@@ -58,23 +61,35 @@ export const grepTool: Tool<GrepArgs> = {
   ],
   pathsOf: (args) => [args.path ?? '.'],
   async execute(args, context): Promise<ToolResult> {
-    let regex: RegExp;
+    const flags = args.case_insensitive ? 'i' : '';
     try {
-      regex = new RegExp(args.pattern, args.case_insensitive ? 'i' : '');
+      // Compiling cannot hang; matching can, so that happens in a worker (line-matcher.ts).
+      new RegExp(args.pattern, flags);
     } catch (error) {
       return errorResult(`grep: invalid regular expression: ${(error as Error).message}`);
     }
-    const target = resolveToolPath(context.projectRoot, args.path ?? '.');
-    let isDirectory: boolean;
+    const shownPath = args.path ?? '.';
+    const target = resolveToolPath(context.projectRoot, shownPath);
+    let info: Stats;
     try {
-      isDirectory = (await stat(target)).isDirectory();
+      info = await stat(target);
     } catch (error) {
-      return errorResult(`grep: ${describeFsError(error, args.path ?? '.')}`);
+      return errorResult(`grep: ${describeFsError(error, shownPath)}`);
     }
-    const fileFilter = args.glob ? makeFileFilter(args.glob) : () => true;
+    if (!info.isDirectory() && !info.isFile()) {
+      return errorResult(`grep: ${shownPath} is not a regular file (${specialKind(info)}); not searched`);
+    }
+    let fileFilter: (relative: string) => boolean = () => true;
+    if (args.glob) {
+      try {
+        fileFilter = makeFileFilter(args.glob);
+      } catch (error) {
+        return errorResult(`grep: ${(error as Error).message}`);
+      }
+    }
 
     const files: { absolute: string; display: string }[] = [];
-    if (isDirectory) {
+    if (info.isDirectory()) {
       const prefix = args.path && args.path !== '.' ? `${args.path.replace(/\/+$/, '')}/` : '';
       for await (const relative of walkFiles(target, context.signal)) {
         if (fileFilter(relative))
@@ -82,67 +97,94 @@ export const grepTool: Tool<GrepArgs> = {
       }
       files.sort((a, b) => compareStrings(a.display, b.display));
     } else {
-      files.push({ absolute: target, display: args.path! });
+      files.push({ absolute: target, display: shownPath });
     }
+    if (context.signal.aborted) return errorResult('grep: the search was cancelled');
+    if (files.length === 0) return textResult(`No matches for /${args.pattern}/`);
 
-    const lines: string[] = [];
-    let total = 0;
-    let skippedLarge = 0;
-    let skippedLongLines = 0;
-    for (const file of files) {
-      if (context.signal.aborted) return errorResult('grep: the search was cancelled');
-      const text = await readTextFile(file.absolute);
-      if (text === 'too-large') {
-        skippedLarge++;
-        continue;
+    const matcher = new LineMatcher(args.pattern, flags);
+    const stop = () => matcher.stop();
+    context.signal.addEventListener('abort', stop, { once: true });
+    try {
+      return await search(files, matcher, context.signal, args.pattern);
+    } catch (error) {
+      if (error instanceof LineMatcherStopped && context.signal.aborted) {
+        return errorResult(`grep: the search was stopped (${reasonOf(context.signal)})`);
       }
-      if (text === undefined) continue;
-      const fileLines = text.split(/\r?\n/);
-      for (let i = 0; i < fileLines.length; i++) {
-        const line = fileLines[i]!;
-        if (line.length > GREP_MAX_SCAN_LINE_CHARS) {
-          skippedLongLines++;
-          continue;
-        }
-        if (!regex.test(line)) continue;
-        total++;
-        if (lines.length < GREP_MAX_MATCHES) {
-          const shown = line.length > GREP_MAX_LINE_CHARS ? `${line.slice(0, GREP_MAX_LINE_CHARS)}…` : line;
-          lines.push(`${file.display}:${i + 1}:${shown}`);
-        }
-      }
+      return errorResult(`grep: ${(error as Error).message}`);
+    } finally {
+      context.signal.removeEventListener('abort', stop);
+      matcher.stop();
     }
-    const notes: string[] = [];
-    if (total > GREP_MAX_MATCHES) {
-      notes.push(
-        `[${total} matching lines; showing the first ${GREP_MAX_MATCHES}. Narrow the pattern, path or glob.]`,
-      );
-    }
-    if (skippedLarge > 0) {
-      notes.push(`[${skippedLarge} file(s) over ${GREP_MAX_FILE_BYTES / (1024 * 1024)} MiB were skipped]`);
-    }
-    if (skippedLongLines > 0) {
-      notes.push(
-        `[${skippedLongLines} line(s) over ${GREP_MAX_SCAN_LINE_CHARS} characters were not searched (minified or generated text); read them with read_file]`,
-      );
-    }
-    if (lines.length === 0) return textResult([`No matches for /${args.pattern}/`, ...notes].join('\n'));
-    return textResult([...lines, ...notes].join('\n'));
   },
 };
 
+async function search(
+  files: readonly { absolute: string; display: string }[],
+  matcher: LineMatcher,
+  signal: AbortSignal,
+  pattern: string,
+): Promise<ToolResult> {
+  const lines: string[] = [];
+  let total = 0;
+  let skippedLarge = 0;
+  let skippedLongLines = 0;
+  for (const file of files) {
+    if (signal.aborted) return errorResult(`grep: the search was stopped (${reasonOf(signal)})`);
+    const text = await readTextFile(file.absolute);
+    if (text === 'too-large') {
+      skippedLarge++;
+      continue;
+    }
+    if (text === undefined) continue;
+    const found = await matcher.match(text, {
+      keep: GREP_MAX_MATCHES - lines.length,
+      maxScanChars: GREP_MAX_SCAN_LINE_CHARS,
+      maxShownChars: GREP_MAX_LINE_CHARS,
+    });
+    total += found.total;
+    skippedLongLines += found.skippedLong;
+    for (const [lineNo, shown] of found.shown) lines.push(`${file.display}:${lineNo}:${shown}`);
+  }
+  const notes: string[] = [];
+  if (total > GREP_MAX_MATCHES) {
+    notes.push(
+      `[${total} matching lines; showing the first ${GREP_MAX_MATCHES}. Narrow the pattern, path or glob.]`,
+    );
+  }
+  if (skippedLarge > 0) {
+    notes.push(`[${skippedLarge} file(s) over ${GREP_MAX_FILE_BYTES / (1024 * 1024)} MiB were skipped]`);
+  }
+  if (skippedLongLines > 0) {
+    notes.push(
+      `[${skippedLongLines} line(s) over ${GREP_MAX_SCAN_LINE_CHARS} characters were not searched (minified or generated text); read them with read_file]`,
+    );
+  }
+  if (lines.length === 0) return textResult([`No matches for /${pattern}/`, ...notes].join('\n'));
+  return textResult([...lines, ...notes].join('\n'));
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason = signal.reason;
+  return reason instanceof Error && reason.message ? reason.message : 'cancelled';
+}
+
 function makeFileFilter(glob: string): (relative: string) => boolean {
-  const matcher = globToRegExp(glob.replace(/^(\.\/)+/, ''));
+  const matcher = compileGlob(glob.replace(/^(\.\/)+/, ''));
   if (glob.includes('/')) return (relative) => matcher.test(relative);
   return (relative) => matcher.test(relative.slice(relative.lastIndexOf('/') + 1));
 }
 
-/** The file's text, undefined when it is binary or unreadable, 'too-large' past the size cap. */
+/**
+ * The file's text; undefined when it is binary, unreadable or not a regular file (a FIFO would block
+ * the read for ever, a device never ends); 'too-large' past the size cap.
+ */
 async function readTextFile(absolute: string): Promise<string | undefined | 'too-large'> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  const opened = await openRegularFile(absolute, absolute);
+  if (!opened.ok) return undefined;
+  const handle = opened.handle;
   try {
-    handle = await open(absolute, 'r');
-    const { size } = await handle.stat();
+    const { size } = opened.info;
     if (size > GREP_MAX_FILE_BYTES) return 'too-large';
     const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES));
     await handle.read(head, 0, head.length, 0);
@@ -151,6 +193,6 @@ async function readTextFile(absolute: string): Promise<string | undefined | 'too
   } catch {
     return undefined;
   } finally {
-    await handle?.close();
+    await handle.close();
   }
 }

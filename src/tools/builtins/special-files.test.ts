@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, truncateSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../tool.js';
 import { editFileTool } from './edit-file.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
 import { readFileTool } from './read-file.js';
 import { makeTempProject, type TempProject, textOf } from './temp-project.test-helpers.js';
 import { writeFileTool } from './write-file.js';
@@ -49,6 +52,70 @@ describe('non-regular files', () => {
     if (result === 'blocked') return;
     expect(result.isError).toBe(true);
     expect(textOf(result.content)).toContain(`${name}: pipe is not a regular file`);
+  });
+});
+
+describe('the read tools refuse FIFOs, devices and sockets', () => {
+  let socketServer: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (socketServer ? socketServer.close(() => resolve()) : resolve()));
+    socketServer = undefined;
+  });
+
+  /** A FIFO, a listening unix socket and a normal file with a match, in the project. */
+  async function specialFiles(): Promise<{ fifo: string }> {
+    const fifo = path.join(project.root, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    project.write('plain.txt', 'needle\n');
+    const server = createServer();
+    socketServer = server;
+    await new Promise<void>((resolve) => server.listen(path.join(project.root, 'sock'), resolve));
+    return { fifo };
+  }
+
+  it.each([
+    ['read_file', readFileTool, (p: string) => ({ path: p }), /read_file: .* is not a regular file \(a %s\)/],
+    ['grep', grepTool, (p: string) => ({ pattern: 'x', path: p }), /grep: .* is not a regular file \(a %s\)/],
+    ['glob', globTool, (p: string) => ({ pattern: '*', path: p }), /glob: .* is not a folder/],
+  ])('%s refuses a FIFO, a device and a socket at once', async (_name, tool, args, expected) => {
+    const { fifo } = await specialFiles();
+    const targets: [string, string][] = [
+      ['pipe', 'FIFO'],
+      ['/dev/zero', 'device'],
+      ['sock', 'socket'],
+    ];
+    for (const [target, kind] of targets) {
+      const result = await callWithDeadline(tool, args(target), fifo);
+      expect(result).not.toBe('blocked');
+      if (result === 'blocked') return;
+      expect(result.isError).toBe(true);
+      expect(textOf(result.content)).toMatch(new RegExp(expected.source.replace('%s', kind)));
+    }
+  });
+
+  it('grep and glob over a folder skip the special files and find the rest', async () => {
+    const { fifo } = await specialFiles();
+    const grepped = await callWithDeadline(grepTool, { pattern: 'needle' }, fifo);
+    expect(grepped).not.toBe('blocked');
+    if (grepped === 'blocked') return;
+    expect(textOf(grepped.content)).toBe('plain.txt:1:needle');
+    const globbed = await callWithDeadline(globTool, { pattern: '*' }, fifo);
+    expect(globbed).not.toBe('blocked');
+    if (globbed === 'blocked') return;
+    expect(textOf(globbed.content)).toBe('plain.txt');
+  });
+
+  it('grep does not exhaust the thread pool: eight FIFO calls at once, then a normal read', async () => {
+    const { fifo } = await specialFiles();
+    const calls = Array.from({ length: 8 }, () =>
+      callWithDeadline(grepTool, { pattern: 'x', path: 'pipe' }, fifo),
+    );
+    const results = await Promise.all(calls);
+    expect(results.every((r) => r !== 'blocked' && r.isError)).toBe(true);
+    const read = await callWithDeadline(readFileTool, { path: 'plain.txt' }, fifo);
+    expect(read).not.toBe('blocked');
+    if (read === 'blocked') return;
+    expect(textOf(read.content)).toContain('needle');
   });
 });
 

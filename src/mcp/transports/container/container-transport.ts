@@ -3,12 +3,12 @@
  * same FramedStreamTransport as the plain stdio transport, over the container's attach stream
  * (DockerAttachSource) instead of a child process's pipes.
  */
-import type { SandboxedCommand } from '../../../sandbox/container-spec.js';
+import type { MountPlan } from '../../../sandbox/mount-plan.js';
 import { type SandboxPolicy, sandboxPolicy } from '../../../sandbox/policy.js';
 import { type FramedStreamOptions, FramedStreamTransport } from '../framed/framed-stream-transport.js';
-import { DockerAttachSource } from './docker-attach-source.js';
+import { DockerAttachSource, type SandboxedServerCommand } from './docker-attach-source.js';
 
-export interface ContainerTransportOptions extends SandboxedCommand, FramedStreamOptions {
+export interface ContainerTransportOptions extends SandboxedServerCommand, FramedStreamOptions {
   /** Name used in messages (never the command line: it may hold tokens). */
   name: string;
   policy?: SandboxPolicy;
@@ -34,5 +34,10 @@ export class ContainerTransport extends FramedStreamTransport {
   /** Milliseconds from start() to a running container with attached streams (image build included). */
   get startupMs(): number | undefined {
     return this.container.startupMs;
+  }
+
+  /** What the server sees of the host, once start() planned it. */
+  get mount(): MountPlan | undefined {
+    return this.container.mount;
   }
 }

@@ -9,16 +9,32 @@ import type Dockerode from 'dockerode';
 import type { SandboxedCommand } from '../../../sandbox/container-spec.js';
 import { removeContainer, startSandboxContainer } from '../../../sandbox/container-start.js';
 import { DockerStreamDemuxer } from '../../../sandbox/docker-stream.js';
+import { type MountPlan, planSandboxMount } from '../../../sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../sandbox/policy.js';
 import { spawnReaper } from '../../../sandbox/reaper.js';
 import type { ByteSource, ByteSourceEvents, SourceExit, StopGrace } from '../framed/byte-source.js';
 import { onLastMoment } from '../stdio/process.js';
+
+/** The command to run sandboxed; its mount is planned on start() unless given. */
+export interface SandboxedServerCommand extends Omit<SandboxedCommand, 'mount'> {
+  /**
+   * What the server sees of the host, planned ahead (the loader does, to report it). Absent: planned
+   * on start(), from `projectRoot` (the script's folder, or an empty one) or else `cwd` (mounted).
+   */
+  mount?: MountPlan;
+  /** Without `mount`: the project the server's script is looked for in (unless `mountFolder`). */
+  projectRoot?: string;
+  /** Without `mount`: mount `cwd` itself (the entry has a `cwd` of its own). Implied without `projectRoot`. */
+  mountFolder?: boolean;
+}
 
 export class DockerAttachSource implements ByteSource {
   /** The container's id once created; every cleanup goes by it. */
   containerId: string | undefined;
   /** Milliseconds from start() to a running container with attached streams (image build included). */
   startupMs: number | undefined;
+  /** What the server sees of the host, once start() planned it. */
+  mount: MountPlan | undefined;
   input: Duplex | undefined;
 
   private dockerode: Dockerode | undefined;
@@ -31,7 +47,7 @@ export class DockerAttachSource implements ByteSource {
 
   constructor(
     private readonly name: string,
-    private readonly command: SandboxedCommand,
+    private readonly command: SandboxedServerCommand,
     private readonly policy: SandboxPolicy,
   ) {}
 
@@ -44,7 +60,18 @@ export class DockerAttachSource implements ByteSource {
   private async startContainer(events: ByteSourceEvents): Promise<void> {
     const began = performance.now();
     try {
-      const started = await startSandboxContainer(this.command, this.policy, {
+      const { projectRoot, mountFolder, ...command } = this.command;
+      this.mount =
+        command.mount ??
+        (await planSandboxMount({
+          command: command.command,
+          args: command.args ?? [],
+          workingDir: command.cwd,
+          ...(projectRoot === undefined ? {} : { projectRoot }),
+          ...(projectRoot === undefined || mountFolder ? { folder: command.cwd } : {}),
+          user: this.policy.user,
+        }));
+      const started = await startSandboxContainer({ ...command, mount: this.mount }, this.policy, {
         attached: (stream, id) => this.attached(stream, id, events),
       });
       this.dockerode = started.dockerode;
