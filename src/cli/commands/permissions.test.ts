@@ -79,7 +79,9 @@ describe('furfly permissions check (process)', { timeout: 120_000 }, () => {
     expect(report.decision.reason).toContain('git clean -fdx is destructive');
 
     const harmless = await furfly(['permissions', 'check', 'bash', '{"command":"ls -la"}', '--mode', 'auto']);
-    expect(harmless.stdout.split('\n')[0]).toBe('allow: auto mode runs bash: the command is not destructive');
+    expect(harmless.stdout.split('\n')[0]).toBe(
+      'allow: auto mode runs bash: every command in it is resolved and none is destructive',
+    );
     // Without --mode the config's mode decides.
     const strict = await furfly(['permissions', 'check', 'bash', '{"command":"ls -la"}']);
     expect(strict.stdout.split('\n')[0]).toBe('ask: strict mode asks before every call (bash)');
