@@ -12,6 +12,7 @@
 import { Redactor } from '../redaction/index.js';
 import {
   errorResult,
+  type PreparedCall,
   redactToolResult,
   type SessionState,
   type ToolRegistry,
@@ -255,16 +256,22 @@ export class Agent {
     const { registry } = this.options;
     const results = new Map<string, { status: ToolCallStatus; result: ToolResult }>();
 
-    // Permission first, one question at a time in call order, before anything runs.
-    const approved: ToolUseBlock[] = [];
+    // Each call is prepared once (name resolved, arguments parsed and validated); the permission
+    // decision and the execution both use that prepared call. Permission first, one question at a time
+    // in call order, before anything runs.
+    const approved: { call: ToolUseBlock; prepared: PreparedCall }[] = [];
     for (const call of calls) {
       if (signal.aborted) {
         results.set(call.id, {
           status: 'cancelled',
           result: errorResult('Not run: the user cancelled the turn.'),
         });
-      } else if (!registry.has(call.name)) {
-        approved.push(call); // the registry answers with the list of real tools
+        continue;
+      }
+      const preparation = registry.prepare(call.name, call.input);
+      if (!preparation.ok && !preparation.known) {
+        // The registry's answer lists the real tools.
+        results.set(call.id, { status: 'unknown', result: preparation.result });
       } else if (this.planMode && registry.categoryOf(call.name) !== 'read') {
         results.set(call.id, {
           status: 'refused',
@@ -272,31 +279,26 @@ export class Agent {
             `Not run: plan mode is on, so only read-only tools may run. Propose the change instead; the user leaves plan mode with /do.`,
           ),
         });
+      } else if (!preparation.ok) {
+        // Arguments that do not parse or fit the schema cannot run, so nobody is asked about them.
+        results.set(call.id, { status: 'error', result: preparation.result });
       } else {
-        const outcome = await this.options.gate.check(call.name, call.input, signal);
-        if (outcome.run) approved.push(call);
+        const outcome = await this.options.gate.check(preparation.call, signal);
+        if (outcome.run) approved.push({ call, prepared: preparation.call });
         else results.set(call.id, { status: outcome.status, result: errorResult(outcome.message) });
       }
     }
 
-    const run = async (call: ToolUseBlock): Promise<void> => {
-      const known = registry.has(call.name);
-      const result = await registry.execute(
-        call.name,
-        call.input as string | object | undefined,
+    const run = async ({ call, prepared }: { call: ToolUseBlock; prepared: PreparedCall }): Promise<void> => {
+      const result = await registry.run(
+        prepared,
         { projectRoot: this.options.projectRoot, session: this.options.session, signal },
         { timeoutMs: this.options.toolTimeoutMs },
       );
-      const status: ToolCallStatus = !known
-        ? 'unknown'
-        : signal.aborted
-          ? 'cancelled'
-          : result.isError
-            ? 'error'
-            : 'ok';
+      const status: ToolCallStatus = signal.aborted ? 'cancelled' : result.isError ? 'error' : 'ok';
       results.set(call.id, { status, result });
     };
-    for (const group of groupCalls(approved, (call) => registry.get(call.name)?.concurrencySafe === true)) {
+    for (const group of groupCalls(approved, ({ prepared }) => prepared.tool.concurrencySafe === true)) {
       if (group.parallel) await Promise.all(group.calls.map(run));
       else for (const call of group.calls) await run(call);
     }

@@ -146,7 +146,7 @@ describe('PermissionGate', () => {
       },
     };
     const gate = new PermissionGate(service as never, asker);
-    const outcome = await gate.check('bash', { command: 'ls' }, controller.signal);
+    const outcome = await gate.check({ toolName: 'bash', args: { command: 'ls' } }, controller.signal);
     expect(outcome).toEqual({
       run: false,
       status: 'cancelled',

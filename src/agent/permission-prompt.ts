@@ -9,7 +9,12 @@
  * - A tool allowed for the session skips later questions, except sandbox questions (a path outside
  *   the project): those are about where, not which tool, so each one is asked again.
  */
-import type { PermissionDecision, PermissionMode, PermissionService } from '../permission/index.js';
+import type {
+  PermissionDecision,
+  PermissionMode,
+  PermissionRequest,
+  PermissionService,
+} from '../permission/index.js';
 
 export type PermissionAnswer = 'once' | 'session' | 'deny';
 
@@ -26,7 +31,7 @@ export interface PermissionAsker {
 /** What the gate may learn about a tool to word a refusal (the registry provides it). */
 export interface GateToolFacts {
   categoryOf(toolName: string): string;
-  commandOf(toolName: string, args: unknown): string | undefined;
+  commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
   /** The names rules may match (see PermissionService); the advice names a stable one. */
   identitiesOf?(toolName: string): readonly string[];
 }
@@ -48,10 +53,12 @@ export class PermissionGate {
     return [...this.allowedForSession];
   }
 
-  async check(toolName: string, input: unknown, signal: AbortSignal): Promise<GateOutcome> {
+  /** `call` is a prepared call (the registry's `PreparedCall`): its arguments are parsed once, already. */
+  async check(call: PermissionRequest, signal: AbortSignal): Promise<GateOutcome> {
+    const { toolName, args } = call;
     // The command check needs the bash grammar; loading it is asynchronous (once per process).
     await this.service.prepare();
-    const decision = this.service.decide({ toolName, args: input });
+    const decision = this.service.decide({ toolName, args });
     if (decision.action === 'allow') return { run: true };
     if (decision.action === 'deny') {
       return {
@@ -68,14 +75,14 @@ export class PermissionGate {
         status: 'refused',
         message: refusalForOneShot(toolName, decision, {
           category: category === 'read' || category === 'edit' ? category : 'execute',
-          runsCommand: this.facts?.commandOf(toolName, input) !== undefined,
+          runsCommand: this.facts?.commandOf(toolName, args) !== undefined,
           mode: this.service.currentMode(),
           ruleName: stableRuleName(toolName, this.facts?.identitiesOf?.(toolName) ?? []),
         }),
       };
     }
 
-    const answer = await this.asker.ask({ toolName, input, reason: decision.reason }, signal);
+    const answer = await this.asker.ask({ toolName, input: args, reason: decision.reason }, signal);
     // Ctrl-C ends the question too; the person cancelled the turn, they did not decline this call.
     if (signal.aborted)
       return { run: false, status: 'cancelled', message: 'Not run: the user cancelled the turn.' };

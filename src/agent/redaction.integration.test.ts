@@ -41,6 +41,8 @@ describe('tool results reach the model and the terminal without secrets', { time
       headers: { Authorization: 'Bearer ${ECHO_TOKEN}' },
     };
     writeFileSync(file, JSON.stringify(config));
+    // The changed config needs the person's trust again (as after `furfly trust`).
+    project.trust();
     writeFileSync(
       path.join(project.dir, 'notes.txt'),
       `api key: ${TEST_API_KEY}\nescaped: ${JSON.stringify({ k: TOKEN })}\nother: ${OTHER_SECRET}\n`,

@@ -60,11 +60,6 @@ export interface LoadMcpServersOptions {
   onEvent?: (event: ServerEvent) => void;
   /** Replaces every server's own `timeout` (seconds) for connecting. */
   connectTimeoutMs?: number;
-  /**
-   * Time allowed for one tool call of every server, replacing each server's `tool_timeout` (tests);
-   * with neither, the client's default (60 s).
-   */
-  callTimeoutMs?: number;
   /** Text output beyond this is cut and saved to a file (100 000 characters by default). */
   maxOutputChars?: number;
   /**
@@ -366,7 +361,8 @@ class Loader {
         name: publicName,
         category: state.server.category,
         client: state.client!,
-        callTimeoutMs: this.options.callTimeoutMs ?? toolTimeoutMs(state.server),
+        // The server's `tool_timeout`; without one, the client's default (60 s, documented in config.md).
+        callTimeoutMs: toolTimeoutMs(state.server),
         maxOutputChars: this.options.maxOutputChars,
         redactor: this.redactorOf(state),
       });

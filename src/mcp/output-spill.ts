@@ -7,7 +7,8 @@
  * it is used only if it is a real directory that this user owns and nobody else can enter: another user
  * could otherwise create it first and read every saved output, or point it elsewhere with a symlink.
  *
- * Only text counts toward the cap; images pass through (result-conversion.ts caps their size).
+ * Only text counts toward the cap; images pass through (the provider adapter decides which images a
+ * model takes, and up to what size).
  */
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';

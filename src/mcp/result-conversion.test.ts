@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { base64Size, convertToolCallResult } from './result-conversion.js';
+import { base64Size } from '../util/base64-size.js';
+import { convertToolCallResult } from './result-conversion.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -21,26 +22,14 @@ describe('convertToolCallResult', () => {
     });
   });
 
-  it('passes only the image types the model accepts, up to 5 MiB; others become a placeholder', () => {
+  it('passes every image through unchanged, whatever its type or size: the provider adapter decides', () => {
     const big = Buffer.alloc(5 * 1024 * 1024 + 1, 1).toString('base64');
-    const result = convertToolCallResult({
-      isError: false,
-      content: [
-        { type: 'image', data: PNG, mimeType: 'image/svg+xml' },
-        { type: 'image', data: PNG, mimeType: 'IMAGE/JPEG' },
-        { type: 'image', data: PNG, mimeType: 'image/webp; charset=binary' },
-        { type: 'image', data: big, mimeType: 'image/png' },
-      ],
-    });
-    expect(result.content).toEqual([
-      { type: 'text', text: '[image: image/svg+xml, 8 bytes; this image type cannot be shown to the model]' },
-      { type: 'image', data: PNG, mimeType: 'image/jpeg' },
-      { type: 'image', data: PNG, mimeType: 'image/webp' },
-      {
-        type: 'text',
-        text: '[image: image/png, 5242881 bytes; larger than the 5242880-byte limit for images]',
-      },
-    ]);
+    const images = [
+      { type: 'image' as const, data: PNG, mimeType: 'image/svg+xml' },
+      { type: 'image' as const, data: PNG, mimeType: 'IMAGE/JPEG' },
+      { type: 'image' as const, data: big, mimeType: 'image/png' },
+    ];
+    expect(convertToolCallResult({ isError: false, content: images }).content).toEqual(images);
   });
 
   it('describes audio and binary resources by type, MIME type and size instead of pasting them', () => {

@@ -3,9 +3,12 @@
  *
  * The model can read text and look at images; everything else is described in a short line, so the
  * model knows something came back without us pasting megabytes of base64 into the conversation.
+ * Images pass as images, whatever their type and size: which ones a model takes is the provider
+ * adapter's business (agent/provider/), decided once at its own boundary, not here.
  * Pure: capping and saving oversized output is a separate step (output-spill.ts).
  */
 import type { ContentPart, ToolResult } from '../tools/tool.js';
+import { base64Size } from '../util/base64-size.js';
 import type { McpContent, ToolCallResult } from './client.js';
 
 export function convertToolCallResult(result: ToolCallResult): ToolResult {
@@ -32,7 +35,7 @@ export function convertContentBlock(block: McpContent): ContentPart {
       return { type: 'text', text: typeof block.text === 'string' ? block.text : String(block.text) };
     case 'image':
       if (typeof block.data === 'string' && typeof block.mimeType === 'string') {
-        return convertImage(block.data, block.mimeType);
+        return { type: 'image', data: block.data, mimeType: block.mimeType };
       }
       return text('[image without data or MIME type]');
     case 'audio':
@@ -44,28 +47,6 @@ export function convertContentBlock(block: McpContent): ContentPart {
     default:
       return text(`[unsupported content of type ${JSON.stringify(String(block.type))}]`);
   }
-}
-
-/** The image types the Anthropic API accepts; any other would fail the whole request. */
-const MODEL_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-/**
- * Images skip the text output cap, so they get their own (decoded size). The API refuses images much
- * larger than this anyway, and one would cost the whole context.
- */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-
-function convertImage(data: string, mimeType: string): ContentPart {
-  const type = mimeType.split(';')[0]!.trim().toLowerCase();
-  const bytes = base64Size(data);
-  if (!MODEL_IMAGE_TYPES.has(type)) {
-    return text(`[image: ${mimeType}, ${sizeOf(data)}; this image type cannot be shown to the model]`);
-  }
-  if (bytes > MAX_IMAGE_BYTES) {
-    return text(
-      `[image: ${type}, ${sizeOf(data)}; larger than the ${MAX_IMAGE_BYTES}-byte limit for images]`,
-    );
-  }
-  return { type: 'image', data, mimeType: type };
 }
 
 function convertEmbeddedResource(resource: unknown): ContentPart {
@@ -86,13 +67,6 @@ function linkText(block: McpContent): string {
 
 function mimeOf(value: Record<string, unknown>): string {
   return typeof value.mimeType === 'string' ? value.mimeType : 'unknown type';
-}
-
-/** Decoded size of base64 data, without decoding it. */
-export function base64Size(data: string): number {
-  const trimmed = data.replace(/\s+/g, '');
-  const padding = trimmed.endsWith('==') ? 2 : trimmed.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((trimmed.length * 3) / 4) - padding);
 }
 
 function sizeOf(data: unknown): string {

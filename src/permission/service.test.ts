@@ -148,12 +148,12 @@ describe('with the real registry as the source of facts', () => {
   const registry = new ToolRegistry();
   registry.registerAll(builtinTools());
 
-  const decide = (mode: PermissionMode, toolName: string, args: unknown) =>
+  const decide = (mode: PermissionMode, toolName: string, args: Record<string, unknown>) =>
     new PermissionService({ mode, projectRoot }, registry).decide({ toolName, args });
 
-  it('reads paths and commands through the tools, from objects or JSON strings', () => {
+  it('reads paths and commands through the tools, from the prepared arguments', () => {
     expect(decide('auto', 'read_file', { path: 'src/app.ts' }).action).toBe('allow');
-    expect(decide('auto', 'read_file', JSON.stringify({ path: '/etc/passwd' }))).toMatchObject({
+    expect(decide('auto', 'read_file', { path: '/etc/passwd' })).toMatchObject({
       action: 'ask',
       reason: 'path /etc/passwd is outside the project root and allow_paths',
     });
@@ -163,7 +163,22 @@ describe('with the real registry as the source of facts', () => {
     expect(decide('auto', 'grep', { pattern: 'x', path: '/' }).action).toBe('ask');
     expect(decide('auto', 'glob', { pattern: '**' }).action).toBe('allow');
     expect(decide('auto', 'bash', { command: 'git status' }).action).toBe('allow');
-    expect(decide('auto', 'bash', '{"command":"git push --force"}').action).toBe('ask');
+    expect(decide('auto', 'bash', { command: 'git push --force' }).action).toBe('ask');
+  });
+
+  it('decides on the call the registry prepared, the same object the tool will run with', () => {
+    const prepared = registry.prepare('read_file', '{"path":"/etc/passwd"}');
+    if (!prepared.ok) throw new Error('read_file arguments did not prepare');
+    const service = new PermissionService({ mode: 'auto', projectRoot }, registry);
+    expect(service.decide(prepared.call)).toMatchObject({ action: 'ask', source: 'sandbox' });
+  });
+
+  it('asks when handed arguments that were never prepared (raw text), in auto mode too', () => {
+    const raw = '{"path":"/etc/passwd"}' as unknown as Record<string, unknown>;
+    expect(decide('auto', 'read_file', raw)).toMatchObject({
+      action: 'ask',
+      reason: 'read_file: its arguments were not prepared (parsed and validated) before the decision',
+    });
   });
 
   it('treats a tool the registry does not know as execute', () => {

@@ -30,6 +30,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
+import { isObject } from '../util/is-object.js';
 import { loadBashGrammar } from './bash-grammar.js';
 import {
   analyzeCommandLine,
@@ -45,10 +46,13 @@ import { type CompiledRules, compileRules, type PermissionRule, type RuleMatch }
 export interface ToolFacts {
   /** Unknown tools must answer 'execute'. */
   categoryOf(toolName: string): PermissionCategory;
-  /** Paths the call would touch, as given in the arguments (may be relative to the project root). */
-  pathsOf(toolName: string, args: unknown): string[];
-  /** The shell command the call would run, if it runs one. */
-  commandOf(toolName: string, args: unknown): string | undefined;
+  /**
+   * Paths the call would touch, as given in the arguments (may be relative to the project root).
+   * `args` are the request's prepared arguments, already parsed and validated.
+   */
+  pathsOf(toolName: string, args: Readonly<Record<string, unknown>>): string[];
+  /** The shell command the call would run, if it runs one; `args` as for `pathsOf`. */
+  commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
   /**
    * Every name a permission rule may match for this tool, `toolName` first. A remote tool adds names
    * that survive a collision suffix on its public name (see rules.ts). Absent: just `toolName`.
@@ -107,10 +111,14 @@ const HOME_STARTUP_FILES = [
   '.ssh',
 ];
 
+/**
+ * What the service decides on: the permission side of the registry's `PreparedCall` (which satisfies
+ * this shape), so the decision and the execution see the same arguments, parsed once.
+ */
 export interface PermissionRequest {
   toolName: string;
-  /** Parsed arguments or the raw JSON string, exactly as they will be executed. */
-  args: unknown;
+  /** The parsed, validated arguments: the very object the tool will be executed with. */
+  args: Readonly<Record<string, unknown>>;
 }
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
@@ -238,6 +246,14 @@ export class PermissionService {
       return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
     }
 
+    if (!isObject(args)) {
+      // Raw text would have to be parsed here a second time; a caller that skipped preparation is asked.
+      return {
+        action: 'ask',
+        source: 'mode',
+        reason: `${toolName}: its arguments were not prepared (parsed and validated) before the decision`,
+      };
+    }
     const paths = this.facts.pathsOf(toolName, args);
     const resolved: string[] = [];
     for (const raw of paths) {

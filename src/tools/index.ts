@@ -5,6 +5,8 @@ export {
   DuplicateToolError,
   type ExecuteContext,
   type ExecuteOptions,
+  type Preparation,
+  type PreparedCall,
   type RegisterOutcome,
   ToolRegistry,
 } from './registry.js';

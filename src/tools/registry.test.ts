@@ -78,8 +78,8 @@ describe('ToolRegistry registration', () => {
     expect(registry.categoryOf('f')).toBe('edit');
     expect(registry.categoryOf('nope')).toBe('execute');
     expect(registry.pathsOf('f', { p: 'a.txt', c: 'ls' })).toEqual(['a.txt']);
-    expect(registry.pathsOf('f', '{"p":"b.txt"}')).toEqual(['b.txt']);
-    expect(registry.pathsOf('f', 'not json')).toEqual([]);
+    // Facts read prepared arguments; raw text is not parsed a second time here.
+    expect(registry.pathsOf('f', '{"p":"b.txt"}')).toEqual([]);
     expect(registry.pathsOf('throws', {})).toEqual([]);
     expect(registry.commandOf('f', { c: 'ls' })).toBe('ls');
     expect(registry.commandOf('nope', { c: 'ls' })).toBeUndefined();
@@ -227,5 +227,62 @@ describe('ToolRegistry.execute wraps every failure', () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(textOf(result.content)).toBe('Tool "slow" failed: the call was cancelled');
+  });
+});
+
+describe('ToolRegistry.prepare and run: one prepared call', () => {
+  it('parses JSON text once; run executes the prepared object itself', async () => {
+    const seen: unknown[] = [];
+    const registry = new ToolRegistry();
+    registry.register(
+      fakeTool('keep', {
+        execute: async (args) => {
+          seen.push(args);
+          return textResult('kept');
+        },
+      }),
+    );
+    const preparation = registry.prepare('keep', '{"n":7}');
+    if (!preparation.ok) throw new Error('did not prepare');
+    expect(preparation.call).toMatchObject({ toolName: 'keep', args: { n: 7 } });
+    expect(await registry.run(preparation.call, context())).toEqual(textResult('kept'));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBe(preparation.call.args);
+  });
+
+  it('says which preparations failed and whether the tool exists', () => {
+    const registry = new ToolRegistry();
+    registry.register(fakeTool('echo'));
+    expect(registry.prepare('nope', {})).toMatchObject({ ok: false, known: false });
+    const bad = registry.prepare('echo', { n: 'x' });
+    expect(bad).toMatchObject({ ok: false, known: true });
+    expect(bad.ok ? '' : textOf(bad.result.content)).toMatch(/do not match its input schema/);
+  });
+
+  it('runs only calls it prepared, and not after their tool was removed or replaced', async () => {
+    let runs = 0;
+    const registry = new ToolRegistry();
+    const counting = () =>
+      fakeTool('echo', {
+        execute: async () => {
+          runs++;
+          return textResult('ran');
+        },
+      });
+    const original = counting();
+    registry.register(original);
+
+    const forged = { toolName: 'echo', tool: original, args: { n: 'not validated' } };
+    const refused = await registry.run(forged, context());
+    expect(textOf(refused.content)).toBe('Tool "echo" failed: the call was not prepared by this registry');
+
+    const preparation = registry.prepare('echo', { n: 1 });
+    if (!preparation.ok) throw new Error('did not prepare');
+    registry.unregister('echo');
+    registry.register(counting());
+    const stale = await registry.run(preparation.call, context());
+    expect(stale.isError).toBe(true);
+    expect(textOf(stale.content)).toMatch(/was removed before the call could run/);
+    expect(runs).toBe(0);
   });
 });

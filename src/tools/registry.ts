@@ -4,12 +4,19 @@
  * Order: definitions come out in insertion order and never reshuffle when unrelated tools come and go.
  * Prompt caching on the provider side keys on the exact tool list, so a stable order keeps the cache warm.
  *
+ * One call, one pass: `prepare` resolves the name and parses and validates the arguments once into a
+ * `PreparedCall`; the permission service decides on that call (its facts callbacks get the prepared
+ * arguments, never the raw text) and `run` executes the very same arguments object. `execute` is
+ * `prepare` + `run` for callers without a permission step.
+ *
  * Errors: `register` throws on a duplicate name, because registering the same name twice is a
  * programming error in the caller (the loader uses `tryRegister` to turn collisions into events).
- * `execute` never throws: every failure comes back as an `isError` result that names the tool and cause.
+ * `prepare`, `run` and `execute` never throw: every failure comes back as an `isError` result that
+ * names the tool and cause.
  */
 
 import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import { type ArgumentValidator, compileValidator } from './schema-validator.js';
 import type { SessionState } from './session-state.js';
 import {
@@ -45,6 +52,23 @@ export interface ExecuteOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A call the registry resolved and whose arguments it parsed and validated. Only `prepare` makes them
+ * (`run` refuses any other object), so holding one means the arguments passed the tool's schema.
+ */
+export interface PreparedCall {
+  /** The registered name; what permission rules and the person see. */
+  readonly toolName: string;
+  readonly tool: AnyTool;
+  /** Parsed from the model's input once; the permission facts and `execute` see this same object. */
+  readonly args: Record<string, unknown>;
+}
+
+/** `known` is false when no tool has that name (the loop counts rounds of unknown tools). */
+export type Preparation =
+  | { ok: true; call: PreparedCall }
+  | { ok: false; known: boolean; result: ToolResult };
+
 type ValidatorSlot = { ok: true; validator: ArgumentValidator } | { ok: false; reason: string };
 
 interface Entry {
@@ -57,6 +81,8 @@ const UNKNOWN_TOOL_LISTING_LIMIT = 30;
 
 export class ToolRegistry {
   private readonly entries = new Map<string, Entry>();
+  /** Calls this registry prepared; `run` takes no other (a hand-made one skipped validation). */
+  private readonly prepared = new WeakSet<PreparedCall>();
 
   register(tool: AnyTool): void {
     const outcome = this.tryRegister(tool);
@@ -119,22 +145,24 @@ export class ToolRegistry {
     return [name, ...extra.filter((other) => typeof other === 'string' && other !== name)];
   }
 
-  pathsOf(name: string, rawArgs: unknown): string[] {
+  /**
+   * Paths the call would touch. `args` are a prepared call's arguments (`PreparedCall.args`), already
+   * parsed and validated; they are not parsed again here.
+   */
+  pathsOf(name: string, args: unknown): string[] {
     const tool = this.entries.get(name)?.tool;
-    const args = parseArgumentsQuietly(rawArgs);
-    if (!tool?.pathsOf || args === undefined) return [];
+    if (!tool?.pathsOf || !isObject(args)) return [];
     try {
       return tool.pathsOf(args).filter((p): p is string => typeof p === 'string');
     } catch {
-      // Arguments the tool cannot read will fail validation at execute time anyway.
       return [];
     }
   }
 
-  commandOf(name: string, rawArgs: unknown): string | undefined {
+  /** The shell command the call would run; `args` as for `pathsOf`. */
+  commandOf(name: string, args: unknown): string | undefined {
     const tool = this.entries.get(name)?.tool;
-    const args = parseArgumentsQuietly(rawArgs);
-    if (!tool?.commandOf || args === undefined) return undefined;
+    if (!tool?.commandOf || !isObject(args)) return undefined;
     try {
       const command = tool.commandOf(args);
       return typeof command === 'string' ? command : undefined;
@@ -143,36 +171,59 @@ export class ToolRegistry {
     }
   }
 
-  // --- Execution ---
+  // --- One call: prepare once, then run ---
 
+  /** Resolves the name, parses the arguments (a JSON string or an object) and validates them, once. */
+  prepare(name: string, rawArgs: unknown): Preparation {
+    const entry = this.entries.get(name);
+    if (!entry) return { ok: false, known: false, result: errorResult(this.unknownToolMessage(name)) };
+    const failed = (text: string): Preparation => ({ ok: false, known: true, result: errorResult(text) });
+
+    const parsed = parseArguments(rawArgs);
+    if (!parsed.ok) return failed(`Tool "${name}" failed: invalid JSON arguments: ${parsed.reason}`);
+
+    const slot = this.validatorFor(entry);
+    if (!slot.ok) return failed(`Tool "${name}" failed: its input schema cannot be used: ${slot.reason}`);
+    const problems = slot.validator.validate(parsed.args);
+    if (problems.length > 0) {
+      return failed(`Tool "${name}" failed: arguments do not match its input schema: ${problems.join('; ')}`);
+    }
+    const call: PreparedCall = { toolName: name, tool: entry.tool, args: parsed.args };
+    this.prepared.add(call);
+    return { ok: true, call };
+  }
+
+  /**
+   * Runs a call `prepare` made, with a deadline. A tool removed or replaced since (its server went away)
+   * is not run: the call was checked against a tool that is no longer there.
+   */
+  async run(call: PreparedCall, context: ExecuteContext, options: ExecuteOptions = {}): Promise<ToolResult> {
+    if (!this.prepared.has(call)) {
+      return errorResult(`Tool "${call.toolName}" failed: the call was not prepared by this registry`);
+    }
+    if (this.entries.get(call.toolName)?.tool !== call.tool) {
+      return errorResult(
+        `Tool "${call.toolName}" failed: the tool was removed before the call could run (its server may have stopped)`,
+      );
+    }
+    // A tool that keeps time itself (bash, remote tools) names its own deadline; else the config's.
+    return runWithDeadline(
+      call.tool,
+      call.args,
+      context,
+      ownTimeout(call.tool, call.args) ?? options.timeoutMs,
+    );
+  }
+
+  /** `prepare` and `run` in one step, for callers that do not ask the permission service. */
   async execute(
     name: string,
-    rawArgs: string | object | undefined,
+    rawArgs: unknown,
     context: ExecuteContext,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
-    const entry = this.entries.get(name);
-    if (!entry) return errorResult(this.unknownToolMessage(name));
-
-    const parsed = parseArguments(rawArgs);
-    if (!parsed.ok) return errorResult(`Tool "${name}" failed: invalid JSON arguments: ${parsed.reason}`);
-
-    const slot = this.validatorFor(entry);
-    if (!slot.ok)
-      return errorResult(`Tool "${name}" failed: its input schema cannot be used: ${slot.reason}`);
-    const problems = slot.validator.validate(parsed.args);
-    if (problems.length > 0) {
-      return errorResult(
-        `Tool "${name}" failed: arguments do not match its input schema: ${problems.join('; ')}`,
-      );
-    }
-
-    return runWithDeadline(
-      entry.tool,
-      parsed.args,
-      context,
-      ownTimeout(entry.tool, parsed.args) ?? options.timeoutMs,
-    );
+    const preparation = this.prepare(name, rawArgs);
+    return preparation.ok ? this.run(preparation.call, context, options) : preparation.result;
   }
 
   private validatorFor(entry: Entry): ValidatorSlot {
@@ -199,7 +250,7 @@ export class ToolRegistry {
 
 type ParsedArgs = { ok: true; args: Record<string, unknown> } | { ok: false; reason: string };
 
-function parseArguments(raw: string | object | undefined): ParsedArgs {
+function parseArguments(raw: unknown): ParsedArgs {
   // Models send "" or nothing for tools without parameters.
   if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return { ok: true, args: {} };
   let value: unknown = raw;
@@ -210,16 +261,8 @@ function parseArguments(raw: string | object | undefined): ParsedArgs {
       return { ok: false, reason: errorText(error) };
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, reason: 'arguments must be a JSON object' };
-  }
-  return { ok: true, args: value as Record<string, unknown> };
-}
-
-function parseArgumentsQuietly(raw: unknown): Record<string, unknown> | undefined {
-  if (raw !== undefined && typeof raw !== 'string' && typeof raw !== 'object') return undefined;
-  const parsed = parseArguments(raw as string | object | undefined);
-  return parsed.ok ? parsed.args : undefined;
+  if (!isObject(value)) return { ok: false, reason: 'arguments must be a JSON object' };
+  return { ok: true, args: value };
 }
 
 async function runWithDeadline(

@@ -6,15 +6,17 @@ import type {
   ElicitRequestFormParams,
   InputRequiredResult,
 } from '../../src/generated/mcp/2026-07-28/types.js';
-import type { CallToolResult, TextContent } from '../../src/protocol/types.js';
+import type { CallToolResult, ContentBlock, TextContent } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { digestOf, MODERN_VERSION, ModernErrorCode, signRequestState, verifyRequestState } from './modern.js';
 import { isObject, RpcError, wait } from './protocol.js';
 import type { ObjectSchema } from './schema-check.js';
 
-/** A tool call's result (the generated `CallToolResult`); these servers answer with text blocks only. */
+type ImageContent = Extract<ContentBlock, { type: 'image' }>;
+
+/** A tool call's result (the generated `CallToolResult`): text blocks, and images from `pictures`. */
 export interface ToolResult extends CallToolResult {
-  content: TextContent[];
+  content: (TextContent | ImageContent)[];
 }
 
 /** A modern (2026-07-28) interim result: the client must answer `inputRequests` and retry. */

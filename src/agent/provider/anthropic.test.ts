@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages.js';
-import { buildParams } from './anthropic.js';
+import { buildParams, MAX_IMAGE_BYTES } from './anthropic.js';
 
 function params(messages: ChatMessage[]) {
   return buildParams({ system: 's', context: '', tools: [], messages }, 'm');
@@ -67,7 +67,9 @@ describe('buildParams keeps the history valid for the API', () => {
     expect(fine.messages[1].content[0].input).toEqual({ command: 'ls' });
   });
 
-  it('replaces images of a type the API does not take with a one-line note, keeps the supported ones', () => {
+  it('replaces images of a type or size the API does not take with a one-line note, keeps the others', () => {
+    const big = Buffer.alloc(MAX_IMAGE_BYTES + 1, 1).toString('base64');
+    const atLimit = Buffer.alloc(MAX_IMAGE_BYTES, 1).toString('base64');
     const content = resultContent([
       { role: 'user', content: [{ type: 'text', text: 'go' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
@@ -81,6 +83,9 @@ describe('buildParams keeps the history valid for the API', () => {
             content: [
               { type: 'image', data: 'AAAA', mimeType: 'image/svg+xml' },
               { type: 'image', data: 'BBBB', mimeType: 'image/png' },
+              { type: 'image', data: 'CCCC', mimeType: 'IMAGE/WebP; charset=binary' },
+              { type: 'image', data: big, mimeType: 'image/png' },
+              { type: 'image', data: atLimit, mimeType: 'image/gif' },
             ],
           },
         ],
@@ -90,6 +95,12 @@ describe('buildParams keeps the history valid for the API', () => {
     expect(content[0].text).toMatch(/image\/svg\+xml/);
     expect(content[0].text).not.toContain('\n');
     expect(content[1]).toMatchObject({ type: 'image', source: { media_type: 'image/png', data: 'BBBB' } });
+    expect(content[2]).toMatchObject({ type: 'image', source: { media_type: 'image/webp', data: 'CCCC' } });
+    expect(content[3]).toEqual({
+      type: 'text',
+      text: `[an image (image/png, ${MAX_IMAGE_BYTES + 1} bytes) was left out: larger than the ${MAX_IMAGE_BYTES}-byte limit for images]`,
+    });
+    expect(content[4]).toMatchObject({ type: 'image', source: { media_type: 'image/gif' } });
   });
 
   it('never sends an empty text part in a tool result', () => {

@@ -11,6 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Redactor } from '../../redaction/index.js';
 import type { ContentPart, ToolDefinition } from '../../tools/index.js';
+import { base64Size } from '../../util/base64-size.js';
 import { isObject } from '../../util/is-object.js';
 import type { AssistantBlock, ChatMessage } from '../messages.js';
 import { emptyUsage, type Usage } from '../usage.js';
@@ -109,32 +110,51 @@ function orPlaceholder(content: Anthropic.ContentBlockParam[]): Anthropic.Conten
 
 /** The image types the Messages API accepts; anything else is described instead of sent. */
 const API_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/**
+ * The largest image (decoded) sent to the model. The API refuses much larger ones, which would fail the
+ * whole request, and one image of this size already costs a good part of the context.
+ */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
-function toResultContent(
-  parts: readonly ContentPart[],
-): (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[] {
-  const content: (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[] = [];
+type ResultBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam;
+
+/**
+ * Tool results reach this adapter in the one neutral shape (text and image parts, whoever made them);
+ * this is the only place that knows which images the Messages API takes, so the check is made once.
+ */
+function toResultContent(parts: readonly ContentPart[]): ResultBlock[] {
+  const content: ResultBlock[] = [];
   for (const part of parts) {
     if (part.type === 'text') {
       if (hasText(part.text)) content.push({ type: 'text', text: part.text });
-    } else if (API_IMAGE_TYPES.has(part.mimeType)) {
-      content.push({
-        type: 'image',
-        source: {
-          type: 'base64',
-          media_type: part.mimeType as Anthropic.Base64ImageSource['media_type'],
-          data: part.data,
-        },
-      });
     } else {
-      const kind = part.mimeType.replace(/[\r\n]+/g, ' ').slice(0, 100) || 'unknown type';
-      content.push({
-        type: 'text',
-        text: `[an image of type ${kind} was left out: the model accepts only JPEG, PNG, GIF and WebP]`,
-      });
+      content.push(toImageBlock(part.data, part.mimeType));
     }
   }
   return content.length > 0 ? content : [{ type: 'text', text: '(no output)' }];
+}
+
+function toImageBlock(data: string, mimeType: string): ResultBlock {
+  // MIME types are case-insensitive and may carry parameters (`image/webp; charset=binary`).
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  if (!API_IMAGE_TYPES.has(type)) {
+    const kind = mimeType.replace(/[\r\n]+/g, ' ').slice(0, 100) || 'unknown type';
+    return {
+      type: 'text',
+      text: `[an image of type ${kind} was left out: the model accepts only JPEG, PNG, GIF and WebP]`,
+    };
+  }
+  const bytes = base64Size(data);
+  if (bytes > MAX_IMAGE_BYTES) {
+    return {
+      type: 'text',
+      text: `[an image (${type}, ${bytes} bytes) was left out: larger than the ${MAX_IMAGE_BYTES}-byte limit for images]`,
+    };
+  }
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: type as Anthropic.Base64ImageSource['media_type'], data },
+  };
 }
 
 function markLastBlock(messages: Anthropic.MessageParam[]): void {
