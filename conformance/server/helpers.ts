@@ -1,5 +1,6 @@
 /** Small helpers the section files share: schema validation, sentinel waits. */
 
+import type { ClientRequests } from '../../src/protocol/types.js';
 import { errorText } from '../../src/util/error-text.js';
 import { CouldNotTell } from './check.js';
 import type { CheckContext } from './context.js';
@@ -45,10 +46,10 @@ export interface SentinelOutcome {
  * The reply to a request a SHOULD check judges. No reply at all leaves the check nothing to judge (an
  * unanswered request is the MUST checks' business): it could not tell.
  */
-export async function replyToJudge(
+export async function replyToJudge<M extends keyof ClientRequests>(
   session: Session,
-  method: string,
-  params: JsonObject,
+  method: M,
+  params: ClientRequests[M]['params'],
   question: string,
 ): Promise<JsonObject> {
   try {

@@ -64,7 +64,7 @@ export const jsonrpcChecks: Check[] = [
     requirement: `${FOLLOW_JSONRPC} (JSON-RPC 2.0 §5.1: -32601 Method not found — The method does not exist / is not available.)`,
     source: `${BASIC}; JSON-RPC 2.0 §5.1`,
     async run(ctx) {
-      const reply = await ctx.session().request('furfly/no-such-method', {});
+      const reply = await ctx.session().requestUntyped('furfly/no-such-method', {});
       if (errorCode(reply.message) !== -32601) {
         return fail(
           'the unknown method was not reported as -32601',
@@ -228,7 +228,7 @@ export const jsonrpcChecks: Check[] = [
       'Error responses MUST include an error field with a code and message. Error codes MUST be integers.',
     source: BASIC,
     async run(ctx) {
-      await ctx.session().request('furfly/no-such-method', {});
+      await ctx.session().requestUntyped('furfly/no-such-method', {});
       const bad = errorResponses(ctx).find((m) => !wellFormedError(m));
       if (bad)
         return fail('a malformed error object', '{"code": <integer>, "message": <string>}', brief(bad));

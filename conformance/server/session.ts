@@ -6,6 +6,7 @@
  * conformance must see. Every message in and out is logged for checks that judge a whole run.
  */
 
+import type { ClientRequests } from '../../src/protocol/types.js';
 import { isObject } from '../../src/util/is-object.js';
 import type { Channel } from './probe/channel.js';
 
@@ -89,7 +90,23 @@ export class Session {
     return this.next++;
   }
 
-  request(
+  /**
+   * A request the schemas know, with params typed by the generated method map. The reply stays raw: the
+   * suite judges what came on the wire, it does not trust it to have the result's shape.
+   */
+  request<M extends keyof ClientRequests>(
+    method: M,
+    params: ClientRequests[M]['params'],
+    options: { id?: RequestId; timeoutMs?: number } = {},
+  ): Promise<Reply> {
+    return this.requestUntyped(method, params, options);
+  }
+
+  /**
+   * Unchecked by the method map: a method no schema knows (to see `Method not found`), or params the suite
+   * takes from the server itself or breaks on purpose (fuzzing a tool's arguments).
+   */
+  requestUntyped(
     method: string,
     params?: JsonObject,
     options: { id?: RequestId; timeoutMs?: number } = {},

@@ -73,9 +73,9 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
       }
       const call: ToolCall = { tool, args };
       try {
-        call.message = (
-          await ctx.session().request('tools/call', { name: tool.name, arguments: args })
-        ).message;
+        call.message =
+          // The server's own tool and arguments from its schema: sent as they are, typed or not.
+          (await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args })).message;
       } catch (error) {
         call.error = errorText(error);
       }
@@ -413,7 +413,7 @@ export const toolsChecks: Check[] = [
         throw new NotApplicable('no tool whose schema furfly can break (no required or typed property)');
       const reply = await ctx
         .session()
-        .request('tools/call', { name: target.tool.name, arguments: target.args });
+        .requestUntyped('tools/call', { name: target.tool.name, arguments: target.args });
       const message = reply.message;
       const isToolError = isObject(message.result) && message.result.isError === true;
       if (featuresOf(ctx.version).inputValidationAsToolError) {
@@ -453,7 +453,7 @@ export const toolsChecks: Check[] = [
           calls++;
           let message: JsonObject;
           try {
-            message = (await ctx.session().request('tools/call', { name: tool.name, arguments: args }))
+            message = (await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args }))
               .message;
           } catch (error) {
             // A slow tool is not a broken server: only a server that stops answering fails.
