@@ -20,7 +20,13 @@ import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import type { Transport } from '../../jsonrpc/transport.js';
-import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
+import {
+  type AnyProtocolVersion,
+  McpClient,
+  type McpContent,
+  type McpTool,
+  type ToolCallResult,
+} from '../../mcp/client.js';
 import { splitCommandLine } from '../../mcp/command-line.js';
 import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
@@ -67,6 +73,9 @@ export interface McpTarget {
   transport: Transport;
   name: string;
   redactor: Redactor;
+  /** From the server's config: `protocol_version` and `probe_timeout_ms`. */
+  protocolVersion?: AnyProtocolVersion;
+  probeTimeoutMs?: number;
 }
 
 /**
@@ -150,7 +159,13 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   }
   const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
-  return { transport, name: server, redactor };
+  return {
+    transport,
+    name: server,
+    redactor,
+    protocolVersion: entry.protocol_version,
+    probeTimeoutMs: entry.probe_timeout_ms,
+  };
 }
 
 class ConfigProblem extends Error {}
@@ -203,14 +218,29 @@ export async function runMcpCommand(
       name: target.name,
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
+      protocolVersion: target.protocolVersion,
+      probeTimeoutMs: target.probeTimeoutMs,
     });
+    // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
+    client.onerror = (error) => io.stderr(`furfly mcp: warning: ${redactor.text(error.message)}\n`);
     await client.connect({ timeoutMs });
 
     // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
       io.stdout(
         redactor.text(
-          options.json ? `${JSON.stringify(redactor.value(client.tools), null, 2)}\n` : describeTools(client),
+          options.json
+            ? `${JSON.stringify(
+                redactor.value({
+                  server: client.serverInfo ?? null,
+                  era: client.era,
+                  protocolVersion: client.protocolVersion,
+                  tools: client.tools,
+                }),
+                null,
+                2,
+              )}\n`
+            : describeTools(client),
         ),
       );
       return 0;
@@ -257,7 +287,7 @@ function parseCall(positionals: readonly string[]): { tool: string; args: Record
 
 function describeTools(client: McpClient): string {
   const server = client.serverInfo;
-  const header = `${server?.name ?? client.name} ${server?.version ?? ''} (protocol ${client.protocolVersion}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
+  const header = `${server?.name ?? client.name} ${server?.version ?? ''} (protocol ${client.protocolVersion}, ${client.era} era): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
   const width = Math.max(0, ...client.tools.map((tool) => tool.name.length));
   const lines = client.tools.map((tool: McpTool) => {
     const summary = (tool.description ?? '').split('\n')[0]?.trim() ?? '';
