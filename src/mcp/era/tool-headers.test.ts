@@ -80,6 +80,7 @@ describe('checkToolHeaders', () => {
         {},
         {
           if: schema({ a: { type: 'string' } }),
+          // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable.
           then: schema({ a: { type: 'string', 'x-mcp-header': 'A' } }),
         },
       ),
