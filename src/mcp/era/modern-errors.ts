@@ -29,8 +29,10 @@ export function describeModernError(
     }
     case MODERN_ERROR.unsupportedProtocolVersion: {
       const supported = supportedOf(error.data);
+      const requested = (error.data as { requested?: unknown } | undefined)?.requested;
+      const asked = version ?? (typeof requested === 'string' ? requested.slice(0, 40) : undefined);
       return (
-        `server "${server}" does not support protocol version ${version ?? 'requested'} (-32022; it supports: ` +
+        `server "${server}" does not support protocol version ${asked ?? '(unnamed)'} (-32022; it supports: ` +
         `${supported.length > 0 ? supported.join(', ') : 'none named'}); ` +
         'set protocol_version for this server to one of those (or remove it to let furfly choose), or update the server or furfly'
       );
