@@ -48,6 +48,36 @@ const VERSION = {
     },
     ClientRequest: { anyOf: [{ $ref: '#/$defs/PingRequest' }] },
     ServerRequest: { anyOf: [{ $ref: '#/$defs/PingRequest' }] },
+    ClientNotification: { not: {} },
+    ServerNotification: { not: {} },
+  },
+};
+
+/** A modern-era version: servers send no requests, ask for input inside a result, and a request may be retried with the answers. */
+const MODERN = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://furfly.dev/test/mcp/2099-06-01/schema.json',
+  $defs: {
+    AskParams: { type: 'object', properties: { inputResponses: { type: 'object' } } },
+    AskRequest: {
+      type: 'object',
+      required: ['method', 'params'],
+      properties: { method: { const: 'ask' }, params: { $ref: '#/$defs/AskParams' } },
+    },
+    AskResult: { type: 'object' },
+    InputRequiredResult: { type: 'object' },
+    WhoParams: { type: 'object' },
+    WhoRequest: {
+      type: 'object',
+      required: ['method'],
+      properties: { method: { const: 'who' }, params: { $ref: '#/$defs/WhoParams' } },
+    },
+    WhoResult: { type: 'object' },
+    InputRequest: { anyOf: [{ $ref: '#/$defs/WhoRequest' }] },
+    ClientRequest: { anyOf: [{ $ref: '#/$defs/AskRequest' }] },
+    ServerRequest: { not: {} },
+    ClientNotification: { not: {} },
+    ServerNotification: { not: {} },
   },
 };
 
@@ -66,6 +96,7 @@ beforeAll(async () => {
   write('schemas/config.schema.json', CONFIG);
   write('schemas/mcp/shared/base.json', SHARED);
   write('schemas/mcp/2099-01-01/schema.json', VERSION);
+  write('schemas/mcp/2099-06-01/schema.json', MODERN);
   files = await generateAll(root);
   writeGenerated(path.join(root, 'out'), files);
 });
@@ -84,6 +115,10 @@ describe('generated files', () => {
       'mcp/2099-01-01/types.ts',
       'mcp/2099-01-01/validators.d.ts',
       'mcp/2099-01-01/validators.js',
+      'mcp/2099-06-01/methods.ts',
+      'mcp/2099-06-01/types.ts',
+      'mcp/2099-06-01/validators.d.ts',
+      'mcp/2099-06-01/validators.js',
     ]);
     for (const file of files) {
       expect(file.content.startsWith('/**\n * GENERATED FILE - DO NOT EDIT.')).toBe(true);
@@ -107,13 +142,49 @@ describe('generated files', () => {
   });
 
   it('refuse a request that neither side sends', async () => {
-    const { ClientRequest: _c, ServerRequest: _s, ...withoutUnions } = VERSION.$defs;
-    write('schemas/mcp/2099-01-01/schema.json', { ...VERSION, $defs: withoutUnions });
+    const nobody = { ...VERSION.$defs, ClientRequest: { not: {} }, ServerRequest: { not: {} } };
+    write('schemas/mcp/2099-01-01/schema.json', { ...VERSION, $defs: nobody });
     try {
       await expect(generateAll(root)).rejects.toThrow(/PingRequest: listed in neither/);
     } finally {
       write('schemas/mcp/2099-01-01/schema.json', VERSION);
     }
+  });
+
+  it('refuse a version that leaves out one of the four sender unions', async () => {
+    const { ServerRequest: _s, ...withoutServerRequest } = VERSION.$defs;
+    write('schemas/mcp/2099-01-01/schema.json', { ...VERSION, $defs: withoutServerRequest });
+    try {
+      await expect(generateAll(root)).rejects.toThrow(/ServerRequest: every version must list it/);
+    } finally {
+      write('schemas/mcp/2099-01-01/schema.json', VERSION);
+    }
+  });
+
+  it('accept an empty sender union, and table input requests and input-required results apart', () => {
+    const methods = new Map(files.map((f) => [f.path, f.content])).get('mcp/2099-06-01/methods.ts')!;
+    expect(methods).toContain(
+      "'ask': { message: 'AskRequest', params: 'AskParams', paramsRequired: true, result: 'AskResult', inputRequired: true, sender: 'client' },",
+    );
+    expect(methods).toContain(
+      "'ask': { params: T.AskParams; result: T.AskResult | T.InputRequiredResult; sender: 'client' };",
+    );
+    expect(methods).toContain(
+      "'who': { message: 'WhoRequest', params: 'WhoParams', paramsRequired: false, result: 'WhoResult' },",
+    );
+    expect(methods).toContain("'who': { params: T.WhoParams | undefined; result: T.WhoResult };");
+    // The input request is not a JSON-RPC request: it is in INPUT_REQUESTS only.
+    const requests = methods.slice(
+      methods.indexOf('export const REQUESTS'),
+      methods.indexOf('export const NOTIFICATIONS'),
+    );
+    expect(requests).not.toContain("'who'");
+    // Older versions' output has no input tables.
+    const legacy = new Map(files.map((f) => [f.path, f.content])).get('mcp/2099-01-01/methods.ts')!;
+    expect(legacy).not.toContain('INPUT_REQUESTS');
+    // An empty union is the type `never`, so nothing can be typed as a request a modern server sends.
+    const types = new Map(files.map((f) => [f.path, f.content])).get('mcp/2099-06-01/types.ts')!;
+    expect(types).toContain('export type ServerRequest = never;');
   });
 
   it('are deterministic', async () => {

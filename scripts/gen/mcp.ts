@@ -3,7 +3,8 @@
  * - `mcp/<version>/types.ts`: one exported type per definition, plus `McpDefinitions` (name -> type);
  * - `mcp/<version>/validators.js` + `.d.ts`: one precompiled Ajv standalone function per definition;
  * - `mcp/<version>/methods.ts`: method name -> request/notification, params and result definition names and
- *   which side sends it, as values (validation by method) and as types (what the code is typed against).
+ *   which side sends it, as values (validation by method) and as types (what the code is typed against);
+ *   from 2026-07-28 also the input requests a server embeds in an `InputRequiredResult`.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -54,7 +55,13 @@ async function typesFor(bundle: Bundle, names: string[], header: string): Promis
     properties: Object.fromEntries(names.map((name) => [name, { $ref: `#/$defs/${name}` }])),
     required: names,
     additionalProperties: false,
-    $defs: bundle.schema.$defs,
+    // A union that matches nothing (`{ "not": {} }`) is the type `never`, not an open object.
+    $defs: Object.fromEntries(
+      Object.entries(bundle.schema.$defs).map(([name, def]) => [
+        name,
+        isNothing(def) ? { ...def, tsType: 'never' } : def,
+      ]),
+    ),
   };
   return schemaToTypes(root, 'McpDefinitions', header);
 }
@@ -92,13 +99,34 @@ interface MethodEntry {
   /** Whether the message must carry `params` (otherwise they may be absent). */
   paramsRequired: boolean;
   result?: string;
-  sender: Sender;
+  /**
+   * The request may be answered by an `InputRequiredResult` instead of its result (2026-07-28 multi
+   * round-trip): read from its params, which accept the `inputResponses` of the retry.
+   */
+  inputRequired?: boolean;
+  sender?: Sender;
 }
 
-/** The definition names an `anyOf` union of `$ref`s lists (e.g. `ClientRequest`), or [] when absent. */
+/** The four unions every version lists, as the specification's schema.ts does. */
+const SENDER_UNIONS = ['ClientRequest', 'ServerRequest', 'ClientNotification', 'ServerNotification'];
+
+function isNothing(def: SchemaObject): boolean {
+  const not = def.not;
+  return typeof not === 'object' && not !== null && !Array.isArray(not) && Object.keys(not).length === 0;
+}
+
+/**
+ * The definition names an `anyOf` union of `$ref`s lists (e.g. `ClientRequest`). A union that matches
+ * nothing is written `{ "not": {} }` (2026-07-28's `ServerRequest`: servers send no requests); the four
+ * sender unions must be present, so a forgotten one cannot silently mean "nobody sends this".
+ */
 function unionMembers(bundle: Bundle, name: string): string[] {
   const union = bundle.schema.$defs[name];
-  if (union === undefined) return [];
+  if (union === undefined) {
+    if (!SENDER_UNIONS.includes(name)) return [];
+    throw new Error(`${name}: every version must list it (write { "not": {} } when nothing belongs to it)`);
+  }
+  if (isNothing(union)) return [];
   const members = union.anyOf;
   if (!Array.isArray(members)) throw new Error(`${name}: must be an anyOf of $refs`);
   return members.map((member) => {
@@ -125,10 +153,13 @@ function senderOf(message: string, fromClient: string[], fromServer: string[]): 
 function methodsFor(bundle: Bundle, names: string[], header: string): string {
   const requests: MethodEntry[] = [];
   const notifications: MethodEntry[] = [];
+  const inputRequests: MethodEntry[] = [];
   const clientRequests = unionMembers(bundle, 'ClientRequest');
   const serverRequests = unionMembers(bundle, 'ServerRequest');
   const clientNotifications = unionMembers(bundle, 'ClientNotification');
   const serverNotifications = unionMembers(bundle, 'ServerNotification');
+  // 2026-07-28: what a server asks of the client inside an InputRequiredResult (absent before).
+  const embeddedInputRequests = unionMembers(bundle, 'InputRequest');
   for (const name of names) {
     const def = bundle.schema.$defs[name]!;
     const props = def.properties as Record<string, SchemaObject> | undefined;
@@ -143,8 +174,18 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
       // Convention: FooRequest is answered by FooResult, or by EmptyResult when there is no FooResult.
       const named = name.replace(/Request$/, 'Result');
       const result = names.includes(named) ? named : 'EmptyResult';
+      if (embeddedInputRequests.includes(name)) {
+        if (clientRequests.includes(name) || serverRequests.includes(name))
+          throw new Error(`${name}: an input request is not also a JSON-RPC request`);
+        inputRequests.push({ method, message: name, params, paramsRequired, result });
+        continue;
+      }
       const sender = senderOf(name, clientRequests, serverRequests);
-      requests.push({ method, message: name, params, paramsRequired, result, sender });
+      const paramsProps = bundle.schema.$defs[params]?.properties as Record<string, SchemaObject> | undefined;
+      const inputRequired = paramsProps?.inputResponses !== undefined;
+      if (inputRequired && !names.includes('InputRequiredResult'))
+        throw new Error(`${name}: its params take inputResponses, but there is no InputRequiredResult`);
+      requests.push({ method, message: name, params, paramsRequired, result, inputRequired, sender });
     } else if (name.endsWith('Notification')) {
       const sender = senderOf(name, clientNotifications, serverNotifications);
       notifications.push({ method, message: name, params, paramsRequired, sender });
@@ -156,16 +197,40 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
     a.method < b.method ? -1 : a.method > b.method ? 1 : 0;
   requests.sort(byMethod);
   notifications.sort(byMethod);
+  inputRequests.sort(byMethod);
   const line = (entry: MethodEntry) =>
     `  '${entry.method}': { message: '${entry.message}', params: '${entry.params}', paramsRequired: ${entry.paramsRequired}${
       entry.result === undefined ? '' : `, result: '${entry.result}'`
-    }, sender: '${entry.sender}' },`;
+    }${entry.inputRequired ? ', inputRequired: true' : ''}${entry.sender === undefined ? '' : `, sender: '${entry.sender}'`} },`;
   const paramsType = (entry: MethodEntry) =>
     entry.paramsRequired ? `T.${entry.params}` : `T.${entry.params} | undefined`;
+  const resultType = (entry: MethodEntry) =>
+    entry.inputRequired ? `T.${entry.result} | T.InputRequiredResult` : `T.${entry.result}`;
   const requestType = (entry: MethodEntry) =>
-    `  '${entry.method}': { params: ${paramsType(entry)}; result: T.${entry.result}; sender: '${entry.sender}' };`;
+    `  '${entry.method}': { params: ${paramsType(entry)}; result: ${resultType(entry)}; sender: '${entry.sender}' };`;
   const notificationType = (entry: MethodEntry) =>
     `  '${entry.method}': { params: ${paramsType(entry)}; sender: '${entry.sender}' };`;
+  const inputRequestType = (entry: MethodEntry) =>
+    `  '${entry.method}': { params: ${paramsType(entry)}; result: T.${entry.result} };`;
+  // Only versions with input requests get the two extra tables, so older versions' output is unchanged.
+  const inputTables =
+    embeddedInputRequests.length === 0
+      ? []
+      : [
+          '/**',
+          ' * Input request method -> request, params and response definitions: what a server may ask of the client',
+          " * inside an InputRequiredResult (not JSON-RPC requests; the answer goes into the retry's inputResponses).",
+          ' */',
+          'export const INPUT_REQUESTS = {',
+          ...inputRequests.map(line),
+          '} as const;',
+          '',
+          "/** Input request method -> the types of its params and of the client's response. */",
+          'export interface InputRequestTypes {',
+          ...inputRequests.map(inputRequestType),
+          '}',
+          '',
+        ];
   return [
     header,
     "import type * as T from './types.js';",
@@ -175,7 +240,10 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
     ...names.map((name) => `  '${name}',`),
     '] as const;',
     '',
-    '/** Request method -> request, params and result definitions, and which side sends it. */',
+    '/**',
+    ' * Request method -> request, params and result definitions, and which side sends it; `inputRequired`',
+    ' * marks a request that may instead be answered by an InputRequiredResult (2026-07-28).',
+    ' */',
     'export const REQUESTS = {',
     ...requests.map(line),
     '} as const;',
@@ -195,5 +263,6 @@ function methodsFor(bundle: Bundle, names: string[], header: string): string {
     ...notifications.map(notificationType),
     '}',
     '',
+    ...inputTables,
   ].join('\n');
 }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isProtocolVersion, type ProtocolVersion } from './versions.js';
+import { isKnownProtocolVersion, type KnownProtocolVersion } from './versions.js';
 
 const fixturesRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/messages');
 
@@ -26,7 +26,7 @@ export interface LoadedCase extends FixtureCase {
   file: string;
   definition: string;
   valid: boolean;
-  version: ProtocolVersion;
+  version: KnownProtocolVersion;
 }
 
 export function loadFixtureCases(): LoadedCase[] {
@@ -46,7 +46,7 @@ export function loadFixtureCases(): LoadedCase[] {
         const versions = scope === 'shared' ? (file.versions ?? []) : [scope];
         if (versions.length === 0) throw new Error(`${rel}: a shared fixture file must list its versions`);
         for (const version of versions) {
-          if (!isProtocolVersion(version)) throw new Error(`${rel}: unknown version ${version}`);
+          if (!isKnownProtocolVersion(version)) throw new Error(`${rel}: unknown version ${version}`);
           for (const c of file.cases) {
             out.push({
               ...c,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadFixtureCases } from './fixture-cases.test-helpers.js';
 import { type Issues, validatorsFor } from './validate.js';
-import { PROTOCOL_VERSIONS } from './versions.js';
+import { KNOWN_PROTOCOL_VERSIONS } from './versions.js';
 
 const cases = loadFixtureCases();
 
@@ -23,7 +23,7 @@ function within(pointer: string, expected: string): boolean {
 
 describe('fixtures', () => {
   it('cover every version with valid and invalid cases, each invalid one with a pointer', () => {
-    for (const version of PROTOCOL_VERSIONS) {
+    for (const version of KNOWN_PROTOCOL_VERSIONS) {
       expect(cases.filter((c) => c.version === version && c.valid).length).toBeGreaterThan(80);
       expect(cases.filter((c) => c.version === version && !c.valid).length).toBeGreaterThan(80);
     }
@@ -41,7 +41,7 @@ describe('fixtures', () => {
     for (const [key, count] of counts) expect(count, key).toBeGreaterThanOrEqual(3);
   });
 
-  describe.each(PROTOCOL_VERSIONS)('%s', (version) => {
+  describe.each(KNOWN_PROTOCOL_VERSIONS)('%s', (version) => {
     const mine = cases.filter((c) => c.version === version);
     it.each(mine.filter((c) => c.valid).map((c) => [`${c.file} ${c.name}`, c] as const))(
       'valid: %s',

@@ -9,6 +9,11 @@
  */
 import type { NotificationTypes, RequestTypes } from '../generated/mcp/2025-11-25/methods.js';
 import type * as T from '../generated/mcp/2025-11-25/types.js';
+import type {
+  InputRequestTypes,
+  NotificationTypes as ModernNotificationTypes,
+  RequestTypes as ModernRequestTypes,
+} from '../generated/mcp/2026-07-28/methods.js';
 
 export type {
   CallToolResult,
@@ -51,3 +56,23 @@ export type ResultOf<M extends keyof RequestTypes> = RequestTypes[M]['result'];
 
 /** A content block as it is handed on: one of the known kinds, or an unknown kind a newer server sent. */
 export type AnyContentBlock = T.ContentBlock | { type: string; [key: string]: unknown };
+
+/*
+ * The modern era (2026-07-28): a different message set, not a superset of the legacy one (no initialize,
+ * params always carry `_meta`, results carry `resultType`), so it has its own maps and type namespace.
+ * `import type * as Modern from '.../2026-07-28/types.js'` for its definitions (Modern.DiscoverResult, ...).
+ */
+
+/** Requests a client sends to a modern server: method -> `{ params, result }` (result may be an InputRequiredResult). */
+export type ModernClientRequests = SentBy<ModernRequestTypes, 'client'>;
+/** Requests a modern server sends: none (it asks for input with an InputRequiredResult instead). */
+export type ModernServerRequests = SentBy<ModernRequestTypes, 'server'>;
+/** Notifications a client sends to a modern server (only `notifications/cancelled`). */
+export type ModernClientNotifications = SentBy<ModernNotificationTypes, 'client'>;
+/** Notifications a modern server sends: progress, log messages, and the subscriptions/listen stream's. */
+export type ModernServerNotifications = SentBy<ModernNotificationTypes, 'server'>;
+/** What a modern server may ask of the client inside an InputRequiredResult: method -> `{ params, result }`. */
+export type ModernInputRequests = InputRequestTypes;
+
+export type ModernParamsOf<M extends keyof ModernRequestTypes> = ModernRequestTypes[M]['params'];
+export type ModernResultOf<M extends keyof ModernRequestTypes> = ModernRequestTypes[M]['result'];

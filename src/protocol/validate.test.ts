@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { notificationMethods, PROTOCOL_DEFINITIONS, requestMethods, validatorsFor } from './validate.js';
-import { PROTOCOL_VERSIONS } from './versions.js';
+import { KNOWN_PROTOCOL_VERSIONS } from './versions.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -101,7 +101,7 @@ describe('validatorsFor', () => {
   });
 
   it('exposes every definition by name and throws on an unknown one', () => {
-    for (const version of PROTOCOL_VERSIONS) {
+    for (const version of KNOWN_PROTOCOL_VERSIONS) {
       const v = validatorsFor(version);
       for (const name of PROTOCOL_DEFINITIONS[version]) expect(typeof v.definition(name, {})).toBe('object');
       expect(() => v.definition('NoSuchThing', {})).toThrow(/unknown MCP .* definition: NoSuchThing/);
@@ -111,6 +111,63 @@ describe('validatorsFor', () => {
     expect(PROTOCOL_DEFINITIONS['2025-06-18']).toContain('ResourceLink');
     expect(PROTOCOL_DEFINITIONS['2025-03-26']).not.toContain('ResourceLink');
     expect(PROTOCOL_DEFINITIONS['2025-11-25']).toContain('Icon');
+    expect(PROTOCOL_DEFINITIONS['2026-07-28']).toContain('InputRequiredResult');
+    expect(PROTOCOL_DEFINITIONS['2026-07-28']).not.toContain('InitializeRequest');
+  });
+});
+
+describe('validatorsFor 2026-07-28 (modern era)', () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const v = validatorsFor('2026-07-28');
+
+  it('knows the modern methods and none of the removed ones', () => {
+    expect(requestMethods('2026-07-28')).toEqual(
+      expect.arrayContaining(['server/discover', 'subscriptions/listen', 'tools/call', 'resources/read']),
+    );
+    for (const gone of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+    ])
+      expect(requestMethods('2026-07-28')).not.toContain(gone);
+    for (const gone of ['notifications/initialized', 'notifications/roots/list_changed'])
+      expect(notificationMethods('2026-07-28')).not.toContain(gone);
+    // Input requests ride inside results; they are not JSON-RPC methods of either side.
+    expect(requestMethods('2026-07-28')).not.toContain('sampling/createMessage');
+  });
+
+  it('requires the version and client capabilities in every request _meta', () => {
+    expect(v.params('tools/list', undefined)).toEqual([
+      { pointer: '', message: 'params are required for tools/list' },
+    ]);
+    expect(v.params('tools/list', { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } })).toEqual([
+      {
+        pointer: '/_meta/io.modelcontextprotocol~1protocolVersion',
+        message: "required property 'io.modelcontextprotocol/protocolVersion' is missing",
+      },
+    ]);
+    expect(v.params('tools/call', { _meta: meta, name: 'x' })).toEqual([]);
+  });
+
+  it('checks an input_required result as an InputRequiredResult where the method allows one', () => {
+    const asking = { resultType: 'input_required', requestState: 'opaque' };
+    expect(v.result('tools/call', asking)).toEqual([]);
+    expect(v.result('prompts/get', asking)).toEqual([]);
+    expect(v.result('resources/read', asking)).toEqual([]);
+    expect(v.result('tools/call', { resultType: 'input_required' }).length).toBeGreaterThan(0);
+    // tools/list may not ask for input: the result is checked as a ListToolsResult and fails.
+    expect(v.result('tools/list', asking).map((issue) => issue.pointer)).toEqual(
+      expect.arrayContaining(['/resultType', '/tools']),
+    );
+    expect(v.result('tools/call', { resultType: 'complete', content: [] })).toEqual([]);
+    expect(v.result('tools/call', { content: [] })).toEqual([
+      { pointer: '/resultType', message: "required property 'resultType' is missing" },
+    ]);
   });
 });
 

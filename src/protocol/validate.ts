@@ -18,7 +18,9 @@ import * as validators20250618 from '../generated/mcp/2025-06-18/validators.js';
 import * as methods20251125 from '../generated/mcp/2025-11-25/methods.js';
 import type { ValidatorError } from '../generated/mcp/2025-11-25/validators.js';
 import * as validators20251125 from '../generated/mcp/2025-11-25/validators.js';
-import { featuresOf, type ProtocolVersion } from './versions.js';
+import * as methods20260728 from '../generated/mcp/2026-07-28/methods.js';
+import * as validators20260728 from '../generated/mcp/2026-07-28/validators.js';
+import { featuresOf, type KnownProtocolVersion } from './versions.js';
 
 export interface ValidationIssue {
   pointer: string;
@@ -28,13 +30,15 @@ export interface ValidationIssue {
 export type Issues = readonly ValidationIssue[];
 
 export interface ProtocolValidators {
-  readonly version: ProtocolVersion;
+  readonly version: KnownProtocolVersion;
   /** Any JSON-RPC message of this version (a batch too, where the version has batches). */
   message(value: unknown): Issues;
   /**
    * The `result` member of a response, by the method of the request it answers
    * (`initialize`, `ping`, `tools/list`, `tools/call`, `resources/list`, ...).
-   * A method the schemas do not know is checked only as an object.
+   * A method the schemas do not know is checked only as an object. From 2026-07-28, a result whose
+   * `resultType` is `input_required` is checked as an InputRequiredResult where the method allows one
+   * (`tools/call`, `prompts/get`, `resources/read`).
    */
   result(method: string, result: unknown): Issues;
   /** The `params` of a request or notification, by method (both directions), e.g. `notifications/progress`. */
@@ -56,6 +60,7 @@ interface MethodEntry {
   readonly params: string;
   readonly paramsRequired: boolean;
   readonly result?: string;
+  readonly inputRequired?: boolean;
 }
 
 interface VersionTables {
@@ -65,7 +70,7 @@ interface VersionTables {
   readonly notifications: Readonly<Record<string, MethodEntry>>;
 }
 
-const TABLES: Record<ProtocolVersion, VersionTables> = {
+const TABLES: Record<KnownProtocolVersion, VersionTables> = {
   '2025-03-26': {
     validators: validators20250326 as unknown as Record<string, Validator>,
     definitions: methods20250326.DEFINITIONS,
@@ -84,22 +89,29 @@ const TABLES: Record<ProtocolVersion, VersionTables> = {
     requests: methods20251125.REQUESTS,
     notifications: methods20251125.NOTIFICATIONS,
   },
+  '2026-07-28': {
+    validators: validators20260728 as unknown as Record<string, Validator>,
+    definitions: methods20260728.DEFINITIONS,
+    requests: methods20260728.REQUESTS,
+    notifications: methods20260728.NOTIFICATIONS,
+  },
 };
 
 /** Every definition name each version's schema exposes (what `definition(name, …)` accepts). */
-export const PROTOCOL_DEFINITIONS: Readonly<Record<ProtocolVersion, readonly string[]>> = {
+export const PROTOCOL_DEFINITIONS: Readonly<Record<KnownProtocolVersion, readonly string[]>> = {
   '2025-03-26': TABLES['2025-03-26'].definitions,
   '2025-06-18': TABLES['2025-06-18'].definitions,
   '2025-11-25': TABLES['2025-11-25'].definitions,
+  '2026-07-28': TABLES['2026-07-28'].definitions,
 };
 
 /** Request methods (either direction) whose params and result the schemas describe, per version. */
-export function requestMethods(version: ProtocolVersion): readonly string[] {
+export function requestMethods(version: KnownProtocolVersion): readonly string[] {
   return Object.keys(TABLES[version].requests);
 }
 
 /** Notification methods (either direction) whose params the schemas describe, per version. */
-export function notificationMethods(version: ProtocolVersion): readonly string[] {
+export function notificationMethods(version: KnownProtocolVersion): readonly string[] {
   return Object.keys(TABLES[version].notifications);
 }
 
@@ -185,7 +197,7 @@ function envelopeOf(value: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function createValidators(version: ProtocolVersion): ProtocolValidators {
+function createValidators(version: KnownProtocolVersion): ProtocolValidators {
   const tables = TABLES[version];
   const batching = featuresOf(version).batching;
 
@@ -231,7 +243,11 @@ function createValidators(version: ProtocolVersion): ProtocolValidators {
     result(method: string, result: unknown): Issues {
       const entry = Object.hasOwn(tables.requests, method) ? tables.requests[method] : undefined;
       if (entry?.result === undefined) return objectOnly(result);
-      return collect(validatorFor(entry.result), entry.result, result);
+      const definition =
+        entry.inputRequired && isPlainObject(result) && result.resultType === 'input_required'
+          ? 'InputRequiredResult'
+          : entry.result;
+      return collect(validatorFor(definition), definition, result);
     },
     params(method: string, params: unknown): Issues {
       const entry = Object.hasOwn(tables.requests, method)
@@ -253,9 +269,9 @@ function createValidators(version: ProtocolVersion): ProtocolValidators {
   });
 }
 
-const CACHE = new Map<ProtocolVersion, ProtocolValidators>();
+const CACHE = new Map<KnownProtocolVersion, ProtocolValidators>();
 
-export function validatorsFor(version: ProtocolVersion): ProtocolValidators {
+export function validatorsFor(version: KnownProtocolVersion): ProtocolValidators {
   let validators = CACHE.get(version);
   if (validators === undefined) {
     validators = createValidators(version);

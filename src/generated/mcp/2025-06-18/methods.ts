@@ -101,7 +101,10 @@ export const DEFINITIONS = [
   'ServerNotification',
 ] as const;
 
-/** Request method -> request, params and result definitions, and which side sends it. */
+/**
+ * Request method -> request, params and result definitions, and which side sends it; `inputRequired`
+ * marks a request that may instead be answered by an InputRequiredResult (2026-07-28).
+ */
 export const REQUESTS = {
   'completion/complete': { message: 'CompleteRequest', params: 'CompleteRequestParams', paramsRequired: true, result: 'CompleteResult', sender: 'client' },
   'initialize': { message: 'InitializeRequest', params: 'InitializeRequestParams', paramsRequired: true, result: 'InitializeResult', sender: 'client' },

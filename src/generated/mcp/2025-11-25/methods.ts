@@ -5,6 +5,7 @@
  *   schemas/mcp/shared/common.json
  *   schemas/mcp/shared/jsonrpc.json
  *   schemas/mcp/shared/since-2025-06-18.json
+ *   schemas/mcp/shared/since-2025-11-25.json
  * Edit the schema and run `npm run gen` instead; `npm run gen:check` fails when this file is stale.
  */
 import type * as T from './types.js';
@@ -103,7 +104,10 @@ export const DEFINITIONS = [
   'ServerNotification',
 ] as const;
 
-/** Request method -> request, params and result definitions, and which side sends it. */
+/**
+ * Request method -> request, params and result definitions, and which side sends it; `inputRequired`
+ * marks a request that may instead be answered by an InputRequiredResult (2026-07-28).
+ */
 export const REQUESTS = {
   'completion/complete': { message: 'CompleteRequest', params: 'CompleteRequestParams', paramsRequired: true, result: 'CompleteResult', sender: 'client' },
   'initialize': { message: 'InitializeRequest', params: 'InitializeRequestParams', paramsRequired: true, result: 'InitializeResult', sender: 'client' },

@@ -5,6 +5,7 @@
  *   schemas/mcp/shared/common.json
  *   schemas/mcp/shared/jsonrpc.json
  *   schemas/mcp/shared/since-2025-06-18.json
+ *   schemas/mcp/shared/since-2025-11-25.json
  * Edit the schema and run `npm run gen` instead; `npm run gen:check` fails when this file is stale.
  */
 import type * as T from './types.js';
