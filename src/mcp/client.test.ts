@@ -83,7 +83,12 @@ describe('McpClient.connect', () => {
   it('probes with server/discover, falls back in place on a non-modern error, runs initialize, then notifications/initialized, then tools/list, and exposes what it learned', async () => {
     const { server, client: c } = client({});
     await c.connect();
-    expect(server.methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
+    expect(server.methods()).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+    ]);
     expect(c.era).toBe('legacy');
     expect(c.fallbackReason).toContain('-32601');
     expect(server.sent[1]).toMatchObject({
@@ -98,13 +103,13 @@ describe('McpClient.connect', () => {
   });
 
   it.each(['2025-06-18', '2025-03-26'])(
-    'accepts an older supported version (%s) and validates with it',
+    'accepts an older supported version (%s) and validates with it (the probe with the modern one)',
     async (v) => {
       usedVersions.length = 0;
       const { client: c } = client({ initialize: initializeResult(v) });
       await c.connect();
       expect(c.protocolVersion).toBe(v);
-      expect(usedVersions).toEqual(['2025-11-25', v]);
+      expect(usedVersions).toEqual(['2026-07-28', '2025-11-25', v]);
     },
   );
 

@@ -19,6 +19,7 @@ import {
   errorText,
   JsonRpcPeer,
   type PeerStats,
+  type PeerValidationIssue,
   type PeerValidator,
   type ProgressInfo,
   type RequestOptions,
@@ -86,7 +87,7 @@ export interface McpClientOptions {
   /** Default time allowed for one request (60 s). */
   requestTimeoutMs?: number;
   /** Validators per protocol version; the generated ones by default. */
-  validators?: (version: ProtocolVersion) => PeerValidator;
+  validators?: (version: AnyProtocolVersion) => PeerValidator;
   /** Stop following `nextCursor` after this many pages (1000). */
   maxToolPages?: number;
   /**
@@ -145,15 +146,32 @@ const REISSUABLE = new Set([
 /** The longest a timer can wait: a subscription lives until it is closed, not until a timeout. */
 const FOREVER_MS = 2 ** 31 - 1;
 
-/** Until the 2026-07-28 validators are generated: only the envelope (checked by the peer) and objects. */
-const MODERN_VALIDATOR: PeerValidator = {
-  message: () => [],
-  result: (_method, result) =>
-    typeof result === 'object' && result !== null && !Array.isArray(result)
-      ? []
-      : [{ pointer: '', message: 'must be an object' }],
-  params: () => [],
-};
+/**
+ * Result members the client tolerates missing from a modern server, as the specification tells clients
+ * to: no `resultType` is `complete` (basic/index), no `ttlMs` is 0 (caching). Their absence is the
+ * conformance suite's business, not a reason to throw a result away.
+ */
+const TOLERATED_MISSING = new Set(['/resultType', '/ttlMs', '/cacheScope']);
+
+/** The modern era's validator, minus the absences a client tolerates (in a result, and so in a response). */
+function tolerantModern(validator: PeerValidator): PeerValidator {
+  const tolerate = (issues: readonly PeerValidationIssue[], prefix: string) =>
+    issues.length === 0
+      ? issues
+      : issues.filter(
+          (issue) =>
+            !(
+              issue.pointer.startsWith(prefix) &&
+              TOLERATED_MISSING.has(issue.pointer.slice(prefix.length)) &&
+              issue.message.startsWith('required property')
+            ),
+        );
+  return {
+    message: (value) => tolerate(validator.message(value), '/result'),
+    params: (method, params) => validator.params(method, params),
+    result: (method, result) => tolerate(validator.result(method, result), ''),
+  };
+}
 type Phase = McpConnectError['phase'];
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -189,7 +207,7 @@ export class McpClient {
   private toolsCacheScope: string | undefined;
   private readonly subscription = new AbortController();
   private state: ClientState = 'new';
-  private readonly validators: (version: ProtocolVersion) => PeerValidator;
+  private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
   private readonly redact: (text: string) => string;
 
@@ -351,7 +369,7 @@ export class McpClient {
     pinned: ModernProtocolVersion | undefined,
   ): Promise<'modern' | ProtocolVersion> {
     let version: string = pinned ?? LATEST_MODERN_VERSION;
-    this.peer.setValidator(MODERN_VALIDATOR);
+    this.peer.setValidator(tolerantModern(this.validators(version as ModernProtocolVersion)));
     const probeTimeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
       let outcome: ReturnType<typeof classifyProbe>;

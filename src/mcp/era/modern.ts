@@ -1,38 +1,29 @@
 /**
- * The modern era (protocol 2026-07-28 and later) as the client needs it: which modern versions furfly
- * speaks, the `_meta` keys every modern request carries, and the error codes the specification reserves
- * for the modern era. Legacy versions (an `initialize` handshake) are in `src/protocol/versions.ts`.
- *
- * Local until the 2026-07-28 schemas and their era API land in `src/protocol/versions.ts` (#15).
+ * The modern era (protocol 2026-07-28 and later) as the client needs it: the `_meta` every modern request
+ * carries and which error codes identify a modern server. The versions, eras, `_meta` keys and error
+ * codes themselves are defined once, in `src/protocol/versions.ts`; this module names them for `mcp/`.
  */
 import type { Implementation } from '../../protocol/types.js';
+import {
+  isModernProtocolVersion,
+  LATEST_MODERN_PROTOCOL_VERSION,
+  MCP_ERROR_CODES,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernProtocolVersion,
+  type ProtocolEra,
+} from '../../protocol/versions.js';
 
-/** Newest first: the client asks for the first one. */
-export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
-export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
-export const LATEST_MODERN_VERSION: ModernProtocolVersion = MODERN_PROTOCOL_VERSIONS[0];
+export { MODERN_PROTOCOL_VERSIONS, type ModernProtocolVersion };
+export const LATEST_MODERN_VERSION = LATEST_MODERN_PROTOCOL_VERSION;
+export type Era = ProtocolEra;
+export const isModernVersion = isModernProtocolVersion;
+export const META = META_KEYS;
 
-export type Era = 'modern' | 'legacy';
-
-export function isModernVersion(value: unknown): value is ModernProtocolVersion {
-  return typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
-}
-
-/** The reserved `_meta` keys (basic/index, "_meta"). */
-export const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientInfo: 'io.modelcontextprotocol/clientInfo',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-} as const;
-
-/** The codes -32020..-32099 belong to the MCP specification; these are the ones 2026-07-28 defines. */
 export const MODERN_ERROR = {
-  headerMismatch: -32020,
-  missingRequiredClientCapability: -32021,
-  unsupportedProtocolVersion: -32022,
+  headerMismatch: MCP_ERROR_CODES.HeaderMismatch,
+  missingRequiredClientCapability: MCP_ERROR_CODES.MissingRequiredClientCapability,
+  unsupportedProtocolVersion: MCP_ERROR_CODES.UnsupportedProtocolVersion,
 } as const;
 
 /**
@@ -40,11 +31,7 @@ export const MODERN_ERROR = {
  * range. Receiving one identifies the server as modern (versioning, "Backward Compatibility").
  */
 export function isRecognisedModernError(code: number): boolean {
-  return (
-    code === MODERN_ERROR.headerMismatch ||
-    code === MODERN_ERROR.missingRequiredClientCapability ||
-    code === MODERN_ERROR.unsupportedProtocolVersion
-  );
+  return (Object.values(MCP_ERROR_CODES) as number[]).includes(code);
 }
 
 /** The per-request `_meta` of a modern request. */
