@@ -63,7 +63,7 @@ import {
 } from './era/modern.js';
 import { describeModernError } from './era/modern-errors.js';
 import { checkToolHeaders, type HeaderParameter } from './era/tool-headers.js';
-import { McpConnectError, McpVersionError } from './errors.js';
+import { McpConnectError, McpVersionError, ToolLeftOutError } from './errors.js';
 
 /** Any protocol version furfly speaks, of either era. */
 export type AnyProtocolVersion = ProtocolVersion | ModernProtocolVersion;
@@ -206,6 +206,8 @@ export class McpClient {
   private toolsFreshUntil = 0;
   private toolsCacheScope: string | undefined;
   private readonly subscription = new AbortController();
+  /** The ids of the open `subscriptions/listen` requests: a modern notification must name one of them. */
+  private readonly subscriptionIds = new Set<number>();
   private state: ClientState = 'new';
   private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
@@ -223,6 +225,7 @@ export class McpClient {
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.clientCapabilities = capabilitiesOf(options.inputHandlers ?? {});
     this.peer.onnotification = (method, params) => {
+      if (!this.isOwnSubscriptionNotification(method, params)) return;
       // A change makes the cached list stale at once, whatever its ttlMs said.
       if (method === 'notifications/tools/list_changed') this.toolsFreshUntil = 0;
       this.onnotification?.(method, params);
@@ -234,6 +237,22 @@ export class McpClient {
       this.state = 'closed';
       this.onclose?.(reason);
     };
+  }
+
+  /**
+   * Modern era: change notifications belong to a subscription, named in `_meta` by the id of the
+   * `subscriptions/listen` that opened it (stdio shares one channel); one naming none of ours is dropped.
+   * Request-scoped notifications (progress, log messages) and the legacy era pass as they are.
+   */
+  private isOwnSubscriptionNotification(method: string, params: unknown): boolean {
+    if (
+      this.era !== 'modern' ||
+      (!method.endsWith('/list_changed') && method !== 'notifications/resources/updated')
+    )
+      return true;
+    const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+    const id = meta?.[META.subscriptionId];
+    return typeof id === 'number' && this.subscriptionIds.has(id);
   }
 
   get isConnected(): boolean {
@@ -511,8 +530,29 @@ export class McpClient {
     const maxRounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     const reissuable = method === 'tools/call' ? this.isSafeToRepeat(name) : REISSUABLE.has(method);
     let extra: Record<string, unknown> = {};
+    let relisted = false;
     for (let round = 0; ; round++) {
-      const result = await this.modernRequest(method, { ...params, ...extra }, options, reissuable);
+      let result: Record<string, unknown>;
+      try {
+        result = await this.modernRequest(method, { ...params, ...extra }, options, reissuable);
+      } catch (error) {
+        // HeaderMismatch on a call: the tool's header annotations may have changed since the list was
+        // fetched; the binding says to re-list and try again (once).
+        if (
+          method === 'tools/call' &&
+          !relisted &&
+          error instanceof RpcRemoteError &&
+          error.code === MODERN_ERROR.headerMismatch &&
+          this.transport.setToolHeaders
+        ) {
+          relisted = true;
+          this.toolsFreshUntil = 0;
+          await this.listTools({ timeoutMs: options.timeoutMs });
+          round--;
+          continue;
+        }
+        throw error;
+      }
       const resultType = result.resultType;
       if (resultType === undefined || resultType === 'complete') return result;
       if (resultType !== 'input_required') {
@@ -562,12 +602,24 @@ export class McpClient {
     if (listChanged(this.capabilities.resources)) filter.resourcesListChanged = true;
     if (Object.keys(filter).length === 0) return;
     const signal = this.subscription.signal;
+    let listenId: number | undefined;
     this.raw
       .request(
         'subscriptions/listen',
         { notifications: filter, _meta: this.metaFor(this.protocolVersion as string) },
-        { timeoutMs: FOREVER_MS, signal, validateResult: false },
+        {
+          timeoutMs: FOREVER_MS,
+          signal,
+          validateResult: false,
+          onid: (id) => {
+            listenId = id;
+            this.subscriptionIds.add(id);
+          },
+        },
       )
+      .finally(() => {
+        if (listenId !== undefined) this.subscriptionIds.delete(listenId);
+      })
       .then(
         () => undefined, // the server ended it gracefully
         (error: unknown) => {
@@ -676,13 +728,7 @@ export class McpClient {
     for (const tool of tools) {
       const check = checkToolHeaders(tool.inputSchema);
       if (!check.ok) {
-        this.onerror?.(
-          this.redactError(
-            new Error(
-              `server "${this.name}": tool "${String(tool.name).slice(0, 128)}" left out: ${check.reason}`,
-            ),
-          ),
-        );
+        this.onerror?.(this.redactError(new ToolLeftOutError(this.name, String(tool.name), check.reason)));
         continue;
       }
       if (check.parameters.length > 0) headers.set(tool.name, check.parameters);
