@@ -210,7 +210,7 @@ describe('era detection', () => {
     });
     const error = await client.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as Error).message).toContain('server "demo" does not support protocol version 2026-07-28');
+    expect((error as Error).message).toMatch(/^server "demo" does not support protocol version 2026-07-28/);
     expect((error as Error).message).toContain('it supports: 2099-01-01');
     expect((error as Error).message).toContain('protocol_version');
     expect(server.requests('initialize')).toEqual([]);
@@ -246,7 +246,7 @@ describe('era detection', () => {
       }),
     });
     const error = await client.connect().catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/server "demo" needs client capabilities .*-32021.*roots/);
+    expect((error as Error).message).toMatch(/^server "demo" needs client capabilities .*-32021.*roots/);
     expect(server.requests('initialize')).toEqual([]);
   });
 

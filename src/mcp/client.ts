@@ -206,6 +206,8 @@ export class McpClient {
   private toolsFreshUntil = 0;
   private toolsCacheScope: string | undefined;
   private readonly subscription = new AbortController();
+  /** The version the probe last asked for, for messages about the answer. */
+  private probedVersion: string | undefined;
   /** The ids of the open `subscriptions/listen` requests: a modern notification must name one of them. */
   private readonly subscriptionIds = new Set<number>();
   private state: ClientState = 'new';
@@ -391,6 +393,7 @@ export class McpClient {
     this.peer.setValidator(tolerantModern(this.validators(version as ModernProtocolVersion)));
     const probeTimeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
+      this.probedVersion = version;
       let outcome: ReturnType<typeof classifyProbe>;
       try {
         const result = await this.raw.request(
@@ -431,10 +434,10 @@ export class McpClient {
         // The server named the versions it speaks: a legacy one among them is chosen, not fallen back to.
         const legacy = pinned === undefined ? pickVersion(PROTOCOL_VERSIONS, outcome.supported) : undefined;
         if (legacy !== undefined) return legacy;
-        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+        throw outcome.error; // worded once, by describeConnectFailure
       }
       if (outcome.kind === 'modern-error') {
-        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+        throw outcome.error;
       }
       if (pinned !== undefined) {
         throw new Error(
@@ -744,7 +747,7 @@ export class McpClient {
     let cause: string;
     const modern =
       error instanceof RpcRemoteError
-        ? describeModernError(this.name, error, this.protocolVersion)
+        ? describeModernError(this.name, error, this.protocolVersion ?? this.probedVersion)
         : undefined;
     if (modern !== undefined) return modern;
     if (error instanceof McpVersionError) cause = error.message;
