@@ -293,11 +293,12 @@ export class McpClient {
         phase = 'initialize';
         await this.initialize(legacyVersion, deadline);
       }
+      // Subscribed before listing, so a change between the two is announced rather than missed.
+      if (this.era === 'modern') this.listenForChanges();
       phase = 'tools/list';
       this.tools = this.capabilities.tools ? await this.fetchTools(deadline) : [];
       if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');
       this.state = 'connected';
-      if (this.era === 'modern') this.listenForChanges();
     } catch (error) {
       const message = this.redact(this.describeConnectFailure(error, phase, timeoutMs));
       await this.close();
@@ -626,7 +627,7 @@ export class McpClient {
       .then(
         () => undefined, // the server ended it gracefully
         (error: unknown) => {
-          if (signal.aborted || this.state !== 'connected') return;
+          if (signal.aborted || this.state === 'closed') return;
           if (error instanceof RpcRequestFailedError && !reopened) {
             this.listenForChanges(true);
             return;
