@@ -59,7 +59,7 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
 }
 
-const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'MS', 'ERROR'] as const;
+const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'PROTOCOL', 'MS', 'ERROR'] as const;
 
 export function renderTable(statuses: readonly ServerEvent[]): string {
   if (statuses.length === 0)
@@ -69,6 +69,8 @@ export function renderTable(statuses: readonly ServerEvent[]): string {
     s.transport,
     s.status,
     s.tools === undefined ? '-' : String(s.tools),
+    // The version in use says the era too (2026-07-28 and later: modern).
+    s.protocolVersion ?? '-',
     s.ms === undefined ? '-' : String(s.ms),
     // One line per server: multi-line stderr tails would break the table.
     (s.error ?? '').replace(/\s*\n\s*/g, ' | '),
