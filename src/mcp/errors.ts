@@ -4,7 +4,7 @@
 export class McpConnectError extends Error {
   constructor(
     readonly serverName: string,
-    readonly phase: 'start' | 'initialize' | 'tools/list',
+    readonly phase: 'start' | 'discover' | 'initialize' | 'tools/list',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -25,5 +25,20 @@ export class McpVersionError extends Error {
         `(proposed "${proposed}"; supported: ${supported.join(', ')})`,
     );
     this.name = 'McpVersionError';
+  }
+}
+
+/**
+ * A listed tool the client left out (over HTTP, an `x-mcp-header` annotation that breaks the rules). Not
+ * fatal: reported through `onerror` as a warning; the other tools stay usable.
+ */
+export class ToolLeftOutError extends Error {
+  constructor(
+    readonly serverName: string,
+    readonly toolName: string,
+    readonly reason: string,
+  ) {
+    super(`server "${serverName}": tool "${toolName.slice(0, 128)}" left out: ${reason}`);
+    this.name = 'ToolLeftOutError';
   }
 }

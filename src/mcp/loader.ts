@@ -21,6 +21,7 @@ import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
+import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
 import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
@@ -40,13 +41,17 @@ export interface ServerEvent {
   error?: string;
   /** For `sandbox: docker` servers: the host folder the server sees, and what in it is hidden. */
   mount?: MountReport;
+  /** The protocol era and version in use (with `ok`). */
+  era?: 'modern' | 'legacy';
+  protocolVersion?: string;
 }
 
 /** The part of McpClient the loader uses, so tests can substitute one. */
 export type LoaderClient = Pick<
   McpClient,
   'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
->;
+> &
+  Partial<Pick<McpClient, 'era' | 'protocolVersion' | 'onerror'>>;
 
 export type ClientFactory = (
   name: string,
@@ -92,6 +97,8 @@ export const defaultClientFactory: ClientFactory = (name, server, options) => {
   return new McpClient(createTransport(name, server, options), {
     name,
     redact: (text) => redactor.text(text),
+    protocolVersion: server.protocol_version,
+    probeTimeoutMs: server.probe_timeout_ms,
   });
 };
 
@@ -129,6 +136,8 @@ interface ServerState {
   /** Built on first use: messages about this server pass it. */
   redactor?: Redactor;
   relistAgain: boolean;
+  /** Tools the client left out of the last listing (invalid `x-mcp-header`), reported with the next `ok`. */
+  leftOut: string[];
 }
 
 class Loader {
@@ -163,6 +172,7 @@ class Loader {
       definitions: new Map(),
       connected: false,
       relistAgain: false,
+      leftOut: [],
     };
     if (!server.enabled) {
       this.emit(state, { status: 'disabled' });
@@ -227,6 +237,9 @@ class Loader {
     // A list_changed can arrive while connect() runs (after its tools/list was sent, say): it is
     // remembered and answered with one re-list once connected, so the registry is never left stale.
     let changedWhileConnecting = false;
+    client.onerror = (error) => {
+      if (error instanceof ToolLeftOutError) state.leftOut.push(this.redact(state, error.message));
+    };
     client.onnotification = (method) => {
       if (method !== 'notifications/tools/list_changed') return;
       if (state.connected) this.relist(state);
@@ -281,7 +294,7 @@ class Loader {
       });
     };
     const skipped = this.syncTools(state, client.tools);
-    this.emitOk(state, skipped);
+    this.emitOk(state, [...state.leftOut.splice(0), ...skipped]);
     if (changedWhileConnecting) this.relist(state);
   }
 
@@ -298,7 +311,7 @@ class Loader {
         try {
           const tools = await state.client.listTools({ timeoutMs: state.server.timeout * 1000 });
           if (this.closed) return;
-          this.emitOk(state, this.syncTools(state, tools));
+          this.emitOk(state, [...state.leftOut.splice(0), ...this.syncTools(state, tools)]);
         } catch (error) {
           if (this.closed || !state.connected) return;
           const problem = this.redact(state, `re-listing tools failed: ${errorText(error)}`);
@@ -404,6 +417,8 @@ class Loader {
       tools: state.registered.size,
       ms: this.elapsed(state),
     };
+    if (state.client?.era !== undefined) event.era = state.client.era;
+    if (state.client?.protocolVersion !== undefined) event.protocolVersion = state.client.protocolVersion;
     if (problems.length > 0) event.error = problems.join('; ');
     this.emit(state, event);
   }
