@@ -147,18 +147,22 @@ export class PermissionService {
     });
   }
 
-  /** Why `raw` is protected, or undefined. Checks the path as written and as resolved (symlinks). */
+  /**
+   * Why `raw` is protected, or undefined. Checks the path as written and as resolved (symlinks), ignoring
+   * case: on a case-insensitive file system (macOS and Windows by default) `.GIT/hooks` is `.git/hooks`.
+   */
   private protectedReason(raw: string, resolved: string): string | undefined {
     const written = path.resolve(this.projectRoot, raw);
+    const lower = (p: string) => p.toLowerCase();
     for (const candidate of [written, resolved]) {
       const relative = path.relative(this.projectRoot, candidate);
       const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
-      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(s));
+      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
       if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
-      if (this.protectedRoots.some((root) => isInside(candidate, root))) {
+      if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
       }
-      if (this.startupFiles.some((file) => isInside(candidate, file))) {
+      if (this.startupFiles.some((file) => isInside(lower(candidate), lower(file)))) {
         return `${raw} is a shell, git or ssh startup file, which edit tools may not change without asking`;
       }
     }
