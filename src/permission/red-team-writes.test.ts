@@ -4,7 +4,7 @@
  * sed, wget, patch, xxd), and a protected folder spelled in other case, which a case-insensitive file
  * system (macOS, Windows) takes for the same folder.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,12 @@ let base: string;
 beforeAll(async () => {
   await loadBashGrammar();
   base = mkdtempSync(path.join(tmpdir(), 'furfly-red-team-'));
+  // What a glob could match must exist: bash expands against the file system.
+  for (const folder of ['project/.git/hooks', 'project/.furflycode', 'project/src', 'home/.ssh']) {
+    mkdirSync(path.join(base, folder), { recursive: true });
+  }
+  writeFileSync(path.join(base, 'home', '.bashrc'), '');
+  writeFileSync(path.join(base, 'project', 'src', 'a.ts'), '');
 });
 
 afterAll(() => {
@@ -68,6 +74,21 @@ const WRITES_A_PROTECTED_PATH: readonly string[] = [
   'echo x > .furflyCode/config.yaml',
   'echo x >> ~/.BASHRC',
   'echo x > ~/.FurflyCode/config.yaml',
+  'cd .GIT/hooks && echo x > pre-commit',
+  // globs that bash expands to a protected path
+  'echo x > .g*t/hooks/pre-commit',
+  'tee .[g]it/config < x',
+  'cp x .fu*/config.yaml',
+  'echo x >> ~/.bash?c',
+  'cd .g* && echo x > config',
+  // relative writes after entering the home folder
+  'cd ~ && echo x >> .bashrc',
+  'cd && echo x >> .bashrc',
+  'cd; echo x >> .profile',
+  'cd $HOME; echo x >> .bashrc',
+  'cd ~/.ssh; cat key.pub >> authorized_keys',
+  'pushd ~ && echo x >> .zshrc',
+  'cd src && cd ../.git && echo x > config',
 ];
 
 const STILL_RUNS: readonly string[] = [
@@ -83,6 +104,11 @@ const STILL_RUNS: readonly string[] = [
   "sed -i 's/old/new/' src/a.ts",
   'xxd payload',
   'sort -o sorted.txt list.txt',
+  'touch src/*.ts',
+  "sed -i 's/a/b/' src/*.ts",
+  'cd src && echo x > out.txt',
+  '(cd src && ls) && echo hi > out.txt',
+  'cd ~ && ls',
 ];
 
 describe('protected writes the first check missed', () => {

@@ -36,7 +36,7 @@ import {
   type DestructiveFinding,
 } from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
-import { isInside, PathSandbox, resolveRealPath } from './paths.js';
+import { globCandidates, isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule } from './rules.js';
 
 /** What the service needs to know about a tool; the registry answers these. */
@@ -195,11 +195,8 @@ export class PermissionService {
       };
     }
     for (const write of analysis.writes) {
-      const resolved = resolveRealPath(this.projectRoot, write.path);
-      const why = this.protectedReason(
-        write.path,
-        resolved.ok ? resolved.path : path.resolve(this.projectRoot, write.path),
-      );
+      const why = this.protectedWrite(write.path, write.glob);
+
       if (why) {
         return {
           action: 'ask',
@@ -207,6 +204,28 @@ export class PermissionService {
           reason: `${toolName}: ${write.command} writes a protected path: ${why.replace('edit tools', 'commands')}`,
         };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * Why writing `raw` would change a protected path, or undefined. A glob is also checked as every path
+   * it matches now (`.g*t/hooks/x` is `.git/hooks/x` once bash expands it).
+   */
+  private protectedWrite(raw: string, glob: boolean): string | undefined {
+    const candidates = [raw];
+    if (glob) {
+      const matches = globCandidates(this.projectRoot, raw);
+      if (matches === undefined) return `${raw} matches too many paths to check whether one is protected`;
+      candidates.push(...matches);
+    }
+    for (const candidate of candidates) {
+      const resolved = resolveRealPath(this.projectRoot, candidate);
+      const why = this.protectedReason(
+        candidate,
+        resolved.ok ? resolved.path : path.resolve(this.projectRoot, candidate),
+      );
+      if (why) return candidate === raw ? why : `${raw} (as bash expands it) ${why}`;
     }
     return undefined;
   }
