@@ -23,7 +23,10 @@ export function chooseProvider(
   env: Readonly<Record<string, string | undefined>>,
 ): ProviderChoice {
   const configured = providers.find((p) => p.protocol === 'anthropic');
-  const apiKey = nonEmpty(configured?.api_key) ?? nonEmpty(env.ANTHROPIC_API_KEY);
+  // ANTHROPIC_API_KEY belongs with ANTHROPIC_BASE_URL (or the default endpoint): it never fills the empty
+  // api_key of a provider that sets its own base_url, which a project file may have chosen (#13).
+  const ownEndpoint = nonEmpty(configured?.base_url) !== undefined;
+  const apiKey = nonEmpty(configured?.api_key) ?? (ownEndpoint ? undefined : nonEmpty(env.ANTHROPIC_API_KEY));
   if (apiKey === undefined) return { ok: false, message: missingKeyMessage(configured) };
   return {
     ok: true,
@@ -42,7 +45,10 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function missingKeyMessage(configured: Provider | undefined): string {
   const where = configured
-    ? `The provider "${configured.name}" in the config has an empty api_key.`
+    ? `The provider "${configured.name}" in the config has an empty api_key` +
+      (nonEmpty(configured.base_url) === undefined
+        ? '.'
+        : ` (ANTHROPIC_API_KEY is not sent to the base_url ${configured.base_url} it sets).`)
     : 'No provider is configured and ANTHROPIC_API_KEY is not set.';
   return [
     `furfly: no API key for the model. ${where}`,

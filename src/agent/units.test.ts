@@ -69,6 +69,18 @@ describe('chooseProvider', () => {
     expect(fromEnv.ok && fromEnv.settings.apiKey).toBe('sk-env');
     expect(fromEnv.ok && fromEnv.settings.baseUrl).toBe('http://127.0.0.1:9');
   });
+  it('never fills the empty api_key of a provider with its own base_url from ANTHROPIC_API_KEY (red team, #13)', () => {
+    // A project file's `api_key: " "` next to its base_url would otherwise get the environment's key sent there.
+    const env = { ANTHROPIC_API_KEY: 'sk-env-secret' };
+    const moved = { ...provider, api_key: ' ', base_url: 'http://127.0.0.1:9' };
+    const choice = chooseProvider([moved], env);
+    expect(choice.ok).toBe(false);
+    expect(!choice.ok && choice.message).toMatch(/not sent to the base_url http:\/\/127\.0\.0\.1:9/);
+    expect(JSON.stringify(choice)).not.toContain('sk-env-secret');
+    // Without a base_url the documented fallback stays.
+    const plain = chooseProvider([{ ...provider, api_key: ' ' }], env);
+    expect(plain.ok && plain.settings.apiKey).toBe('sk-env-secret');
+  });
   it('without a key says what to set', () => {
     const choice = chooseProvider([], {});
     expect(choice.ok).toBe(false);

@@ -24,6 +24,26 @@ function split(user: Plain, project: Plain) {
 }
 
 describe('splitProjectLayer', () => {
+  it('says when an empty api_key means your ANTHROPIC_API_KEY (red team)', () => {
+    // Without a base_url an empty api_key falls back to ANTHROPIC_API_KEY; the question must not call a
+    // blank key "written in the file". With a base_url there is no fallback (agent/providers.ts).
+    const effects = (api_key: string, base_url?: string) =>
+      split(
+        {},
+        {
+          providers: [
+            { name: 'p', protocol: 'anthropic', model: 'm', api_key, ...(base_url && { base_url }) },
+          ],
+        },
+      ).risky[0]!.effects.join('\n');
+    expect(effects(' ')).toContain('your ANTHROPIC_API_KEY from the environment');
+    expect(effects(' ')).not.toContain('written in the file');
+    expect(effects('${UNSET_VAR}')).toMatch(/\$\{UNSET_VAR\}.*your ANTHROPIC_API_KEY when it is empty/);
+    expect(effects(' ', 'http://x')).toContain('with an empty api_key');
+    expect(effects('${UNSET_VAR}', 'http://x')).not.toContain('ANTHROPIC_API_KEY');
+    expect(effects('sk-literal-key')).toContain('(written in the file)');
+  });
+
   it('keeps what only makes things stricter', () => {
     const s = split(
       { permissions: { mode: 'auto' }, mcp_servers: { gh: { type: 'http', url: 'https://x' } } },

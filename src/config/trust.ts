@@ -211,8 +211,19 @@ function providerEffects(provider: ConfigNode): string[] {
   effects.push(
     `sends your prompts and files to: ${baseUrl === undefined ? 'the default endpoint' : scalarText(baseUrl)}`,
   );
-  if (apiKey !== undefined)
-    effects.push(`with the api_key ${variablesIn(apiKey) || '(written in the file)'}`);
+  // Without a base_url, an empty api_key falls back to ANTHROPIC_API_KEY (agent/providers.ts); with one it
+  // never does (the environment's key is not sent to an endpoint a file chose).
+  const written = apiKey?.kind === 'scalar' && typeof apiKey.value === 'string' ? apiKey.value : undefined;
+  const variables = apiKey === undefined ? '' : variablesIn(apiKey);
+  const fallback = baseUrl === undefined ? ', or your ANTHROPIC_API_KEY when it is empty' : '';
+  if (apiKey === undefined || written?.trim() === '')
+    effects.push(
+      baseUrl === undefined
+        ? 'with your ANTHROPIC_API_KEY from the environment (the api_key is empty)'
+        : 'with an empty api_key',
+    );
+  else if (variables !== '') effects.push(`with the api_key ${variables}${fallback}`);
+  else effects.push('with the api_key (written in the file)');
   return effects;
 }
 

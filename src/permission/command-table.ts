@@ -143,24 +143,27 @@ export function writeTargets(command: CommandView): ShellWord[] {
   const words = command.words.slice(1);
   const at = (indexes: number[]) => indexes.map((i) => words[i]!).filter(Boolean);
   const pos = positionalIndexes(args);
-  const valueIndexes = (short: string | undefined, ...long: string[]): number[] => {
-    const found: number[] = [];
+  const optionValues = (short: string | undefined, ...long: string[]): ShellWord[] => {
+    const found: ShellWord[] = [];
+    const next = (i: number) => (words[i + 1] ? [words[i + 1]!] : []);
     args.forEach((arg, i) => {
-      if ((short !== undefined && arg === short) || long.includes(arg)) found.push(i + 1);
+      const word = words[i]!;
+      if (long.includes(arg)) found.push(...next(i));
       for (const l of long) {
-        if (arg.startsWith(`${l}=`)) found.push(-(i + 1));
+        if (arg.startsWith(`${l}=`)) found.push({ ...word, text: arg.slice(l.length + 1) });
       }
+      // A short option as getopt reads it: alone (`-o FILE`), attached (`-oFILE`) or at the end of a cluster
+      // (`-sSLo FILE`). A letter earlier in the cluster may take the rest as its own value; counting the
+      // write anyway only asks more.
+      if (short === undefined || arg.startsWith('--') || !/^-[A-Za-z0-9]/.test(arg)) return;
+      const at = arg.indexOf(short.slice(1), 1);
+      if (at === -1 || !/^-[A-Za-z0-9]*$/.test(arg.slice(0, at))) return;
+      const rest = arg.slice(at + 1);
+      if (rest === '') found.push(...next(i));
+      else found.push({ ...word, text: rest });
     });
     return found;
   };
-  const optionValues = (short: string | undefined, ...long: string[]): ShellWord[] =>
-    valueIndexes(short, ...long).flatMap((i) => {
-      if (i > 0) return words[i] ? [words[i]!] : [];
-      // Negative: the value follows `=` in argument -i - 1.
-      const word = words[-i - 1]!;
-      const eq = word.text.indexOf('=');
-      return [{ ...word, text: word.text.slice(eq + 1) }];
-    });
   switch (name) {
     case 'tee':
       out.push(...at(pos));
@@ -200,12 +203,17 @@ export function writeTargets(command: CommandView): ShellWord[] {
       out.push(...at(args.some((a) => a.startsWith('--reference')) ? pos : pos.slice(1)));
       break;
     case 'sed':
-    case 'perl':
+    case 'perl': {
+      const scriptGiven = args.some((a) => /^-[^-]*[ef]$/.test(a) || a.startsWith('--expression'));
       if (hasOption(args, 'i', '--in-place') || args.some((a) => /^-[^-]*i/.test(a))) {
-        const scriptGiven = args.some((a) => /^-[^-]*[ef]$/.test(a) || a.startsWith('--expression'));
         out.push(...at(scriptGiven || name === 'perl' ? pos : pos.slice(1)));
       }
+      if (name === 'sed') {
+        const scripts = scriptGiven ? optionValues('-e', '--expression') : at(pos.slice(0, 1));
+        out.push(...scripts.flatMap(sedWriteFiles));
+      }
       break;
+    }
     case 'sort':
       out.push(...optionValues('-o', '--output'));
       break;
@@ -220,8 +228,60 @@ export function writeTargets(command: CommandView): ShellWord[] {
       out.push(...optionValues('-o', '--output'));
       break;
     case 'wget':
-      out.push(...optionValues('-O', '--output-document'));
+      out.push(...optionValues('-O', '--output-document'), ...optionValues('-P', '--directory-prefix'));
       break;
+    case 'patch':
+      out.push(...optionValues('-o', '--output'));
+      break;
+    case 'xxd':
+      // `xxd [options] [infile [outfile]]`
+      out.push(...at(pos.slice(1, 2)));
+      break;
+    case 'find':
+      // `-fprint FILE`, `-fprintf FILE FORMAT`: the format is any text, a script included.
+      out.push(...optionValues(undefined, '-fprint', '-fprint0', '-fprintf', '-fls'));
+      break;
+    case 'git':
+      out.push(...gitWrites(command, optionValues));
+      break;
+  }
+  return out;
+}
+
+/**
+ * The files a sed script's `w FILE`, `W FILE` commands and `s///w FILE` flag write. The file name runs to
+ * the end of the line. Every `w` or `W` is taken as a possible start, so a `w` inside a pattern gives a
+ * bogus name too; a bogus name only matters if it names a protected path, and then asking is right.
+ * A computed script is not read (`sed "s/$a/$b/"` is everyday work; see the limits in docs/security.md).
+ */
+function sedWriteFiles(script: ShellWord): ShellWord[] {
+  if (!script.isStatic) return [];
+  const out: ShellWord[] = [];
+  for (const line of script.text.split('\n')) {
+    for (const m of line.matchAll(/[wW][ \t]*/g)) {
+      const file = line.slice(m.index + m[0].length).trim();
+      if (file !== '') out.push({ ...script, text: file });
+    }
+  }
+  return out;
+}
+
+/**
+ * Files git writes when asked: `--output` of the diff and log family and of `archive`, `-o` of
+ * `archive` and `format-patch`, `--output-directory`, `checkout-index --prefix`, `bundle create FILE`.
+ */
+function gitWrites(
+  command: CommandView,
+  optionValues: (short: string | undefined, ...long: string[]) => ShellWord[],
+): ShellWord[] {
+  const git = gitSubcommand(command);
+  if (git === undefined) return [];
+  const out = optionValues(undefined, '--output', '--output-directory');
+  if (git.sub === 'archive' || git.sub === 'format-patch') out.push(...optionValues('-o'));
+  if (git.sub === 'checkout-index') out.push(...optionValues(undefined, '--prefix'));
+  if (git.sub === 'bundle' && git.args[0] === 'create') {
+    const file = command.words.slice(1)[command.args.length - git.args.length + 1];
+    if (file) out.push(file);
   }
   return out;
 }

@@ -20,6 +20,7 @@
  * and the run (a symlink created by the same command).
  */
 import os from 'node:os';
+import path from 'node:path';
 import {
   type BashGrammar,
   bashGrammarFailure,
@@ -54,10 +55,18 @@ export interface DestructiveFinding {
   scope: RuleScope;
 }
 
+/** A path a command writes (or enters with `cd`), statically known. */
+export interface WrittenPath {
+  path: string;
+  command: string;
+  /** The word holds `*`, `?` or `[`: bash replaces it with the names it matches when it runs. */
+  glob: boolean;
+}
+
 export interface CommandAnalysis {
   findings: DestructiveFinding[];
   /** Files the command writes, as written (statically known ones only), for the protected-path check. */
-  writes: { path: string; command: string }[];
+  writes: WrittenPath[];
 }
 
 export interface AnalysisOptions {
@@ -69,6 +78,8 @@ export interface AnalysisOptions {
 
 /** Lines longer than this are not parsed; they ask. */
 export const MAX_COMMAND_CHARS = 100_000;
+/** Folders `cd` may enter in one line before the check stops following them (and asks). */
+const MAX_FOLDERS = 32;
 const MAX_NESTING = 8;
 
 /** Every finding in `commandLine`, in the order found; empty when it runs without asking in auto mode. */
@@ -256,7 +267,14 @@ interface Context {
 
 class Analyzer {
   readonly findings: DestructiveFinding[] = [];
-  readonly writes: { path: string; command: string }[] = [];
+  readonly writes: WrittenPath[] = [];
+  /**
+   * The folders a relative path may be relative to: the project root (`''`) and every folder a `cd` or
+   * `pushd` on this line enters (`cd ~ && echo x >> .bashrc` writes `~/.bashrc`). A `cd` inside a subshell
+   * or a branch not taken leaves the folder unchanged, so every folder seen stays a candidate; an extra
+   * candidate can only make a write ask.
+   */
+  private readonly bases: string[] = [''];
   /** Variables this line assigns from text (not plain numbers): their values may hide code. */
   private readonly tainted = new Set<string>();
   private source = '';
@@ -959,12 +977,7 @@ class Analyzer {
       );
     }
     this.checkNameTakingBuiltin(view, shown);
-    if ((view.name === 'cd' || view.name === 'pushd') && view.words[1]?.isStatic) {
-      // Later relative writes land inside the new folder; entering a protected one counts as writing there.
-      const target = view.words[view.words.length - 1]!.text;
-      if (/(?:^|\/)\.(?:git|furflycode)(?:\/|$)/.test(target))
-        this.writes.push({ path: target, command: shown });
-    }
+    if (view.name === 'cd' || view.name === 'pushd') this.enterFolder(view, shown);
     views.push(...this.runsWhat(view, depth, shown));
     return views;
   }
@@ -978,8 +991,39 @@ class Analyzer {
           shown,
         );
       } else {
-        this.writes.push({ path: target.text, command: shown });
+        this.addWrite(target.text, shown, target.glob);
       }
+    }
+  }
+
+  /** A write of `text`, once for every folder a relative path may be relative to. */
+  private addWrite(text: string, command: string, glob: boolean): void {
+    const paths = path.posix.isAbsolute(text)
+      ? [text]
+      : this.bases.map((base) => (base === '' ? text : path.posix.join(base, text)));
+    for (const p of paths) this.writes.push({ path: p, command, glob });
+  }
+
+  /**
+   * `cd DIR` / `pushd DIR` (bare `cd`: the home folder): later relative writes may land there, and entering
+   * a protected folder counts as writing there. A computed folder is reported elsewhere (computed-arguments).
+   */
+  private enterFolder(view: CommandView, shown: string): void {
+    const last = view.words.length > 1 ? view.words[view.words.length - 1]! : undefined;
+    if (last !== undefined && !last.isStatic) return;
+    const target = last === undefined ? this.homeDir : last.text;
+    this.addWrite(target, shown, last?.glob ?? false);
+    const entered = path.posix.isAbsolute(target)
+      ? [target]
+      : this.bases.map((base) => (base === '' ? target : path.posix.join(base, target)));
+    for (const folder of entered) if (!this.bases.includes(folder)) this.bases.push(folder);
+    if (this.bases.length > MAX_FOLDERS) {
+      this.add(
+        'computed-arguments',
+        `more than ${MAX_FOLDERS} folders entered with cd; where later writes land is not checked`,
+        shown,
+      );
+      this.bases.splice(MAX_FOLDERS);
     }
   }
 

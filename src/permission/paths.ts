@@ -6,7 +6,7 @@
  * A file that does not exist yet is resolved through its nearest existing ancestor, and a dangling
  * symlink is followed to its target, because writing through it would create the target.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -109,5 +109,64 @@ export class PathSandbox {
       resolved: resolved.path,
       reason: `path ${shown} is outside the project root and allow_paths`,
     };
+  }
+}
+
+/**
+ * What bash's pathname expansion could turn `pattern` into, relative to `base`, as far as the folders exist
+ * now: each segment holding `*`, `?` or `[…]` is matched against the names in its folder (ignoring case,
+ * and without treating a leading dot specially, so it finds at least what bash would). `undefined` when
+ * more than `limit` paths match: too many to check one by one.
+ */
+export function globCandidates(base: string, pattern: string, limit = 1000): string[] | undefined {
+  const absolute = path.resolve(base, pattern);
+  const segments = absolute.split(path.sep).slice(1);
+  let found: string[] = [path.sep];
+  for (const segment of segments) {
+    if (!/[*?[]/.test(segment)) {
+      found = found.map((folder) => path.join(folder, segment));
+      continue;
+    }
+    const matcher = globSegment(segment);
+    const next: string[] = [];
+    for (const folder of found) {
+      let names: string[];
+      try {
+        names = readdirSync(folder);
+      } catch {
+        continue;
+      }
+      for (const name of names) if (matcher.test(name)) next.push(path.join(folder, name));
+      if (next.length > limit) return undefined;
+    }
+    found = next;
+  }
+  return found;
+}
+
+function globSegment(segment: string): RegExp {
+  let source = '';
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const close = segment.indexOf(']', i + 2);
+      if (close === -1) source += '\\[';
+      else {
+        const body = segment
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = close;
+      }
+    } else source += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 'is');
+  } catch {
+    // A class JavaScript cannot read (`[z-a]`): match every name, so nothing is missed.
+    return /^/;
   }
 }

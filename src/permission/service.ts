@@ -39,7 +39,7 @@ import {
   type DestructiveFinding,
 } from './destructive-commands.js';
 import type { PermissionCategory, PermissionMode } from './modes.js';
-import { isInside, PathSandbox, resolveRealPath } from './paths.js';
+import { globCandidates, isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule, type RuleMatch } from './rules.js';
 
 /** What the service needs to know about a tool; the registry answers these. */
@@ -162,18 +162,22 @@ export class PermissionService {
     });
   }
 
-  /** Why `raw` is protected, or undefined. Checks the path as written and as resolved (symlinks). */
+  /**
+   * Why `raw` is protected, or undefined. Checks the path as written and as resolved (symlinks), ignoring
+   * case: on a case-insensitive file system (macOS and Windows by default) `.GIT/hooks` is `.git/hooks`.
+   */
   private protectedReason(raw: string, resolved: string): string | undefined {
     const written = path.resolve(this.projectRoot, raw);
+    const lower = (p: string) => p.toLowerCase();
     for (const candidate of [written, resolved]) {
       const relative = path.relative(this.projectRoot, candidate);
       const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
-      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(s));
+      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
       if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
-      if (this.protectedRoots.some((root) => isInside(candidate, root))) {
+      if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
       }
-      if (this.startupFiles.some((file) => isInside(candidate, file))) {
+      if (this.startupFiles.some((file) => isInside(lower(candidate), lower(file)))) {
         return `${raw} is a shell, git or ssh startup file, which edit tools may not change without asking`;
       }
     }
@@ -206,11 +210,8 @@ export class PermissionService {
       };
     }
     for (const write of analysis.writes) {
-      const resolved = resolveRealPath(this.projectRoot, write.path);
-      const why = this.protectedReason(
-        write.path,
-        resolved.ok ? resolved.path : path.resolve(this.projectRoot, write.path),
-      );
+      const why = this.protectedWrite(write.path, write.glob);
+
       if (why) {
         return {
           action: 'ask',
@@ -218,6 +219,28 @@ export class PermissionService {
           reason: `${toolName}: ${write.command} writes a protected path: ${why.replace('edit tools', 'commands')}`,
         };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * Why writing `raw` would change a protected path, or undefined. A glob is also checked as every path
+   * it matches now (`.g*t/hooks/x` is `.git/hooks/x` once bash expands it).
+   */
+  private protectedWrite(raw: string, glob: boolean): string | undefined {
+    const candidates = [raw];
+    if (glob) {
+      const matches = globCandidates(this.projectRoot, raw);
+      if (matches === undefined) return `${raw} matches too many paths to check whether one is protected`;
+      candidates.push(...matches);
+    }
+    for (const candidate of candidates) {
+      const resolved = resolveRealPath(this.projectRoot, candidate);
+      const why = this.protectedReason(
+        candidate,
+        resolved.ok ? resolved.path : path.resolve(this.projectRoot, candidate),
+      );
+      if (why) return candidate === raw ? why : `${raw} (as bash expands it) ${why}`;
     }
     return undefined;
   }

@@ -130,6 +130,27 @@ export class Redactor {
     return this.needles.some((needle) => text.includes(needle));
   }
 
+  /**
+   * The runs of `text` that occurrences of secrets cover, merged, in order. For text that arrives in
+   * pieces (a result's consecutive text parts): the caller masks what each run covers of each piece.
+   */
+  coveredRuns(text: string): [start: number, end: number][] {
+    const covered: [start: number, end: number][] = [];
+    for (const needle of this.needles) {
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+        covered.push([at, at + needle.length]);
+      }
+    }
+    covered.sort((a, b) => a[0] - b[0]);
+    const runs: [number, number][] = [];
+    for (const [s, e] of covered) {
+      const last = runs.at(-1);
+      if (last !== undefined && s <= last[1]) last[1] = Math.max(last[1], e);
+      else runs.push([s, e]);
+    }
+    return runs;
+  }
+
   private maskOnce(text: string): string {
     const covered: [start: number, end: number][] = [];
     for (const needle of this.needles) {
