@@ -167,7 +167,8 @@ function describeFiles(files: ConfigFiles): string {
   return `${[
     line('user:    ', files.user, ''),
     line('project: ', files.project, '(none: no .furflycode/ or .git at or above the working directory)'),
-    ...(files.mcpJson === undefined ? [] : [line('shared:  ', files.mcpJson, '')]),
+    // Other clients' .mcp.json only when there is one: most projects have none.
+    ...(files.mcpJson?.found === true ? [line('shared:  ', files.mcpJson, '')] : []),
   ].join('\n')}\n`;
 }
 
