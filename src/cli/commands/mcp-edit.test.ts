@@ -210,6 +210,14 @@ describe("another client's files", { timeout: 90_000 }, () => {
     const untrusted = await furfly(['mcp', 'list']);
     expect(untrusted.err + untrusted.out).not.toContain('no config file found');
     expect(untrusted.out).toMatch(/^shared +stdio +ignored/m);
+    // A one-shot run leaves it out and says so in one line (the model API here is a closed local port).
+    const oneShot = await furfly(['-p', 'hi'], {
+      ANTHROPIC_API_KEY: 'sk-test-unused',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    const notices = oneShot.err.split('\n').filter((line) => line.includes('not trusted'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain('mcp_servers.shared (a stdio server: runs a command)');
     const origin = await furfly(['config', 'show', '--origin', '--trust-project']);
     expect(origin.code, origin.err).toBe(0);
     expect(origin.out).toMatch(/command: .* # .*\.mcp\.json:\d+:\d+/);
