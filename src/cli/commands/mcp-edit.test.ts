@@ -146,6 +146,10 @@ describe('furfly mcp add / get / remove', { timeout: 60_000 }, () => {
     const sse = await furfly(['mcp', 'add', '--transport', 'sse', 'old', 'https://old.example.com/sse']);
     expect(sse.code).toBe(1);
     expect(sse.err).toContain('not supported yet');
+    // Without `--` the server's own options could be taken for furfly's (`--cwd`, `--json`): refused.
+    const noDashes = await furfly(['mcp', 'add', 'srv', 'node', 'server.js']);
+    expect(noDashes.code).toBe(2);
+    expect(noDashes.err).toContain('after --');
     const badName = await furfly(['mcp', 'add', 'a__b', '--', 'node']);
     expect(badName.code).toBe(2);
     const duplicate = await furfly(['mcp', 'add', 'ok', '--', 'node', 'other.js']);

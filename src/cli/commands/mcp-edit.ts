@@ -100,6 +100,12 @@ function add(positionals: readonly string[], options: McpEditOptions, io: McpEdi
       `say what to run after the name: furfly mcp add ${name} -- <command> [args…], or give a URL`,
     );
   const looksLikeUrl = /^https?:\/\//i.test(command[0]!);
+  // Without `--`, a server's own options that furfly also has (`--cwd`, `--json`) would be taken as furfly's.
+  if (!looksLikeUrl && rest.length > 1) {
+    throw new UsageError(
+      `put the server's command after --: furfly mcp add ${name} -- ${rest.map((w) => terminalLine(w)).join(' ')} …`,
+    );
+  }
   const transport = options.transport ?? (looksLikeUrl ? 'http' : 'stdio');
   if (transport === 'sse') throw new Refused(`--transport sse: ${SSE_NOT_SUPPORTED}`);
   if (transport !== 'stdio' && transport !== 'http') {
