@@ -309,6 +309,12 @@ describe("another client's files", { timeout: 90_000 }, () => {
     const result = await imported(other);
     expect(result.err).toContain('skipped "shared": already configured');
     expect(result.text).toContain('extra:');
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, `{"mcpServers": {"x": {"env": {"T": "${TOKEN}"}}} oops`);
+    const unreadable = await furfly(['mcp', 'import', '--from', broken]);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.err).toContain('is not valid JSON');
+    expect(unreadable.err).not.toContain(TOKEN);
     const missing = await furfly(['mcp', 'import', '--from', path.join(dir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain('not found');

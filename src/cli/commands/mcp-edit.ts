@@ -141,8 +141,11 @@ function addJson(positionals: readonly string[], options: McpEditOptions, io: Mc
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
-  } catch (error) {
-    throw new UsageError(`the server is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    // JSON.parse's message quotes the text around the mistake, which may be a token.
+    throw new UsageError(
+      `the server is not valid JSON (quote it as one word: '{"command":"node","args":["server.js"]}')`,
+    );
   }
   const converted = fromClaudeServer(parsed);
   if (!converted.ok) throw new UsageError(converted.message);
@@ -277,8 +280,9 @@ function importServers(positionals: readonly string[], options: McpEditOptions, 
     let json: unknown;
     try {
       json = JSON.parse(text);
-    } catch (error) {
-      throw new Refused(`${source.file} is not valid JSON: ${(error as Error).message}`);
+    } catch {
+      // Not the parser's message: it quotes the file's text, and these files hold tokens.
+      throw new Refused(`${source.file} is not valid JSON`);
     }
     const map = source.pick(json);
     if (map !== undefined) servers.push(...Object.entries(map));
