@@ -7,6 +7,7 @@ import { keepCredentialsWithEndpoint, type WithheldCredentials } from './credent
 import { applyDefaults } from './defaults.js';
 import type { ConfigError } from './errors.js';
 import { type Env, expandConfig } from './expand.js';
+import { parseMcpJson } from './mcp-json.js';
 import { findDuplicateNames, mergeLayers, withoutEmptyValues } from './merge.js';
 import type { Origin } from './origin.js';
 import { CONFIG_LIMITS, parseConfigText } from './parse.js';
@@ -46,6 +47,8 @@ export interface ConfigFiles {
   readonly user: ConfigFileStatus;
   /** Absent when there is no project root and no `--config`. */
   readonly project?: ConfigFileStatus;
+  /** The project's `.mcp.json`, a second project source; absent with `--config`. */
+  readonly mcpJson?: ConfigFileStatus;
   readonly projectRoot?: string;
   /** Paths of the files actually read, user first. */
   readonly inEffect: readonly string[];
@@ -88,25 +91,35 @@ export function loadConfig(options: LoadOptions): LoadResult {
   const locations = locateConfigFiles(options);
   const user = readLayer(locations.user);
   const project = locations.project === undefined ? undefined : readLayer(locations.project);
-  const files = describeFiles(locations, user, project);
+  const mcpJson = locations.mcpJson === undefined ? undefined : readLayer(locations.mcpJson, parseMcpJson);
+  const files = describeFiles(locations, user, project, mcpJson);
 
-  const readErrors = [...user.errors, ...(project?.errors ?? [])];
+  const readErrors = [...user.errors, ...(mcpJson?.errors ?? []), ...(project?.errors ?? [])];
   if (readErrors.length > 0) return { ok: false, errors: readErrors, files };
-  if (user.root === undefined && project?.root === undefined) {
+  const firstRoot = user.root ?? mcpJson?.root ?? project?.root;
+  if (firstRoot === undefined) {
     return { ok: false, errors: [{ message: noConfigMessage(locations) }], files };
   }
 
-  const userRoot = user.root ?? emptyMap(primaryOrigin(project!.root!));
-  const projectRoot = project?.root ?? emptyMap(primaryOrigin(userRoot));
+  const userRoot = user.root ?? emptyMap(primaryOrigin(firstRoot));
+  // The project layer's sources, weakest first: `.mcp.json`, then furfly's own file, which wins.
+  const sources = [mcpJson, project].flatMap((read) =>
+    read?.root === undefined ? [] : [{ file: read.location.path, root: read.root }],
+  );
   const { trust, effective } = decideProjectTrust({
     user: userRoot,
-    sources: project?.root === undefined ? [] : [{ file: project.location.path, root: project.root }],
+    sources,
     projectRoot: locations.projectRoot ?? options.cwd,
     userDir: userConfigDir(options.env, options.homeDir),
     trustProject: options.trustProject,
   });
-  const effectiveProject = effective[0] ?? projectRoot;
-  const duplicateErrors = [...findDuplicateNames(userRoot), ...findDuplicateNames(effectiveProject)];
+  const sourceMerge = effective.length === 2 ? mergeLayers(effective[0]!, effective[1]!) : undefined;
+  const effectiveProject = sourceMerge?.root ?? effective[0] ?? emptyMap(primaryOrigin(userRoot));
+  const projectRoot =
+    sources.length === 2
+      ? mergeLayers(sources[0]!.root, sources[1]!.root).root
+      : (sources[0]?.root ?? emptyMap(primaryOrigin(userRoot)));
+  const duplicateErrors = [userRoot, ...effective].flatMap((root) => findDuplicateNames(root));
   const merged = mergeLayers(userRoot, effectiveProject);
   const credentials = keepCredentialsWithEndpoint(userRoot, effectiveProject, merged.root);
   const expanded = expandConfig(credentials.root, options.env);
@@ -127,6 +140,7 @@ export function loadConfig(options: LoadOptions): LoadResult {
   );
   const errors = [
     ...duplicateErrors,
+    ...(sourceMerge?.errors ?? []),
     ...merged.errors,
     ...credentials.errors,
     ...expanded.errors,
@@ -160,7 +174,9 @@ interface LayerRead {
   readonly errors: readonly ConfigError[];
 }
 
-function readLayer(location: LayerLocation): LayerRead {
+type LayerParser = (file: string, text: string) => ReturnType<typeof parseConfigText>;
+
+function readLayer(location: LayerLocation, parse: LayerParser = parseConfigText): LayerRead {
   let text: string;
   try {
     const read = readBoundedFile(location.path);
@@ -185,7 +201,7 @@ function readLayer(location: LayerLocation): LayerRead {
       errors: [{ origin: { file: location.path, line: 1, col: 1 }, message }],
     };
   }
-  const parsed = parseConfigText(location.path, text);
+  const parsed = parse(location.path, text);
   if (!parsed.ok) return { location, found: true, errors: parsed.errors };
   return { location, found: true, root: withoutEmptyValues(parsed.root), errors: [] };
 }
@@ -229,6 +245,7 @@ function describeFiles(
   locations: ConfigLocations,
   user: LayerRead,
   project: LayerRead | undefined,
+  mcpJson: LayerRead | undefined,
 ): ConfigFiles {
   const status = (read: LayerRead): ConfigFileStatus => ({
     layer: read.location.layer,
@@ -236,10 +253,11 @@ function describeFiles(
     found: read.found,
     explicit: read.location.explicit,
   });
-  const inEffect = [user, project].filter((r) => r?.found === true).map((r) => r!.location.path);
+  const inEffect = [user, mcpJson, project].filter((r) => r?.found === true).map((r) => r!.location.path);
   return {
     user: status(user),
     ...(project === undefined ? {} : { project: status(project) }),
+    ...(mcpJson === undefined ? {} : { mcpJson: status(mcpJson) }),
     ...(locations.projectRoot === undefined ? {} : { projectRoot: locations.projectRoot }),
     inEffect,
   };
@@ -255,7 +273,10 @@ function noConfigMessage(locations: ConfigLocations): string {
     'no config file found. furfly looked for:',
     `  user file:    ${locations.user.path} (the folder can be moved with FURFLY_HOME)`,
     `  project file: ${projectLine}`,
-    `Create ${suggested}, for example:`,
+    ...(locations.mcpJson === undefined
+      ? []
+      : [`  shared file:  ${locations.mcpJson.path} (.mcp.json, as Claude Code writes it)`]),
+    `Add a server with \`furfly mcp add NAME -- COMMAND [ARGS...]\` (or \`furfly config init\`), or create ${suggested}, for example:`,
     '  mcp_servers:',
     '    everything:',
     '      type: stdio',

@@ -12,6 +12,8 @@ import path from 'node:path';
 
 export const CONFIG_DIR_NAME = '.furflycode';
 export const CONFIG_FILE_NAME = 'config.yaml';
+/** The project file Claude Code and other MCP clients share (see mcp-json.ts). */
+export const MCP_JSON_FILE_NAME = '.mcp.json';
 
 export interface LocateOptions {
   readonly cwd: string;
@@ -35,6 +37,11 @@ export interface ConfigLocations {
   readonly project?: LayerLocation;
   /** The project root: the nearest marked ancestor, else the working directory. */
   readonly projectRoot?: string;
+  /**
+   * The project's `.mcp.json` (the file other MCP clients share), read as a second project source.
+   * Absent with `--config`, which names the one project file to use.
+   */
+  readonly mcpJson?: LayerLocation;
 }
 
 export function userConfigDir(env: LocateOptions['env'], homeDir?: string): string {
@@ -73,9 +80,14 @@ export function locateConfigFiles(options: LocateOptions): ConfigLocations {
     return { user, project, projectRoot };
   }
   const projectPath = path.join(projectRoot, CONFIG_DIR_NAME, CONFIG_FILE_NAME);
+  const mcpJson: LayerLocation = {
+    layer: 'project',
+    path: path.join(projectRoot, MCP_JSON_FILE_NAME),
+    explicit: false,
+  };
   // Working in the home directory itself: its .furflycode is the user file, not a second layer.
-  if (sameFile(projectPath, userPath)) return { user, projectRoot };
-  return { user, project: { layer: 'project', path: projectPath, explicit: false }, projectRoot };
+  if (sameFile(projectPath, userPath)) return { user, projectRoot, mcpJson };
+  return { user, project: { layer: 'project', path: projectPath, explicit: false }, projectRoot, mcpJson };
 }
 
 function isDirectory(p: string): boolean {

@@ -233,6 +233,13 @@ export function shownValue(node: ConfigNode, path: readonly PathSegment[]): stri
   return undefined;
 }
 
+/** A block pasted from another client has no `type`: say which one its keys point to. */
+function typeHint(server: MapNode): string {
+  if (entry(server, 'command') !== undefined) return '; this entry has "command": add type: stdio';
+  if (entry(server, 'url') !== undefined) return '; this entry has "url": add type: http';
+  return '';
+}
+
 function typeWords(type: string): string {
   switch (type) {
     case 'object':
@@ -308,13 +315,15 @@ function filterServerError(
       return {
         origin: primaryOrigin(server.node),
         path: displayPath(server.path),
-        message: 'missing required key "type" (stdio or http)',
+        message: `missing required key "type" (stdio or http)${typeHint(server.node)}`,
       };
     }
+    const got = shownValue(typeNode, [...server.path, 'type']);
+    const sse = typeNode.kind === 'scalar' && typeNode.value === 'sse';
     return {
       origin: primaryOrigin(typeNode),
       path: displayPath([...server.path, 'type']),
-      message: 'must be one of: stdio, http',
+      message: `must be one of: stdio, http${got === undefined ? '' : ` (got ${got})`}${sse ? '; the legacy HTTP+SSE transport is not supported yet (a server that also speaks Streamable HTTP works as type: http)' : ''}`,
     };
   }
   const shape = SHAPES[server.type];

@@ -143,6 +143,11 @@ describe('furfly config', () => {
     );
     const shown = run('show', { json: true, config: 'alt.yaml' }, { TOKEN: 't' });
     expect((JSON.parse(shown.stdout) as { max_iterations: number }).max_iterations).toBe(2);
+    // A .mcp.json (another client's project file) is named when there is one.
+    writeFileSync(path.join(project, '.mcp.json'), '{"mcpServers":{}}');
+    expect(run('path').stdout).toBe(
+      `user:    ${userFile()}\nproject: ${projectFile()}\nshared:  ${path.join(project, '.mcp.json')}\n`,
+    );
   });
 
   it('--cwd moves the starting folder', () => {
@@ -167,7 +172,7 @@ describe('furfly config', () => {
   it('rejects a missing or unknown action', () => {
     expect(run(undefined)).toMatchObject({
       code: 1,
-      stderr: 'missing action: use furfly config show | validate | path\n',
+      stderr: 'missing action: use furfly config show | validate | path | init\n',
     });
     expect(run('edit').code).toBe(1);
   });

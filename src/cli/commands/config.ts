@@ -16,6 +16,7 @@ import { escapeInvisible } from '../../config/trust.js';
 import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
 import { Redactor } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { runConfigInit } from './config-init.js';
 
 export interface ConfigCommandOptions {
   readonly json?: boolean;
@@ -26,6 +27,8 @@ export interface ConfigCommandOptions {
   readonly config?: string;
   /** `--trust-project`: show the config as a run with `--trust-project` would use it. */
   readonly trustProject?: boolean;
+  /** `init --scope user|project`. */
+  readonly scope?: string;
 }
 
 export interface CommandIo {
@@ -35,7 +38,7 @@ export interface CommandIo {
   readonly cwd: string;
 }
 
-export const CONFIG_ACTIONS = ['show', 'validate', 'path'] as const;
+export const CONFIG_ACTIONS = ['show', 'validate', 'path', 'init'] as const;
 
 /** Runs one `config` action; returns the exit code. Never prints a secret (see config/secrets.ts). */
 export function runConfigCommand(
@@ -94,6 +97,8 @@ export function runConfigCommand(
       }
       return 0;
     }
+    case 'init':
+      return runConfigInit(options.scope, cwd, io);
     case 'path': {
       const result = load();
       io.stdout(
@@ -162,19 +167,26 @@ function describeFiles(files: ConfigFiles): string {
   return `${[
     line('user:    ', files.user, ''),
     line('project: ', files.project, '(none: no .furflycode/ or .git at or above the working directory)'),
+    // Other clients' .mcp.json only when there is one: most projects have none.
+    ...(files.mcpJson?.found === true ? [line('shared:  ', files.mcpJson, '')] : []),
   ].join('\n')}\n`;
 }
 
 export function registerConfigCommands(cli: CAC): void {
   cli
-    .command('config [action]', 'Inspect the merged config: show [--json] [--origin] | validate | path')
+    .command(
+      'config [action]',
+      'Inspect the merged config: show [--json] [--origin] | validate | path | init [--scope user|project]',
+    )
     .option('--json', 'Print JSON instead of YAML')
     .option('--origin', 'Show where each value came from (file:line:col or default)')
     .option('--cwd <dir>', 'Run as if started in <dir>')
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
     .option('--trust-project', 'Show the config as a run with --trust-project would use it')
+    .option('-s, --scope <scope>', 'init: write the user file (default) or the project file')
     .example('furfly config show --origin')
     .example('furfly config validate')
+    .example('furfly config init --scope project')
     .action((action: string | undefined, options: ConfigCommandOptions) => {
       process.exitCode = runConfigCommand(action, options, {
         stdout: (text) => process.stdout.write(text),

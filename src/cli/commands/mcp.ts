@@ -35,9 +35,10 @@ import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-ht
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
 import { runMcpList } from './mcp-list.js';
 
-export interface McpCommandOptions {
+export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'> {
   /** `--stdio "<command line>"`: spawn this server (split into words, no shell). */
   readonly stdio?: string | string[];
   /** `--url <url>`: a Streamable HTTP endpoint. */
@@ -66,7 +67,7 @@ export interface McpCommandIo {
   readonly cwd?: string;
 }
 
-export const MCP_ACTIONS = ['list', 'tools', 'call'] as const;
+export const MCP_ACTIONS = ['list', 'tools', 'call', ...EDIT_ACTIONS] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
@@ -175,6 +176,14 @@ export async function runMcpCommand(
       return 2;
     }
     return runMcpList(options, {
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env ?? process.env,
+      cwd: io.cwd ?? process.cwd(),
+    });
+  }
+  if ((EDIT_ACTIONS as readonly string[]).includes(action ?? '')) {
+    return runMcpEdit(action as (typeof EDIT_ACTIONS)[number], positionals, options, {
       stdout: io.stdout,
       stderr: io.stderr,
       env: io.env ?? process.env,
@@ -331,11 +340,21 @@ export function registerMcpCommands(cli: CAC): void {
   cli
     .command(
       'mcp [action] [...args]',
-      'MCP servers: list | tools [server] | call [server] <tool> <json args>',
+      'MCP servers: list | tools [server] | call [server] <tool> <json args> | add | add-json | get | remove | import',
     )
     .option('--stdio <command>', 'Start the server with this command line (split into words, no shell)')
     .option('--url <url>', 'Talk to a Streamable HTTP server at this URL')
-    .option('--header <header>', '"Name: value" sent with every request to --url (repeatable)')
+    .option(
+      '-H, --header <header>',
+      '"Name: value" sent with every request to --url, or stored by add (repeatable)',
+    )
+    .option('-s, --scope <scope>', 'add/add-json/remove/import: user (your file, the default) or project')
+    .option(
+      '-t, --transport <transport>',
+      'add: stdio (default), http (default for a URL); sse is not supported yet',
+    )
+    .option('-e, --env <KEY=VALUE>', 'add: an environment variable for a stdio server (repeatable)')
+    .option('--from <source>', 'import: claude-desktop | claude-code | .mcp.json | <file>')
     .option('--cwd <dir>', 'Act as if started in this folder (finding the config)')
     .option('--config <file>', "Use this config file instead of the project's")
     .option('--trust-project', "Use the project config's servers for this run (they need trust)")
@@ -348,6 +367,10 @@ export function registerMcpCommands(cli: CAC): void {
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
     .example(`furfly mcp call echo '{"message":"hi"}' -- node server.js`)
+    .example('furfly mcp add everything -- npx -y @modelcontextprotocol/server-everything')
+    .example(`furfly mcp add --header "Authorization: Bearer $TOKEN" api https://example.com/mcp`)
+    .example(`furfly mcp add-json db '{"command":"node","args":["db.js"]}'`)
+    .example('furfly mcp import --from claude-desktop')
     .action(async (action: string | undefined, args: string[], options: McpCommandOptions) => {
       process.exitCode = await runMcpCommand(action, args, options, {
         stdout: (text) => process.stdout.write(text),
