@@ -23,6 +23,7 @@ import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/
 import { errorText } from '../../util/error-text.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteInput } from './paste.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
 import { runSlashCommand } from './slash-commands.js';
 import { settleProjectTrust } from './trust-question.js';
@@ -40,6 +41,8 @@ export interface InteractiveOptions {
 }
 
 const HISTORY_SIZE = 500;
+/** A message longer than this gets a warning (and, on a terminal, a question) before it is sent. */
+export const LARGE_MESSAGE_CHARS = 100_000;
 
 export async function runInteractiveSession(options: InteractiveOptions): Promise<number> {
   const { stdout } = options;
@@ -49,15 +52,24 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   let busy = false;
   let turn: AbortController | undefined;
 
+  // On a terminal pastes bypass the line editor (see paste.ts); piped input is read linearly anyway.
+  const paste = options.terminal ? terminalPasteInput(options.stdin) : undefined;
   const rl = readline.createInterface({
-    input: options.stdin,
+    input: paste ?? options.stdin,
     output: stdout,
     terminal: options.terminal,
     historySize: HISTORY_SIZE,
     prompt: '> ',
   });
-  rl.on('line', (line) => queue.push(line));
-  rl.on('close', () => queue.end());
+  if (paste) stdout.write(BRACKETED_PASTE_ON);
+  rl.on('line', (line) => queue.push(paste ? paste.expand(line) : line));
+  rl.on('close', () => {
+    if (paste) {
+      options.stdin.unpipe(paste);
+      options.stdin.pause();
+    }
+    queue.end();
+  });
 
   /** Prints a whole line above the prompt without mangling what the person is typing. */
   const print = (text: string) => {
@@ -67,6 +79,11 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     }
     stdout.write(`${text}\n`);
     if (options.terminal && !busy && queue.waiting) rl.prompt(true);
+  };
+
+  const closeInput = () => {
+    if (paste && !output.signal.aborted) stdout.write(BRACKETED_PASTE_OFF);
+    rl.close();
   };
 
   /** Set when /exit is typed at a permission question: the call is denied and the session ends after the turn. */
@@ -145,7 +162,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   });
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);
-    rl.close();
+    closeInput();
     output.dispose();
     return 1;
   }
@@ -176,6 +193,20 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   rl.on('SIGINT', interrupt);
   const unsubscribe = options.onInterrupt?.(interrupt);
 
+  /** Says how large a message is before it goes to the model; on a terminal, asks first. */
+  const confirmLargeMessage = async (text: string): Promise<boolean> => {
+    const lines = text.split('\n').length;
+    print(
+      `furfly: warning: this message is ${formatSize(text.length)} (${lines} line${lines === 1 ? '' : 's'}, about ${Math.ceil(text.length / 4).toLocaleString('en-US')} tokens); all of it goes to the model.`,
+    );
+    if (!options.terminal) return true;
+    stdout.write('Send it? [y/N] ');
+    const answer = (await queue.next())?.trim().toLowerCase();
+    if (answer === 'y' || answer === 'yes') return true;
+    print('Not sent.');
+    return false;
+  };
+
   const configured = Object.keys(runtime.config.mcp_servers).length;
   stdout.write(
     [
@@ -202,6 +233,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         if (outcome === 'quit') break;
         continue;
       }
+      if (text.length > LARGE_MESSAGE_CHARS && !(await confirmLargeMessage(text))) continue;
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
@@ -248,11 +280,32 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   } finally {
     unsubscribe?.();
     if (!output.signal.aborted) stdout.write('furfly: shutting down MCP servers… bye.\n');
-    rl.close();
+    closeInput();
     await runtime.close();
     output.dispose();
   }
   return output.exitCode() ?? 0;
+}
+
+/** The session's own stdin behind a PasteInput, still a terminal to readline (raw mode, key handling). */
+function terminalPasteInput(stdin: Readable): PasteInput {
+  const paste = new PasteInput();
+  const tty = stdin as Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  Object.assign(paste, {
+    isTTY: true,
+    setRawMode: (mode: boolean) => {
+      tty.setRawMode?.(mode);
+      return paste;
+    },
+  });
+  stdin.pipe(paste);
+  return paste;
+}
+
+export function formatSize(chars: number): string {
+  if (chars < 1000) return `${chars} characters`;
+  if (chars < 1_000_000) return `${(chars / 1000).toFixed(0)} KB`;
+  return `${(chars / 1_000_000).toFixed(1)} MB`;
 }
 
 function oneLine(error: unknown): string {
