@@ -205,11 +205,14 @@ describe('interactive session (piped stdin)', () => {
 
   it('is usable while a server is still connecting; its tools join the next request after it is ready', async () => {
     // Gated rather than delayed: with a delay, a slow start of the session could see the server ready
-    // before the test looks at it.
-    const s = open({
-      servers: { well: 'read' },
-      otherServers: { late: { script: 'well-behaved', args: [], gated: true } },
-    });
+    // before the test looks at it. On a terminal: piped input waits for the servers before its first task.
+    const s = open(
+      {
+        servers: { well: 'read' },
+        otherServers: { late: { script: 'well-behaved', args: [], gated: true } },
+      },
+      { terminal: true },
+    );
     await s.see('[mcp: ');
     s.type('/mcp');
     await s.see('late (stdio): connecting…');

@@ -38,6 +38,8 @@ export interface InteractiveOptions {
   terminal: boolean;
   /** Extra Ctrl-C sources (SIGINT when stdin is not a terminal, tests); returns an unsubscribe. */
   onInterrupt?: (handler: () => void) => () => void;
+  /** `furfly "task"`: sent as the first message, once the MCP servers have had their chance. */
+  firstMessage?: string;
 }
 
 const HISTORY_SIZE = 500;
@@ -215,10 +217,17 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     ].join('\n') + '\n',
   );
 
+  let firstMessage = options.firstMessage;
+  // Piped input and a task on the command line are written before any server is ready: like -p, the
+  // first task waits until every server has connected or failed (each bounded by its own timeout), so
+  // the model sees the MCP tools. A person typing at a terminal is not kept waiting.
+  let serversAwaited = options.terminal && firstMessage === undefined;
   try {
     for (;;) {
       rl.prompt();
-      const line = await queue.next();
+      const line = firstMessage ?? (await queue.next());
+      if (firstMessage !== undefined) stdout.write(`${terminalLine(firstMessage)}\n`);
+      firstMessage = undefined;
       // Lines piped in ahead are not run once the output is gone: nobody would see what they do.
       if (line === undefined || output.signal.aborted) break;
       const text = line.trim();
@@ -234,6 +243,10 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         continue;
       }
       if (text.length > LARGE_MESSAGE_CHARS && !(await confirmLargeMessage(text))) continue;
+      if (!serversAwaited) {
+        serversAwaited = true;
+        await runtime.mcp.ready;
+      }
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
