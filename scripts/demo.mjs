@@ -16,15 +16,31 @@ const server = `node ${path.relative(root, path.join(root, 'dist/test-servers/we
 const node = 'node';
 const breaker = path.relative(root, path.join(root, 'dist/test-servers/spec-breaker.js'));
 
-/** [arguments, the exit code that step is meant to end with] */
+/** [what the step shows, arguments, the exit code that step is meant to end with] */
 const steps = [
-  [['mcp', 'tools', '--stdio', server], 0],
-  [['mcp', 'call', '--stdio', server, 'echo', '{"message":"hello from furfly"}'], 0],
-  [['mcp', 'call', '--stdio', server, 'add', '{"a":2,"b":40}', '--json'], 0],
-  [['mcp', 'call', '--stdio', server, 'fail', '{"message":"a tool-level error (exit code 1)"}'], 1],
-  [['conformance', '--', node, server.split(' ')[1]], 0],
-  // A server that answers ping with a non-empty result: a MUST failure, so exit code 1.
-  [['conformance', '--', node, breaker, '--break', 'ping-result'], 1],
+  ['List the tools of the bundled well-behaved server.', ['mcp', 'tools', '--stdio', server], 0],
+  ['Call one of them.', ['mcp', 'call', '--stdio', server, 'echo', '{"message":"hello from furfly"}'], 0],
+  [
+    'The same with the JSON result.',
+    ['mcp', 'call', '--stdio', server, 'add', '{"a":2,"b":40}', '--json'],
+    0,
+  ],
+  [
+    'A tool that reports an error: furfly shows it and exits 1.',
+    ['mcp', 'call', '--stdio', server, 'fail', '{"message":"a tool-level error (exit code 1)"}'],
+    1,
+  ],
+  [
+    'Vet the well-behaved server against the MCP specification: every check passes, exit 0.',
+    ['conformance', '--', node, server.split(' ')[1]],
+    0,
+  ],
+  [
+    'Vet a deliberately broken server (it answers ping with a non-empty result). The MUST failure and\n' +
+      'exit code 1 are the point of this step: this is what a failing server looks like.',
+    ['conformance', '--', node, breaker, '--break', 'ping-result'],
+    1,
+  ],
 ];
 
 /** Quote a word for display the way the user would type it in a POSIX shell. */
@@ -32,16 +48,26 @@ function shellWord(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+console.log(
+  `furfly demo: ${steps.length} steps run the built CLI as you would type it. Two of them end with exit code 1 on\n` +
+    'purpose (a tool error and a broken server); the demo itself succeeds when every step ends as announced.',
+);
 let unexpected = 0;
-for (const [args, expectedCode] of steps) {
-  console.log(`\n$ furfly ${args.map(shellWord).join(' ')}`);
+for (const [what, args, expectedCode] of steps) {
+  console.log(`\n# ${what}\n$ furfly ${args.map(shellWord).join(' ')}`);
   // The conformance command spawns `node` itself; give it this very Node so the demo does not depend on PATH.
   const resolved = args.map((word) => (word === node ? process.execPath : word));
   const run = spawnSync(process.execPath, [furfly, ...resolved], { cwd: root, stdio: 'inherit' });
-  console.log(`(exit code ${run.status ?? run.signal})`);
-  if (run.status !== expectedCode) unexpected++;
+  const ended = run.status ?? run.signal;
+  const asExpected = run.status === expectedCode;
+  console.log(`(exit code ${ended}${asExpected ? ', as expected' : `; expected ${expectedCode}`})`);
+  if (!asExpected) unexpected++;
 }
 if (unexpected > 0) {
   console.error(`\ndemo: ${unexpected} step(s) did not end as expected`);
   process.exitCode = 1;
+} else {
+  console.log(
+    `\ndemo: all ${steps.length} steps ended as expected (the exit-code-1 steps show failures on purpose).`,
+  );
 }

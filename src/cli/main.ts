@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { type CAC, cac } from 'cac';
 import { terminalText } from '../terminal/sanitize.js';
+import { PROMPT_FROM_STDIN } from './command-names.js';
 
 type Register = (cli: CAC) => void;
 
@@ -34,6 +35,19 @@ function neededGroups(argv: readonly string[]): Array<() => Promise<Register>> {
   if (args.includes('--version') || args.includes('-v')) return [];
   if (args.includes('--help') || args.includes('-h')) return [...Object.values(GROUPS), loadAgent];
   return [loadAgent];
+}
+
+// `furfly help` and `furfly help <command>` are `--help`, as people type them after git and npm.
+if (process.argv[2] === 'help') {
+  const topic = process.argv[3];
+  process.argv.splice(2, process.argv.length - 2, ...(topic === undefined ? [] : [topic]), '--help');
+}
+
+for (let i = 2; i < process.argv.length - 1; i++) {
+  if (process.argv[i] === '--') break;
+  if ((process.argv[i] === '-p' || process.argv[i] === '--prompt') && process.argv[i + 1] === '-') {
+    process.argv[i + 1] = PROMPT_FROM_STDIN;
+  }
 }
 
 const cli = cac('furfly');

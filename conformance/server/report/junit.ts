@@ -1,8 +1,19 @@
-/** JUnit XML: one testsuite per section, one testcase per check; CI systems render it natively. */
+/**
+ * JUnit XML: one testsuite per section, one testcase per check; CI systems render it natively.
+ *
+ * A `<failure>` is written only for a check that fails the run (failsRun: a MUST, or a SHOULD with
+ * --strict), so CI shows red exactly when the exit code is 1. A failed SHOULD that does not fail the
+ * run stays visible: a `level`/`outcome` property pair and a `<system-out>` saying what was not met.
+ */
 
 import { replaceUnsafe } from '../../../src/terminal/sanitize.js';
 import { SECTIONS } from '../check.js';
-import type { CheckResult, Report } from './model.js';
+import { type CheckResult, failsRun, type Report } from './model.js';
+
+export interface JunitOptions {
+  /** --strict: failed SHOULD checks fail the run, and so are JUnit failures. */
+  strict: boolean;
+}
 
 /**
  * Characters XML cannot hold become U+FFFD; DEL, C1, bidi and invisible characters (which XML can
@@ -19,7 +30,7 @@ function escapeXml(text: string): string {
   return replaceUnsafe(escaped, 'block', (char) => `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`);
 }
 
-function testcase(check: CheckResult): string {
+function testcase(check: CheckResult, strict: boolean): string {
   const open = `    <testcase classname="conformance.${check.section}" name="${escapeXml(check.id)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
   const detail = [
     check.message ?? '',
@@ -38,23 +49,29 @@ function testcase(check: CheckResult): string {
     case 'warn':
       return `${open}>\n      <system-out>${escapeXml(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
     case 'fail':
+      if (!failsRun(check, strict)) {
+        const properties = `      <properties>\n        <property name="level" value="${check.level}"/>\n        <property name="outcome" value="failed, not failing the run (use --strict)"/>\n      </properties>`;
+        return `${open}>\n${properties}\n      <system-out>${escapeXml(`${check.level} NOT MET (does not fail the run without --strict): ${detail}`)}</system-out>\n    </testcase>`;
+      }
       return `${open}>\n      <failure message="${escapeXml(check.message ?? 'failed')}" type="${check.level}">${escapeXml(detail)}</failure>\n    </testcase>`;
   }
 }
 
-export function renderJunit(report: Report): string {
+export function renderJunit(report: Report, options: JunitOptions): string {
+  const failing = (c: CheckResult) => failsRun(c, options.strict);
   const suites: string[] = [];
   for (const section of SECTIONS) {
     const checks = report.checks.filter((check) => check.section === section);
     if (checks.length === 0) continue;
-    const failures = checks.filter((c) => c.status === 'fail').length;
+    const failures = checks.filter(failing).length;
     const skipped = checks.filter((c) => c.status === 'skip').length;
     const time = checks.reduce((sum, c) => sum + c.durationMs, 0) / 1000;
     suites.push(
-      `  <testsuite name="${section}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n${checks.map(testcase).join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${section}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n${checks.map((c) => testcase(c, options.strict)).join('\n')}\n  </testsuite>`,
     );
   }
   const { pass, fail, warn, skip } = report.summary;
   const total = pass + fail + warn + skip;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="furfly conformance" tests="${total}" failures="${fail}" errors="0" skipped="${skip}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const failures = report.checks.filter(failing).length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="furfly conformance" tests="${total}" failures="${failures}" errors="0" skipped="${skip}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -44,10 +44,22 @@ export interface Report {
   metrics: Record<string, number | string | null>;
 }
 
+/**
+ * Whether this check's result fails the run: a failed MUST, or with --strict a failed SHOULD. The exit
+ * code, the JUnit `<failure>` elements and the text summary all ask this one question, so they agree.
+ */
+export function failsRun(check: CheckResult, strict: boolean): boolean {
+  return check.status === 'fail' && (check.level === 'MUST' || (strict && check.level === 'SHOULD'));
+}
+
 /** Exit code of a run: 1 when a MUST check failed (or, strict, a SHOULD check), else 0. */
 export function exitCodeOf(report: Report, strict: boolean): 0 | 1 {
-  const failing = report.checks.some(
-    (check) => check.status === 'fail' && (check.level === 'MUST' || (strict && check.level === 'SHOULD')),
-  );
-  return failing ? 1 : 0;
+  return report.checks.some((check) => failsRun(check, strict)) ? 1 : 0;
+}
+
+/** Failed checks by level, for the summaries. */
+export function failuresByLevel(report: Report): Record<Level, number> {
+  const counts: Record<Level, number> = { MUST: 0, SHOULD: 0, MAY: 0 };
+  for (const check of report.checks) if (check.status === 'fail') counts[check.level]++;
+  return counts;
 }

@@ -8,10 +8,12 @@ import { describeMount } from '../../../src/sandbox/mount-plan.js';
 import { describePolicy } from '../../../src/sandbox/policy.js';
 import { terminalLine } from '../../../src/terminal/sanitize.js';
 import { SECTIONS, type Status } from '../check.js';
-import type { CheckResult, Report } from './model.js';
+import { type CheckResult, exitCodeOf, failuresByLevel, type Report } from './model.js';
 
 export interface TextOptions {
   color: boolean;
+  /** --strict: failed SHOULD checks fail the run (the summary says which failures count). */
+  strict?: boolean;
 }
 
 const MARKS: Record<Status, string> = { pass: '✔', fail: '✘', warn: '!', skip: '-' };
@@ -55,8 +57,35 @@ export function renderText(report: Report, options: TextOptions): string {
     for (const [name, value] of metrics) lines.push(`  ${name}: ${value === null ? 'n/a' : value}`);
   }
   const { pass, fail, warn, skip } = report.summary;
-  lines.push('', `${pass} passed, ${fail} failed, ${warn} warnings, ${skip} skipped`);
+  lines.push(
+    '',
+    `${pass} passed, ${fail} failed${levelBreakdown(report)}, ${warn} warnings, ${skip} skipped`,
+  );
+  const verdict = verdictLine(report, options.strict === true);
+  if (verdict) lines.push(verdict);
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (2 MUST, 3 SHOULD)` after the failure count, when something failed. */
+function levelBreakdown(report: Report): string {
+  const counts = failuresByLevel(report);
+  const parts = (['MUST', 'SHOULD', 'MAY'] as const)
+    .filter((l) => counts[l] > 0)
+    .map((l) => `${counts[l]} ${l}`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+/** What the failures mean for the exit code, when that is not obvious from the counts. */
+function verdictLine(report: Report, strict: boolean): string | undefined {
+  const counts = failuresByLevel(report);
+  const failed = counts.MUST + counts.SHOULD + counts.MAY;
+  if (failed === 0) return undefined;
+  if (exitCodeOf(report, strict) === 1) {
+    return counts.MUST > 0
+      ? `Result: FAIL (exit 1): ${counts.MUST} MUST requirement${counts.MUST === 1 ? '' : 's'} not met.`
+      : `Result: FAIL (exit 1, --strict): ${counts.SHOULD} SHOULD requirement${counts.SHOULD === 1 ? '' : 's'} not met.`;
+  }
+  return `Result: PASS (exit 0): every MUST requirement is met; only SHOULD/MAY checks failed (--strict makes SHOULD failures fail the run).`;
 }
 
 function checkLines(check: CheckResult, color: boolean): string[] {

@@ -160,4 +160,72 @@ describe('furfly as a process', { timeout: 120_000 }, () => {
     });
     expect(alive).toEqual([]);
   });
+
+  it('-p - reads the prompt from stdin, beyond what a command line can hold', async () => {
+    project = tempProject({});
+    const api = await startApi(['Read it.']);
+    const run = runFurfly(['-p', '-'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    const prompt = `summarize: ${'line of a long log\n'.repeat(10_000)}`; // about 190 KB
+    run.child.stdin!.end(prompt);
+    expect(await run.exit, run.err()).toBe(0);
+    expect(api.bodies[0].messages[0].content[0].text).toBe(prompt);
+  });
+
+  it('furfly "task" starts the session with that message, after the servers had their chance', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    const api = await startApi(['First answer.']);
+    const run = runFurfly(['list the files please'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    await waitFor('the first answer', () => run.out().includes('First answer.'));
+    run.child.stdin!.end('/exit\n');
+    expect(await run.exit, run.err()).toBe(0);
+    expect(api.bodies[0].messages[0].content[0].text).toBe('list the files please');
+    // Waited for the server: its tools were offered with the first request.
+    expect(api.bodies[0].tools.map((t: Json) => t.name)).toContain('mcp__well__echo');
+  });
+
+  it('piped interactive input waits for the servers before the first task', async () => {
+    project = tempProject({ servers: { well: 'read' } });
+    const api = await startApi(['Done.']);
+    const run = runFurfly([], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    run.child.stdin!.end('task\n/exit\n');
+    expect(await run.exit, run.err()).toBe(0);
+    expect(api.bodies[0].tools.map((t: Json) => t.name)).toContain('mcp__well__echo');
+  });
+
+  it.each([
+    [['frobnicate'], 'unknown command "frobnicate"; to start a session with a task, quote it'],
+    [['mpc'], 'unknown command "mpc" (did you mean "mcp"?)'],
+    [
+      ['list', 'files'],
+      'unexpected words after "list": quote a task as one argument, e.g. furfly "list files"',
+    ],
+    [['-p', '   '], 'the prompt is blank'],
+    [['   '], 'the first message is blank'],
+  ])('refuses %j as a usage error (exit 2) without starting anything', async (args, message) => {
+    project = tempProject({});
+    const api = await startApi([]);
+    const run = runFurfly(args, { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    expect(await run.exit).toBe(2);
+    expect(run.err()).toContain(message);
+    expect(api.bodies).toEqual([]);
+  });
+
+  it('-p - refuses more than 10 MB on stdin with a clear message', async () => {
+    project = tempProject({});
+    const api = await startApi([]);
+    const run = runFurfly(['-p', '-'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    run.child.stdin!.on('error', () => {}); // furfly stops reading once past the limit
+    run.child.stdin!.end('a'.repeat(11 * 1024 * 1024));
+    expect(await run.exit).toBe(2);
+    expect(run.err()).toContain('the prompt on stdin is over 10 MB');
+    expect(api.bodies).toEqual([]);
+  });
+
+  it('furfly help is furfly --help', async () => {
+    project = tempProject({});
+    const run = runFurfly(['help'], project.env);
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toContain('Usage:');
+    expect(run.out()).toContain('conformance');
+  });
 });

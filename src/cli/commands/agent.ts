@@ -18,6 +18,7 @@ import type { ModelProvider } from '../../agent/provider/types.js';
 import type { ProviderSettings } from '../../agent/providers.js';
 import { type AgentRuntime, startRuntime } from '../../agent/runtime.js';
 import type { Usage } from '../../agent/usage.js';
+import { nearest } from '../../config/suggest.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
 import {
@@ -26,12 +27,15 @@ import {
   terminalText,
   textStreamSanitizer,
 } from '../../terminal/sanitize.js';
+import { COMMAND_NAMES, PROMPT_FROM_STDIN } from '../command-names.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
 
 export interface AgentCommandOptions {
   prompt?: string | boolean;
+  /** `furfly "task"`: the interactive session starts with this message. */
+  firstMessage?: string;
   outputFormat?: string;
   permissionMode?: string;
   cwd?: string;
@@ -124,6 +128,7 @@ function runMode(
       stdout: io.stdout,
       stderr: io.stderr,
       terminal: io.terminal ?? false,
+      ...(options.firstMessage !== undefined ? { firstMessage: options.firstMessage } : {}),
       onInterrupt: io.onInterrupt,
     });
   }
@@ -147,6 +152,12 @@ function isFolder(dir: string): boolean {
 
 function checkUsage(options: AgentCommandOptions): string | undefined {
   if (options.prompt === true || options.prompt === '') return '-p needs a prompt: furfly -p "<what to do>"';
+  if (typeof options.prompt === 'string' && options.prompt.trim() === '') {
+    return 'the prompt is blank: say what to do, e.g. furfly -p "list the TODO comments"';
+  }
+  if (options.firstMessage !== undefined && options.firstMessage.trim() === '') {
+    return 'the first message is blank: say what to do, e.g. furfly "list the TODO comments"';
+  }
   if (
     options.outputFormat !== undefined &&
     options.outputFormat !== 'text' &&
@@ -269,7 +280,10 @@ function apiUsage(usage: Usage): OneShotJson['usage'] {
 
 export function registerAgentCommand(cli: CAC): void {
   cli
-    .command('', 'Start the furfly agent (interactive), or run one task with -p')
+    .command(
+      '[task]',
+      'Start the furfly agent (interactive, with "task" as its first message), or run one task with -p',
+    )
     .option('-p, --prompt <prompt>', 'Run one task and exit (permission questions are refused)')
     .option('--output-format <format>', 'With -p: text (default) or json')
     .option('--permission-mode <mode>', `Override the config for this run: ${PERMISSION_MODES.join(' | ')}`)
@@ -280,9 +294,29 @@ export function registerAgentCommand(cli: CAC): void {
       "Apply the project config's servers, providers and looser permissions for this run",
     )
     .example('furfly')
+    .example('furfly "explain what src/cli does"')
     .example('furfly -p "list the TODO comments in src/" --output-format json')
-    .action(async (parsed: AgentCommandOptions) => {
+    .example('git diff | furfly -p -    # the prompt read from stdin (up to 10 MB)')
+    .action(async (_task: unknown, parsed: AgentCommandOptions) => {
+      // Read as typed: cac turns `furfly 42` into a number and may take `-` for a word.
+      const words = positionalWords(process.argv.slice(2));
+      const problem = strayWords(words);
+      if (problem) {
+        process.stderr.write(`furfly: ${terminalText(problem)}\nRun \`furfly --help\` for usage.\n`);
+        process.exitCode = 2;
+        return;
+      }
       const options = withRawStrings(parsed, process.argv.slice(2));
+      if (words[0] !== undefined) options.firstMessage = words[0];
+      if (options.prompt === PROMPT_FROM_STDIN) {
+        const read = await readPromptFromStdin(process.stdin);
+        if (!read.ok) {
+          process.stderr.write(`furfly: ${read.message}\n`);
+          process.exitCode = read.code;
+          return;
+        }
+        options.prompt = read.text;
+      }
       const controller = new AbortController();
       const oneShot = typeof options.prompt === 'string';
       const onSigint = () => {
@@ -314,6 +348,82 @@ export function registerAgentCommand(cli: CAC): void {
       }
     });
 }
+
+/** The most a prompt read from stdin may hold: larger input is refused, not cut. */
+export const MAX_STDIN_PROMPT_BYTES = 10 * 1024 * 1024;
+
+/** `-p -`: the whole of stdin is the prompt (a prompt too long for the command line goes this way). */
+export async function readPromptFromStdin(
+  stdin: Readable,
+  limit = MAX_STDIN_PROMPT_BYTES,
+): Promise<{ ok: true; text: string } | { ok: false; message: string; code: number }> {
+  if ((stdin as Readable & { isTTY?: boolean }).isTTY) {
+    return {
+      ok: false,
+      code: 2,
+      message:
+        '-p - reads the prompt from stdin, which is a terminal: pipe it in, e.g. cat task.md | furfly -p -',
+    };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > limit) {
+      stdin.destroy();
+      return {
+        ok: false,
+        code: 2,
+        message: `the prompt on stdin is over ${limit / (1024 * 1024)} MB; send a smaller part, or point the agent at a file instead`,
+      };
+    }
+    chunks.push(buffer);
+  }
+  return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Words after `furfly` that are neither a command nor a quoted task: `furfly frobnicate` and
+ * `furfly list files` are mistakes (the words would be dropped or half-read), so they are refused with a
+ * suggestion. One argument with a space in it is a task, like `claude "query"`.
+ */
+export function strayWords(words: readonly string[]): string | undefined {
+  const [word, ...extra] = words;
+  if (word === undefined) return undefined;
+  if (extra.length > 0) {
+    return `unexpected words after "${word}": quote a task as one argument, e.g. furfly "${words.join(' ')}"`;
+  }
+  if (/\s/.test(word.trim()) || word.trim() === '') return undefined;
+  const suggestion = nearest(word, COMMAND_NAMES);
+  return suggestion !== undefined
+    ? `unknown command "${word}" (did you mean "${suggestion}"?)`
+    : `unknown command "${word}"; to start a session with a task, quote it: furfly "${word} …"`;
+}
+
+/** The positional words of the agent command as typed (options and their values left out). */
+export function positionalWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...words, ...argv.slice(i + 1)];
+    if (arg.startsWith('-') && arg !== '-') {
+      if (!arg.includes('=') && VALUE_OPTIONS.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  return words;
+}
+
+const VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  '-p',
+  '--prompt',
+  '--output-format',
+  '--permission-mode',
+  '--cwd',
+  '--config',
+]);
 
 /**
  * cac turns option values that look like numbers into numbers (`-p 42`, `--cwd 2024`, `-p 0x10`),

@@ -70,7 +70,9 @@ describe('furfly conformance', () => {
       'requirement: The server MUST NOT write anything to its stdout that is not a valid MCP message.',
     );
     expect(result.stdout).toContain('expected: only JSON-RPC messages');
-    expect(result.stdout).toMatch(/0 passed, 1 failed, 0 warnings, 0 skipped\n$/);
+    expect(result.stdout).toMatch(
+      /0 passed, 1 failed \(1 MUST\), 0 warnings, 0 skipped\nResult: FAIL \(exit 1\): 1 MUST requirement not met\.\n$/,
+    );
     expect(result.stdout).not.toContain('\u001b[');
   });
 

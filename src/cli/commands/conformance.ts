@@ -228,9 +228,12 @@ export async function runConformanceCommand(
   try {
     const report = await runSuite(settings);
     if (live) io.stderr(CLEAR_LINE);
-    if (options.junit !== undefined) writeFileSync(String(options.junit), renderJunit(report));
-    io.stdout(options.json === true ? renderJson(report) : renderText(report, { color: io.interactive }));
-    return exitCodeOf(report, options.strict === true);
+    const strict = options.strict === true;
+    if (options.junit !== undefined) writeFileSync(String(options.junit), renderJunit(report, { strict }));
+    io.stdout(
+      options.json === true ? renderJson(report) : renderText(report, { color: io.interactive, strict }),
+    );
+    return exitCodeOf(report, strict);
   } catch (error) {
     if (live) io.stderr(CLEAR_LINE);
     if (error instanceof SuiteError) {

@@ -5,7 +5,9 @@
  * pasted before the question was on the screen must never answer it (see session.ts).
  */
 export class LineQueue {
-  private readonly lines: string[] = [];
+  // Read from `head` rather than shifted: a paste of many thousand lines must not cost a copy per line.
+  private lines: string[] = [];
+  private head = 0;
   private waiters: ((line: string | undefined) => void)[] = [];
   private ended = false;
 
@@ -17,7 +19,10 @@ export class LineQueue {
 
   /** Drops the lines nobody has read yet; returns how many there were. */
   discard(): number {
-    return this.lines.splice(0).length;
+    const count = this.lines.length - this.head;
+    this.lines = [];
+    this.head = 0;
+    return count;
   }
 
   end(): void {
@@ -31,8 +36,14 @@ export class LineQueue {
 
   /** The next line, or undefined once the input has ended (or `signal` fired). */
   next(signal?: AbortSignal): Promise<string | undefined> {
-    const ready = this.lines.shift();
-    if (ready !== undefined) return Promise.resolve(ready);
+    if (this.head < this.lines.length) {
+      const ready = this.lines[this.head++]!;
+      if (this.head === this.lines.length) {
+        this.lines = [];
+        this.head = 0;
+      }
+      return Promise.resolve(ready);
+    }
     if (this.ended || signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const deliver = (line: string | undefined) => {

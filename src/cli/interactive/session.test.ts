@@ -48,12 +48,18 @@ interface Session {
 
 function open(
   options: ProjectOptions,
-  { terminal = false, providerFactory }: { terminal?: boolean; providerFactory?: () => ModelProvider } = {},
+  {
+    terminal = false,
+    providerFactory,
+    columns,
+  }: { terminal?: boolean; providerFactory?: () => ModelProvider; columns?: number } = {},
 ): Session {
   project = tempProject(options);
   api = fakeAnthropic();
   const stdin = new PassThrough();
   const stdout = new PassThrough();
+  // A terminal's width: readline redraws the whole line each time typed text wraps.
+  if (columns !== undefined) Object.assign(stdout, { columns });
   let text = '';
   stdout.setEncoding('utf8');
   stdout.on('data', (chunk: string) => {
@@ -199,11 +205,14 @@ describe('interactive session (piped stdin)', () => {
 
   it('is usable while a server is still connecting; its tools join the next request after it is ready', async () => {
     // Gated rather than delayed: with a delay, a slow start of the session could see the server ready
-    // before the test looks at it.
-    const s = open({
-      servers: { well: 'read' },
-      otherServers: { late: { script: 'well-behaved', args: [], gated: true } },
-    });
+    // before the test looks at it. On a terminal: piped input waits for the servers before its first task.
+    const s = open(
+      {
+        servers: { well: 'read' },
+        otherServers: { late: { script: 'well-behaved', args: [], gated: true } },
+      },
+      { terminal: true },
+    );
     await s.see('[mcp: ');
     s.type('/mcp');
     await s.see('late (stdio): connecting…');
@@ -271,6 +280,49 @@ describe('interactive session (piped stdin)', () => {
     expect(s.output().slice(at)).toContain('shutting down MCP servers');
     expect(s.output().slice(at)).not.toContain('Please answer');
     expect(project!.received('well').filter((m) => m.method === 'tools/call')).toEqual([]);
+  });
+
+  it('on a terminal, a 5 MB paste is one message, shown as a placeholder, sent after a size warning', async () => {
+    const s = open({}, { terminal: true, columns: 80 });
+    await s.see('Type a task');
+    api!.script(say('Read it.'));
+    const line = 'a pasted log line with some words in it, long enough to wrap twice on a terminal.\r';
+    const chunk = line.repeat(Math.ceil(4096 / line.length));
+    const chunks = Math.ceil(5_000_000 / chunk.length);
+    const before = s.output().length;
+    s.stdin.write('summarize: ');
+    for (let i = 0; i < chunks; i++) s.stdin.write(chunk);
+    s.stdin.write('\r');
+    let at = await s.see('Send it? [y/N]', before);
+    // Count-based, not timed: the old line editor echoed each pasted character and redrew the whole
+    // line at every wrap, so its output grew with the square of the paste. Now it does not grow at all.
+    expect(s.output().length - before).toBeLessThan(2_000);
+    expect(s.output().slice(before)).toContain('summarize: [paste #1]');
+    expect(s.output().slice(before)).toMatch(/warning: this message is 5\.\d MB \(\d+ lines/);
+    s.stdin.write('y\r');
+    at = await s.see('Read it.', at);
+    const sent = api!.requests[0].messages[0].content;
+    const text = typeof sent === 'string' ? sent : sent.map((b: Json) => b.text).join('');
+    // The paste's last newline is trimmed, as a typed message's would be.
+    expect(text.length).toBe('summarize: '.length + chunks * chunk.length - 1);
+    expect(text.startsWith(`summarize: ${line.replace('\r', '\n')}`)).toBe(true);
+    expect(text).not.toContain('\r');
+    s.stdin.end();
+    expect(await s.exit).toBe(0);
+  });
+
+  it('on a terminal, a very large message is not sent unless the person says yes', async () => {
+    const s = open({}, { terminal: true, columns: 80 });
+    await s.see('Type a task');
+    s.stdin.write('x'.repeat(200_000));
+    await s.see('[paste #1]');
+    s.stdin.write('\r');
+    const at = await s.see('Send it? [y/N]');
+    s.stdin.write('\r');
+    await s.see('Not sent.', at);
+    s.stdin.end();
+    expect(await s.exit).toBe(0);
+    expect(api!.requests).toEqual([]);
   });
 
   it('names of Object.prototype members are unknown commands, and an unexpected error keeps the session', async () => {

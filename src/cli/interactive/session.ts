@@ -23,6 +23,7 @@ import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/
 import { errorText } from '../../util/error-text.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteInput } from './paste.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
 import { runSlashCommand } from './slash-commands.js';
 import { settleProjectTrust } from './trust-question.js';
@@ -37,9 +38,13 @@ export interface InteractiveOptions {
   terminal: boolean;
   /** Extra Ctrl-C sources (SIGINT when stdin is not a terminal, tests); returns an unsubscribe. */
   onInterrupt?: (handler: () => void) => () => void;
+  /** `furfly "task"`: sent as the first message, once the MCP servers have had their chance. */
+  firstMessage?: string;
 }
 
 const HISTORY_SIZE = 500;
+/** A message longer than this gets a warning (and, on a terminal, a question) before it is sent. */
+export const LARGE_MESSAGE_CHARS = 100_000;
 
 export async function runInteractiveSession(options: InteractiveOptions): Promise<number> {
   const { stdout } = options;
@@ -49,15 +54,24 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   let busy = false;
   let turn: AbortController | undefined;
 
+  // On a terminal pastes bypass the line editor (see paste.ts); piped input is read linearly anyway.
+  const paste = options.terminal ? terminalPasteInput(options.stdin) : undefined;
   const rl = readline.createInterface({
-    input: options.stdin,
+    input: paste ?? options.stdin,
     output: stdout,
     terminal: options.terminal,
     historySize: HISTORY_SIZE,
     prompt: '> ',
   });
-  rl.on('line', (line) => queue.push(line));
-  rl.on('close', () => queue.end());
+  if (paste) stdout.write(BRACKETED_PASTE_ON);
+  rl.on('line', (line) => queue.push(paste ? paste.expand(line) : line));
+  rl.on('close', () => {
+    if (paste) {
+      options.stdin.unpipe(paste);
+      options.stdin.pause();
+    }
+    queue.end();
+  });
 
   /** Prints a whole line above the prompt without mangling what the person is typing. */
   const print = (text: string) => {
@@ -67,6 +81,11 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     }
     stdout.write(`${text}\n`);
     if (options.terminal && !busy && queue.waiting) rl.prompt(true);
+  };
+
+  const closeInput = () => {
+    if (paste && !output.signal.aborted) stdout.write(BRACKETED_PASTE_OFF);
+    rl.close();
   };
 
   /** Set when /exit is typed at a permission question: the call is denied and the session ends after the turn. */
@@ -145,7 +164,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   });
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);
-    rl.close();
+    closeInput();
     output.dispose();
     return 1;
   }
@@ -176,6 +195,20 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   rl.on('SIGINT', interrupt);
   const unsubscribe = options.onInterrupt?.(interrupt);
 
+  /** Says how large a message is before it goes to the model; on a terminal, asks first. */
+  const confirmLargeMessage = async (text: string): Promise<boolean> => {
+    const lines = text.split('\n').length;
+    print(
+      `furfly: warning: this message is ${formatSize(text.length)} (${lines} line${lines === 1 ? '' : 's'}, about ${Math.ceil(text.length / 4).toLocaleString('en-US')} tokens); all of it goes to the model.`,
+    );
+    if (!options.terminal) return true;
+    stdout.write('Send it? [y/N] ');
+    const answer = (await queue.next())?.trim().toLowerCase();
+    if (answer === 'y' || answer === 'yes') return true;
+    print('Not sent.');
+    return false;
+  };
+
   const configured = Object.keys(runtime.config.mcp_servers).length;
   stdout.write(
     [
@@ -184,10 +217,17 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     ].join('\n') + '\n',
   );
 
+  let firstMessage = options.firstMessage;
+  // Piped input and a task on the command line are written before any server is ready: like -p, the
+  // first task waits until every server has connected or failed (each bounded by its own timeout), so
+  // the model sees the MCP tools. A person typing at a terminal is not kept waiting.
+  let serversAwaited = options.terminal && firstMessage === undefined;
   try {
     for (;;) {
       rl.prompt();
-      const line = await queue.next();
+      const line = firstMessage ?? (await queue.next());
+      if (firstMessage !== undefined) stdout.write(`${terminalLine(firstMessage)}\n`);
+      firstMessage = undefined;
       // Lines piped in ahead are not run once the output is gone: nobody would see what they do.
       if (line === undefined || output.signal.aborted) break;
       const text = line.trim();
@@ -201,6 +241,11 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         }
         if (outcome === 'quit') break;
         continue;
+      }
+      if (text.length > LARGE_MESSAGE_CHARS && !(await confirmLargeMessage(text))) continue;
+      if (!serversAwaited) {
+        serversAwaited = true;
+        await runtime.mcp.ready;
       }
       busy = true;
       turn = new AbortController();
@@ -248,11 +293,32 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   } finally {
     unsubscribe?.();
     if (!output.signal.aborted) stdout.write('furfly: shutting down MCP servers… bye.\n');
-    rl.close();
+    closeInput();
     await runtime.close();
     output.dispose();
   }
   return output.exitCode() ?? 0;
+}
+
+/** The session's own stdin behind a PasteInput, still a terminal to readline (raw mode, key handling). */
+function terminalPasteInput(stdin: Readable): PasteInput {
+  const paste = new PasteInput();
+  const tty = stdin as Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  Object.assign(paste, {
+    isTTY: true,
+    setRawMode: (mode: boolean) => {
+      tty.setRawMode?.(mode);
+      return paste;
+    },
+  });
+  stdin.pipe(paste);
+  return paste;
+}
+
+export function formatSize(chars: number): string {
+  if (chars < 1000) return `${chars} characters`;
+  if (chars < 1_000_000) return `${(chars / 1000).toFixed(0)} KB`;
+  return `${(chars / 1_000_000).toFixed(1)} MB`;
 }
 
 function oneLine(error: unknown): string {
