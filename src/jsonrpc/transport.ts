@@ -46,6 +46,12 @@ export interface Transport {
 
   /** Told by the MCP client after negotiation; HTTP sends it as a header where the version says so. */
   setProtocolVersion?(version: string): void;
+  /**
+   * A transport that mirrors tool parameters into request headers (Streamable HTTP in the modern era)
+   * learns, per tool, the annotated parameters: the chain of `properties` keys and the header name part.
+   * The client checks the annotations; the transport only reads the values from each call's arguments.
+   */
+  setToolHeaders?(tools: ReadonlyMap<string, readonly { path: readonly string[]; header: string }[]>): void;
   /** Text for error messages (stderr tail, last noise lines). Never contains secrets. */
   diagnostics?(): string;
 }

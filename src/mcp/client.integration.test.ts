@@ -105,7 +105,7 @@ describe('McpClient against the well-behaved test server', () => {
     expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }]);
   });
 
-  it('the server receives initialize, then initialized, then notifications/cancelled for a timed-out call', async () => {
+  it('the server receives the server/discover probe, then initialize on the same process, then initialized, then notifications/cancelled for a timed-out call', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'furfly-client-'));
     try {
       const record = path.join(dir, 'record.jsonl');
@@ -123,6 +123,7 @@ describe('McpClient against the well-behaved test server', () => {
         .filter((entry) => entry.kind === 'message')
         .map((entry) => entry.message);
       expect(received.map((m) => m.method)).toEqual([
+        'server/discover',
         'initialize',
         'notifications/initialized',
         'tools/list',
@@ -130,8 +131,8 @@ describe('McpClient against the well-behaved test server', () => {
         'notifications/cancelled',
         'tools/call',
       ]);
-      const slowId = received[3]!.id;
-      expect(received[4]!.params).toEqual({
+      const slowId = received[4]!.id;
+      expect(received[5]!.params).toEqual({
         requestId: slowId,
         reason: '"tools/call" timed out after 50 ms',
       });

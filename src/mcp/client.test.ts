@@ -80,11 +80,18 @@ function client(
 }
 
 describe('McpClient.connect', () => {
-  it('runs initialize, then notifications/initialized, then tools/list, and exposes what it learned', async () => {
+  it('probes with server/discover, falls back in place on a non-modern error, runs initialize, then notifications/initialized, then tools/list, and exposes what it learned', async () => {
     const { server, client: c } = client({});
     await c.connect();
-    expect(server.methods()).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
-    expect(server.sent[0]).toMatchObject({
+    expect(server.methods()).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+    ]);
+    expect(c.era).toBe('legacy');
+    expect(c.fallbackReason).toContain('-32601');
+    expect(server.sent[1]).toMatchObject({
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'furfly' } },
     });
     expect(c.protocolVersion).toBe('2025-11-25');
@@ -96,13 +103,13 @@ describe('McpClient.connect', () => {
   });
 
   it.each(['2025-06-18', '2025-03-26'])(
-    'accepts an older supported version (%s) and validates with it',
+    'accepts an older supported version (%s) and validates with it (the probe with the modern one)',
     async (v) => {
       usedVersions.length = 0;
       const { client: c } = client({ initialize: initializeResult(v) });
       await c.connect();
       expect(c.protocolVersion).toBe(v);
-      expect(usedVersions).toEqual(['2025-11-25', v]);
+      expect(usedVersions).toEqual(['2026-07-28', '2025-11-25', v]);
     },
   );
 
@@ -147,7 +154,7 @@ describe('McpClient.connect', () => {
     expect((error as Error).message).toContain('"2024-11-05"');
     expect((error as Error).message).toContain('"2025-11-25"');
     expect(server.closed).toBe(true);
-    expect(server.methods()).toEqual(['initialize']);
+    expect(server.methods()).toEqual(['server/discover', 'initialize']);
   });
 
   it('fails with the phase, the budget and the diagnostics when initialize hangs', async () => {
@@ -218,7 +225,7 @@ describe('McpClient.connect', () => {
       initialize: initializeResult('2025-11-25', { capabilities: {} }),
     });
     await c.connect();
-    expect(server.methods()).toEqual(['initialize', 'notifications/initialized']);
+    expect(server.methods()).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect(c.tools).toEqual([]);
   });
 
@@ -292,7 +299,7 @@ describe('McpClient.callTool never rejects', () => {
       type: 'text',
       text: 'server "demo", tool "slow": timed out after 30 ms',
     });
-    expect(server.lastSent()).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 3 } });
+    expect(server.lastSent()).toMatchObject({ method: 'notifications/cancelled', params: { requestId: 4 } });
   });
 
   it('turns an abort into isError', async () => {

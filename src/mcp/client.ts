@@ -1,7 +1,10 @@
 /**
- * The MCP client for one server: the initialize handshake and version negotiation, the tool list,
- * and tool calls that never reject. Everything transport-specific is below (a Transport); request
- * bookkeeping is in the JSON-RPC peer.
+ * The MCP client for one server, in either protocol era behind one API: era detection (the
+ * `server/discover` probe, falling back in place to the `initialize` handshake), the tool list (cached
+ * per the server's hints in the modern era, kept current by `subscriptions/listen`), and tool calls
+ * that never reject (multi round-trip requests answered by registered handlers). Everything
+ * transport-specific is below (a Transport); request bookkeeping is in the JSON-RPC peer; the era rules
+ * are in `era/`.
  */
 
 import {
@@ -12,7 +15,16 @@ import {
   RpcRequestFailedError,
   RpcTimeoutError,
 } from '../jsonrpc/errors.js';
-import { JsonRpcPeer, type PeerStats, type PeerValidator, type ProgressInfo } from '../jsonrpc/peer.js';
+import {
+  JsonRpcPeer,
+  type PeerStats,
+  type PeerValidationIssue,
+  type PeerValidator,
+  type ProgressInfo,
+  type RequestOptions,
+  type UntypedNotifications,
+  type UntypedRequests,
+} from '../jsonrpc/peer.js';
 import { timerDelay } from '../jsonrpc/timer-delay.js';
 import type { Transport, TransportClosed } from '../jsonrpc/transport.js';
 import type {
@@ -33,7 +45,30 @@ import {
 import { errorResult } from '../tools/tool.js';
 import { errorText } from '../util/error-text.js';
 import { isObject } from '../util/is-object.js';
+import { classifyProbe, DEFAULT_PROBE_TIMEOUT_MS, pickVersion } from './era/detect.js';
+import {
+  answerInputRequests,
+  capabilitiesOf,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  type InputHandlers,
+  InputRequiredError,
+} from './era/input-handlers.js';
+import {
+  type Era,
+  isModernVersion,
+  LATEST_MODERN_VERSION,
+  META,
+  MODERN_ERROR,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernProtocolVersion,
+  requestMeta,
+} from './era/modern.js';
+import { describeModernError } from './era/modern-errors.js';
+import { checkToolHeaders, type HeaderParameter } from './era/tool-headers.js';
 import { McpConnectError, McpVersionError } from './errors.js';
+
+/** Any protocol version furfly speaks, of either era. */
+export type AnyProtocolVersion = ProtocolVersion | ModernProtocolVersion;
 
 /** A tool as the server lists it: the generated `Tool` (members beyond the schema pass through untouched). */
 export type McpTool = Tool;
@@ -56,15 +91,27 @@ export interface McpClientOptions {
   /** Default time allowed for one request (60 s). */
   requestTimeoutMs?: number;
   /** Validators per protocol version; the generated ones by default. */
-  validators?: (version: ProtocolVersion) => PeerValidator;
+  validators?: (version: AnyProtocolVersion) => PeerValidator;
   /** Stop following `nextCursor` after this many pages (1000). */
   maxToolPages?: number;
   /**
-   * The version proposed in `initialize` (the latest by default). Whatever supported version the
-   * server answers is still accepted; proposing an older one lets tests and the conformance suite
-   * exercise each version.
+   * Pin the protocol version, and so the era. Unset (the default): detect the era, preferring the
+   * newest modern version and falling back to the newest legacy one. A legacy version: no probe, the
+   * `initialize` handshake proposes it (whatever supported version the server answers is still
+   * accepted). A modern version: no fallback; a server that is not modern fails the connect.
    */
-  protocolVersion?: ProtocolVersion;
+  protocolVersion?: AnyProtocolVersion;
+  /**
+   * How long the `server/discover` probe waits before the server counts as legacy (3000 ms). A legacy
+   * server that ignores the probe costs at most this much at connect.
+   */
+  probeTimeoutMs?: number;
+  /** Handlers for the input a modern server asks for (elicitation, sampling, roots); none by default. */
+  inputHandlers?: InputHandlers;
+  /** Stop a request after this many `input_required` rounds (8). */
+  maxInputRounds?: number;
+  /** Modern era: `io.modelcontextprotocol/logLevel` on every request (no log messages when unset). */
+  logLevel?: string;
   /**
    * Applied to every text this client builds (call failures, connect errors, diagnostics): they can
    * quote the server's stderr and stdout, where a server may print its own tokens. The loader fills it
@@ -88,6 +135,47 @@ export interface CallToolOptions {
 }
 
 type ClientState = 'new' | 'connecting' | 'connected' | 'closed';
+type RawPeer = JsonRpcPeer<UntypedRequests, UntypedNotifications>;
+
+/** Modern requests whose response may be lost on a broken stream and are safe to send again. */
+const REISSUABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/get',
+]);
+/** The longest a timer can wait: a subscription lives until it is closed, not until a timeout. */
+const FOREVER_MS = 2 ** 31 - 1;
+
+/**
+ * Result members the client tolerates missing from a modern server, as the specification tells clients
+ * to: no `resultType` is `complete` (basic/index), no `ttlMs` is 0 (caching). Their absence is the
+ * conformance suite's business, not a reason to throw a result away.
+ */
+const TOLERATED_MISSING = new Set(['/resultType', '/ttlMs', '/cacheScope']);
+
+/** The modern era's validator, minus the absences a client tolerates (in a result, and so in a response). */
+function tolerantModern(validator: PeerValidator): PeerValidator {
+  const tolerate = (issues: readonly PeerValidationIssue[], prefix: string) =>
+    issues.length === 0
+      ? issues
+      : issues.filter(
+          (issue) =>
+            !(
+              issue.pointer.startsWith(prefix) &&
+              TOLERATED_MISSING.has(issue.pointer.slice(prefix.length)) &&
+              issue.message.startsWith('required property')
+            ),
+        );
+  return {
+    message: (value) => tolerate(validator.message(value), '/result'),
+    params: (method, params) => validator.params(method, params),
+    result: (method, result) => tolerate(validator.result(method, result), ''),
+  };
+}
 type Phase = McpConnectError['phase'];
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -98,7 +186,11 @@ export class McpClient {
   readonly name: string;
   serverInfo: Implementation | undefined;
   capabilities: Record<string, unknown> = {};
-  protocolVersion: ProtocolVersion | undefined;
+  protocolVersion: AnyProtocolVersion | undefined;
+  /** The era in use once connected: `modern` (2026-07-28 and later) or `legacy` (`initialize`). */
+  era: Era | undefined;
+  /** Why the server was taken for legacy (the probe's outcome), when it was. */
+  fallbackReason: string | undefined;
   instructions: string | undefined;
   tools: McpTool[] = [];
 
@@ -110,9 +202,16 @@ export class McpClient {
   onclose?: (reason: TransportClosed) => void;
 
   private readonly peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
+  /** The same peer for the modern methods the legacy method map does not have. */
+  private readonly raw: RawPeer;
+  private readonly clientInfo: Implementation;
+  private readonly clientCapabilities: Record<string, unknown>;
+  /** Tool list freshness in the modern era (caching: `ttlMs`); 0 = stale. */
+  private toolsFreshUntil = 0;
+  private toolsCacheScope: string | undefined;
+  private readonly subscription = new AbortController();
   private state: ClientState = 'new';
-  private readonly validators: (version: ProtocolVersion) => PeerValidator;
-  private readonly proposedVersion: ProtocolVersion;
+  private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
   private readonly redact: (text: string) => string;
 
@@ -123,9 +222,15 @@ export class McpClient {
     this.name = options.name;
     this.validators = options.validators ?? validatorsFor;
     this.redact = options.redact ?? ((text) => text);
-    this.proposedVersion = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     this.peer = new JsonRpcPeer(transport, { defaultTimeoutMs: options.requestTimeoutMs });
-    this.peer.onnotification = (method, params) => this.onnotification?.(method, params);
+    this.raw = this.peer as unknown as RawPeer;
+    this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.clientCapabilities = capabilitiesOf(options.inputHandlers ?? {});
+    this.peer.onnotification = (method, params) => {
+      // A change makes the cached list stale at once, whatever its ttlMs said.
+      if (method === 'notifications/tools/list_changed') this.toolsFreshUntil = 0;
+      this.onnotification?.(method, params);
+    };
     // Transport errors can quote what a server wrote (stderr lines, noise on stdout), and a server may
     // echo its environment: they pass the same redaction as every other message of this client.
     this.peer.onerror = (error) => this.onerror?.(this.redactError(error));
@@ -160,25 +265,22 @@ export class McpClient {
     let phase: Phase = 'start';
     try {
       await withTimeout(this.peer.start(), timeoutMs, 'start');
-      phase = 'initialize';
-      // Envelopes are checked against the proposed version; the result is checked below, against the answered one.
-      this.peer.setValidator(this.validators(this.proposedVersion));
-      const result = await this.peer.request(
-        'initialize',
-        {
-          protocolVersion: this.proposedVersion,
-          capabilities: {},
-          clientInfo: this.options.clientInfo ?? DEFAULT_CLIENT_INFO,
-        },
-        { timeoutMs: remaining(deadline), validateResult: false },
-      );
-      this.acceptInitializeResult(result);
-      // Under the same budget: over HTTP an unacknowledged notification could wait minutes for headers.
-      await withTimeout(this.peer.notify('notifications/initialized'), remaining(deadline), 'initialized');
+      const pinned = this.options.protocolVersion;
+      let legacyVersion: ProtocolVersion | undefined = isModernVersion(pinned) ? undefined : pinned;
+      if (pinned === undefined || isModernVersion(pinned)) {
+        phase = 'discover';
+        const detected = await this.detectEra(deadline, pinned);
+        if (detected !== 'modern') legacyVersion = detected;
+      }
+      if (legacyVersion !== undefined) {
+        phase = 'initialize';
+        await this.initialize(legacyVersion, deadline);
+      }
       phase = 'tools/list';
       this.tools = this.capabilities.tools ? await this.fetchTools(deadline) : [];
       if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');
       this.state = 'connected';
+      if (this.era === 'modern') this.listenForChanges();
     } catch (error) {
       const message = this.redact(this.describeConnectFailure(error, phase, timeoutMs));
       await this.close();
@@ -186,11 +288,21 @@ export class McpClient {
     }
   }
 
-  /** Fetch the tool list again (after `notifications/tools/list_changed`). Rejects on failure. */
+  /**
+   * Fetch the tool list again (after `notifications/tools/list_changed`). Rejects on failure. In the
+   * modern era a list still fresh by its `ttlMs` (and not announced as changed since) is served from
+   * the cache.
+   */
   async listTools(options: { timeoutMs?: number } = {}): Promise<McpTool[]> {
+    if (this.era === 'modern' && Date.now() < this.toolsFreshUntil) return this.tools;
     const deadline = Date.now() + (options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
     this.tools = await this.fetchTools(deadline);
     return this.tools;
+  }
+
+  /** The cache hints of the current tool list (modern era), for display and tests. */
+  get toolCache(): { freshUntil: number; scope: string | undefined } {
+    return { freshUntil: this.toolsFreshUntil, scope: this.toolsCacheScope };
   }
 
   /**
@@ -206,18 +318,24 @@ export class McpClient {
       const why = this.peer.closeReason ? `: ${this.peer.closeReason.message}` : '';
       return errorResult(this.redact(`server "${this.name}" is not connected${why}`));
     }
+    const requestOptions: RequestOptions = {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onprogress: options.onprogress,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    };
     try {
-      const result = await this.peer.request(
-        'tools/call',
-        { name, arguments: args },
-        {
-          timeoutMs: options.timeoutMs,
-          signal: options.signal,
-          onprogress: options.onprogress,
-          resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-          maxTotalTimeoutMs: options.maxTotalTimeoutMs,
-        },
-      );
+      if (this.era === 'modern') {
+        const result = await this.modernRequestWithInput(
+          'tools/call',
+          name,
+          { name, arguments: args },
+          requestOptions,
+        );
+        return toToolCallResult(result as CallToolResult);
+      }
+      const result = await this.peer.request('tools/call', { name, arguments: args }, requestOptions);
       return toToolCallResult(result);
     } catch (error) {
       return errorResult(this.redact(this.describeCallFailure(error, name)));
@@ -226,6 +344,9 @@ export class McpClient {
 
   /** Close the connection (the transport's staged shutdown). Idempotent. */
   close(): Promise<void> {
+    // The subscription ends first, the way the binding says (stdio: notifications/cancelled; HTTP: the
+    // stream is closed), before the transport goes.
+    if (!this.subscription.signal.aborted) this.subscription.abort(new Error('the client is closing'));
     this.closing ??= this.peer.close().finally(() => {
       this.state = 'closed';
     });
@@ -241,13 +362,252 @@ export class McpClient {
     return copy;
   }
 
+  // ---------------------------------------------------------------- era detection
+
+  /**
+   * The `server/discover` probe (see era/detect.ts). Returns 'modern' once the modern state is set, or
+   * the legacy version to initialize with. A recognised modern error never falls back.
+   */
+  private async detectEra(
+    deadline: number,
+    pinned: ModernProtocolVersion | undefined,
+  ): Promise<'modern' | ProtocolVersion> {
+    let version: string = pinned ?? LATEST_MODERN_VERSION;
+    this.peer.setValidator(tolerantModern(this.validators(version as ModernProtocolVersion)));
+    const probeTimeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    for (let attempt = 0; ; attempt++) {
+      let outcome: ReturnType<typeof classifyProbe>;
+      try {
+        const result = await this.raw.request(
+          'server/discover',
+          { _meta: this.metaFor(version) },
+          { timeoutMs: Math.min(probeTimeoutMs, remaining(deadline)), validateResult: false },
+        );
+        outcome = classifyProbe({ result });
+      } catch (error) {
+        outcome = classifyProbe({ error });
+      }
+      if (outcome.kind === 'modern') {
+        const supported = (outcome.result.supportedVersions as unknown[]).filter(
+          (v): v is string => typeof v === 'string',
+        );
+        const chosen = supported.includes(version)
+          ? version
+          : pickVersion(MODERN_PROTOCOL_VERSIONS, supported);
+        if (chosen === undefined || (pinned !== undefined && chosen !== pinned)) {
+          const legacy = pinned === undefined ? pickVersion(PROTOCOL_VERSIONS, supported) : undefined;
+          if (legacy !== undefined) return legacy;
+          throw new Error(
+            `the server supports protocol versions ${supported.join(', ') || '(none listed)'}, and furfly speaks ` +
+              `${[...MODERN_PROTOCOL_VERSIONS, ...PROTOCOL_VERSIONS].join(', ')}` +
+              (pinned !== undefined ? `; protocol_version is pinned to ${pinned}` : ''),
+          );
+        }
+        this.acceptDiscoverResult(outcome.result, chosen as ModernProtocolVersion);
+        return 'modern';
+      }
+      if (outcome.kind === 'unsupported-version') {
+        const modern =
+          pinned === undefined ? pickVersion(MODERN_PROTOCOL_VERSIONS, outcome.supported) : undefined;
+        if (modern !== undefined && modern !== version && attempt === 0) {
+          version = modern;
+          continue;
+        }
+        // The server named the versions it speaks: a legacy one among them is chosen, not fallen back to.
+        const legacy = pinned === undefined ? pickVersion(PROTOCOL_VERSIONS, outcome.supported) : undefined;
+        if (legacy !== undefined) return legacy;
+        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+      }
+      if (outcome.kind === 'modern-error') {
+        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+      }
+      if (pinned !== undefined) {
+        throw new Error(
+          `protocol_version is pinned to ${pinned}, but the server did not answer as a modern server (${outcome.why}); ` +
+            'remove protocol_version (or pin a 2025 version) for this server',
+        );
+      }
+      this.fallbackReason = outcome.why;
+      return LATEST_PROTOCOL_VERSION;
+    }
+  }
+
+  private acceptDiscoverResult(result: Record<string, unknown>, version: ModernProtocolVersion): void {
+    if (!isObject(result.capabilities))
+      throw new RpcProtocolError('/result/capabilities', 'must be an object', 'server/discover');
+    const meta = isObject(result._meta) ? result._meta : {};
+    const serverInfo = meta[META.serverInfo];
+    this.protocolVersion = version;
+    this.era = 'modern';
+    this.capabilities = result.capabilities;
+    this.serverInfo = isObject(serverInfo) ? (serverInfo as Implementation) : undefined;
+    this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
+    this.transport.setProtocolVersion?.(version);
+  }
+
+  /** The `_meta` of a modern request under `version`. */
+  private metaFor(version: string): Record<string, unknown> {
+    return requestMeta(version, this.clientInfo, this.clientCapabilities, this.options.logLevel);
+  }
+
+  // ---------------------------------------------------------------- modern requests
+
+  /**
+   * One modern request: `_meta` added, a lost response re-issued once (with a new id) when the method
+   * is safe to repeat, and -32022 answered by retrying once with a version the server names.
+   */
+  private async modernRequest(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    reissuable = REISSUABLE.has(method),
+  ): Promise<Record<string, unknown>> {
+    let reissued = false;
+    let retriedVersion = false;
+    for (;;) {
+      const version = this.protocolVersion as string;
+      try {
+        const result = await this.raw.request(
+          method,
+          { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), ...this.metaFor(version) } },
+          options,
+        );
+        return isObject(result) ? result : {};
+      } catch (error) {
+        if (error instanceof RpcRequestFailedError && reissuable && !reissued && !options.signal?.aborted) {
+          reissued = true;
+          continue;
+        }
+        if (
+          error instanceof RpcRemoteError &&
+          error.code === MODERN_ERROR.unsupportedProtocolVersion &&
+          !retriedVersion &&
+          this.options.protocolVersion === undefined
+        ) {
+          const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+          const next = Array.isArray(supported)
+            ? pickVersion(MODERN_PROTOCOL_VERSIONS, supported)
+            : undefined;
+          if (next !== undefined && next !== version) {
+            retriedVersion = true;
+            this.protocolVersion = next;
+            continue;
+          }
+        }
+        if (error instanceof RpcRequestFailedError && !reissuable) {
+          throw new LostRequestError(method, error);
+        }
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * A modern request that may answer `input_required` (tools/call, prompts/get, resources/read): the
+   * multi round-trip loop, each round a new request carrying the answers and the server's state.
+   */
+  private async modernRequestWithInput(
+    method: string,
+    name: string | undefined,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const maxRounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
+    const reissuable = method === 'tools/call' ? this.isSafeToRepeat(name) : REISSUABLE.has(method);
+    let extra: Record<string, unknown> = {};
+    for (let round = 0; ; round++) {
+      const result = await this.modernRequest(method, { ...params, ...extra }, options, reissuable);
+      const resultType = result.resultType;
+      if (resultType === undefined || resultType === 'complete') return result;
+      if (resultType !== 'input_required') {
+        throw new RpcProtocolError(
+          '/result/resultType',
+          `unknown result type ${JSON.stringify(resultType)}`,
+          method,
+        );
+      }
+      if (round >= maxRounds) {
+        throw new InputRequiredError(`the server still asked for input after ${maxRounds} rounds; gave up`);
+      }
+      extra = {};
+      if (isObject(result.inputRequests)) {
+        extra.inputResponses = await answerInputRequests(
+          result.inputRequests,
+          this.options.inputHandlers ?? {},
+          {
+            server: this.name,
+            method,
+            name,
+            signal: options.signal,
+          },
+        );
+      }
+      // Echoed exactly, and only when the server sent one (mrtr, client requirements).
+      if (typeof result.requestState === 'string') extra.requestState = result.requestState;
+    }
+  }
+
+  /** A tool call may be sent twice only when the server says the tool has no side effects worth fearing. */
+  private isSafeToRepeat(tool: string | undefined): boolean {
+    const annotations = this.tools.find((t) => t.name === tool)?.annotations;
+    return annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
+  }
+
+  /**
+   * `subscriptions/listen` for the lists the server says can change: its notifications reach
+   * `onnotification` as `notifications/tools/list_changed` did on the legacy GET stream, so whoever kept
+   * the registry current then keeps it current now. Re-opened once if its stream breaks.
+   */
+  private listenForChanges(reopened = false): void {
+    const filter: Record<string, boolean> = {};
+    const listChanged = (capability: unknown) => isObject(capability) && capability.listChanged === true;
+    if (listChanged(this.capabilities.tools)) filter.toolsListChanged = true;
+    if (listChanged(this.capabilities.prompts)) filter.promptsListChanged = true;
+    if (listChanged(this.capabilities.resources)) filter.resourcesListChanged = true;
+    if (Object.keys(filter).length === 0) return;
+    const signal = this.subscription.signal;
+    this.raw
+      .request(
+        'subscriptions/listen',
+        { notifications: filter, _meta: this.metaFor(this.protocolVersion as string) },
+        { timeoutMs: FOREVER_MS, signal, validateResult: false },
+      )
+      .then(
+        () => undefined, // the server ended it gracefully
+        (error: unknown) => {
+          if (signal.aborted || this.state !== 'connected') return;
+          if (error instanceof RpcRequestFailedError && !reopened) {
+            this.listenForChanges(true);
+            return;
+          }
+          this.onerror?.(
+            this.redactError(
+              new Error(`server "${this.name}": the change subscription ended (${errorText(error)})`),
+            ),
+          );
+        },
+      );
+  }
+
   // ---------------------------------------------------------------- handshake
 
-  private acceptInitializeResult(result: unknown): void {
+  private async initialize(version: ProtocolVersion, deadline: number): Promise<void> {
+    // Envelopes are checked against the proposed version; the result is checked below, against the answered one.
+    this.peer.setValidator(this.validators(version));
+    const result = await this.peer.request(
+      'initialize',
+      { protocolVersion: version, capabilities: {}, clientInfo: this.clientInfo },
+      { timeoutMs: remaining(deadline), validateResult: false },
+    );
+    this.acceptInitializeResult(result, version);
+    // Under the same budget: over HTTP an unacknowledged notification could wait minutes for headers.
+    await withTimeout(this.peer.notify('notifications/initialized'), remaining(deadline), 'initialized');
+  }
+
+  private acceptInitializeResult(result: unknown, proposed: ProtocolVersion): void {
     if (!isObject(result)) throw new RpcProtocolError('/result', 'must be an object', 'initialize');
     const answered = result.protocolVersion;
-    if (!isProtocolVersion(answered))
-      throw new McpVersionError(this.proposedVersion, answered, PROTOCOL_VERSIONS);
+    if (!isProtocolVersion(answered)) throw new McpVersionError(proposed, answered, PROTOCOL_VERSIONS);
     const validator = this.validators(answered);
     const issues = validator.result('initialize', result);
     if (issues.length > 0) {
@@ -259,6 +619,7 @@ export class McpClient {
     if (!isObject(result.serverInfo))
       throw new RpcProtocolError('/result/serverInfo', 'must be an object', 'initialize');
     this.protocolVersion = answered;
+    this.era = 'legacy';
     this.capabilities = result.capabilities;
     this.serverInfo = result.serverInfo as Implementation;
     this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
@@ -270,18 +631,34 @@ export class McpClient {
     const maxPages = this.options.maxToolPages ?? DEFAULT_MAX_TOOL_PAGES;
     const tools: McpTool[] = [];
     const seenCursors = new Set<string>();
+    const startedAt = Date.now();
+    let ttlMs = Number.POSITIVE_INFINITY;
+    let scope: string | undefined;
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= maxPages) throw new Error(`tools/list was still paging after ${maxPages} pages`);
-      const result = await this.peer.request('tools/list', cursor === undefined ? undefined : { cursor }, {
-        timeoutMs: remaining(deadline),
-      });
+      const result: unknown =
+        this.era === 'modern'
+          ? await this.modernRequest('tools/list', cursor === undefined ? {} : { cursor }, {
+              timeoutMs: remaining(deadline),
+            })
+          : await this.peer.request('tools/list', cursor === undefined ? undefined : { cursor }, {
+              timeoutMs: remaining(deadline),
+            });
       if (!isObject(result) || !Array.isArray(result.tools)) {
         throw new RpcProtocolError('/result/tools', 'must be an array', 'tools/list');
       }
       for (const tool of result.tools) tools.push(tool as McpTool);
+      // caching: an absent or negative ttlMs is 0; the whole list is as fresh as its stalest page.
+      ttlMs = Math.min(ttlMs, typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : 0);
+      if (typeof result.cacheScope === 'string') scope = scope === 'private' ? scope : result.cacheScope;
       const next = result.nextCursor;
-      if (next === undefined || next === null) return tools;
+      if (next === undefined || next === null) {
+        if (this.era !== 'modern') return tools;
+        this.toolsFreshUntil = startedAt + ttlMs;
+        this.toolsCacheScope = scope;
+        return this.acceptHeaderAnnotations(tools);
+      }
       if (typeof next !== 'string')
         throw new RpcProtocolError('/result/nextCursor', 'must be a string', 'tools/list');
       if (seenCursors.has(next))
@@ -291,10 +668,43 @@ export class McpClient {
     }
   }
 
+  /**
+   * Over a transport that mirrors parameters into headers (HTTP), a tool whose `x-mcp-header`
+   * annotations break the rules is left out of the list, with a warning; the transport learns the
+   * annotated parameters of the rest.
+   */
+  private acceptHeaderAnnotations(tools: McpTool[]): McpTool[] {
+    if (!this.transport.setToolHeaders) return tools;
+    const kept: McpTool[] = [];
+    const headers = new Map<string, readonly HeaderParameter[]>();
+    for (const tool of tools) {
+      const check = checkToolHeaders(tool.inputSchema);
+      if (!check.ok) {
+        this.onerror?.(
+          this.redactError(
+            new Error(
+              `server "${this.name}": tool "${String(tool.name).slice(0, 128)}" left out: ${check.reason}`,
+            ),
+          ),
+        );
+        continue;
+      }
+      if (check.parameters.length > 0) headers.set(tool.name, check.parameters);
+      kept.push(tool);
+    }
+    this.transport.setToolHeaders(headers);
+    return kept;
+  }
+
   // ---------------------------------------------------------------- messages
 
   private describeConnectFailure(error: unknown, phase: Phase, timeoutMs: number): string {
     let cause: string;
+    const modern =
+      error instanceof RpcRemoteError
+        ? describeModernError(this.name, error, this.protocolVersion)
+        : undefined;
+    if (modern !== undefined) return modern;
     if (error instanceof McpVersionError) cause = error.message;
     else if (error instanceof RpcTimeoutError || error instanceof ConnectTimeout) {
       cause = `timed out after ${timeoutMs} ms during ${phase}`;
@@ -320,7 +730,13 @@ export class McpClient {
       const reason = this.peer.closeReason?.message ?? error.message;
       return `${where}: the connection was lost (${reason})${withDiagnostics(this)}`;
     }
-    if (error instanceof RpcRemoteError) return `${where}: the server answered with ${error.message}`;
+    if (error instanceof RpcRemoteError) {
+      const modern = describeModernError(this.name, error, this.protocolVersion);
+      if (modern !== undefined) return `${where}: ${modern.replace(`server "${this.name}" `, '')}`;
+      return `${where}: the server answered with ${error.message}`;
+    }
+    if (error instanceof InputRequiredError) return `${where}: ${error.message}`;
+    if (error instanceof LostRequestError) return `${where}: ${error.message}`;
     if (error instanceof RpcProtocolError)
       return `${where}: the server sent an invalid result (${error.pointer}: ${error.problem})`;
     return `${where}: ${errorText(error)}`;
@@ -345,6 +761,17 @@ function remaining(deadline: number): number {
 }
 
 class ConnectTimeout extends Error {}
+
+/** A modern request whose response stream broke and which was not safe to send again. */
+class LostRequestError extends Error {
+  constructor(method: string, cause: RpcRequestFailedError) {
+    super(
+      `the response to ${method} was lost (${cause.reason}); it was not sent again because it may have had an effect — ` +
+        'check the server before retrying',
+      { cause },
+    );
+  }
+}
 
 /** A transport's start() has no timeout of its own (an HTTP server may never answer). */
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

@@ -4,7 +4,7 @@
 export class McpConnectError extends Error {
   constructor(
     readonly serverName: string,
-    readonly phase: 'start' | 'initialize' | 'tools/list',
+    readonly phase: 'start' | 'discover' | 'initialize' | 'tools/list',
     message: string,
     options?: ErrorOptions,
   ) {

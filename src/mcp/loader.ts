@@ -36,13 +36,17 @@ export interface ServerEvent {
   ms?: number;
   /** What went wrong (with `error` and `timeout`; with `ok` when tools were skipped or re-listing failed). */
   error?: string;
+  /** The protocol era and version in use (with `ok`). */
+  era?: 'modern' | 'legacy';
+  protocolVersion?: string;
 }
 
 /** The part of McpClient the loader uses, so tests can substitute one. */
 export type LoaderClient = Pick<
   McpClient,
   'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
->;
+> &
+  Partial<Pick<McpClient, 'era' | 'protocolVersion'>>;
 
 export type ClientFactory = (
   name: string,
@@ -90,6 +94,8 @@ export const defaultClientFactory: ClientFactory = (name, server, options) => {
   return new McpClient(createTransport(name, server, options), {
     name,
     redact: (text) => redactor.text(text),
+    protocolVersion: server.protocol_version,
+    probeTimeoutMs: server.probe_timeout_ms,
   });
 };
 
@@ -360,6 +366,8 @@ class Loader {
       tools: state.registered.size,
       ms: this.elapsed(state),
     };
+    if (state.client?.era !== undefined) event.era = state.client.era;
+    if (state.client?.protocolVersion !== undefined) event.protocolVersion = state.client.protocolVersion;
     if (problems.length > 0) event.error = problems.join('; ');
     this.emit(state, event);
   }

@@ -25,15 +25,16 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
     const { code, stdout, stderr } = await run('tools', [], { stdio: serverLine });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/\(protocol 2025-11-25\): 7 tools\n/);
+    expect(stdout).toMatch(/\(protocol 2025-11-25, legacy era\): 7 tools\n/);
     expect(stdout).toMatch(/^ {2}echo +\S/m);
   });
 
-  it('tools --json prints the tool list as JSON', async () => {
+  it('tools --json prints the era, the version and the tool list as JSON', async () => {
     const { code, stdout } = await run('tools', [], { stdio: serverLine, json: true });
     expect(code).toBe(0);
-    const tools = JSON.parse(stdout) as { name: string }[];
-    expect(tools.map((t) => t.name)).toContain('structured');
+    const printed = JSON.parse(stdout) as { era: string; protocolVersion: string; tools: { name: string }[] };
+    expect(printed).toMatchObject({ era: 'legacy', protocolVersion: '2025-11-25' });
+    expect(printed.tools.map((t) => t.name)).toContain('structured');
   });
 
   it('call prints the text content; --json prints the whole result', async () => {

@@ -22,7 +22,13 @@ import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
 import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
-import { McpClient, type McpContent, type McpTool, type ToolCallResult } from '../../mcp/client.js';
+import {
+  type AnyProtocolVersion,
+  McpClient,
+  type McpContent,
+  type McpTool,
+  type ToolCallResult,
+} from '../../mcp/client.js';
 import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
 import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
 import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
@@ -74,6 +80,9 @@ export interface McpTarget {
   transport: Transport;
   name: string;
   redactor: Redactor;
+  /** From the server's config: `protocol_version` and `probe_timeout_ms`. */
+  protocolVersion?: AnyProtocolVersion;
+  probeTimeoutMs?: number;
 }
 
 /**
@@ -142,7 +151,13 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   }
   const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
-  return { transport, name: server, redactor };
+  return {
+    transport,
+    name: server,
+    redactor,
+    protocolVersion: entry.protocol_version,
+    probeTimeoutMs: entry.probe_timeout_ms,
+  };
 }
 
 class ConfigProblem extends Error {}
@@ -196,14 +211,26 @@ export async function runMcpCommand(
       name: target.name,
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
+      protocolVersion: target.protocolVersion,
+      probeTimeoutMs: target.probeTimeoutMs,
     });
+    // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
+    client.onerror = (error) => io.stderr(`furfly mcp: warning: ${redactor.text(error.message)}\n`);
     await client.connect({ timeoutMs });
 
     // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
       io.stdout(
         options.json
-          ? `${terminalSafeJson(redactor.value(client.tools), 2)}
+          ? `${terminalSafeJson(
+              redactor.value({
+                server: client.serverInfo ?? null,
+                era: client.era,
+                protocolVersion: client.protocolVersion,
+                tools: client.tools,
+              }),
+              2,
+            )}
 `
           : redactor.text(describeTools(client)),
       );
@@ -259,7 +286,7 @@ function parseCall(positionals: readonly string[]): { tool: string; args: Record
 /** Every name, version and description here is the server's own text: one line each, made safe. */
 function describeTools(client: McpClient): string {
   const server = client.serverInfo;
-  const header = `${terminalLine(String(server?.name ?? client.name))} ${terminalLine(String(server?.version ?? ''))} (protocol ${terminalLine(String(client.protocolVersion))}): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
+  const header = `${terminalLine(String(server?.name ?? client.name))} ${terminalLine(String(server?.version ?? ''))} (protocol ${terminalLine(String(client.protocolVersion))}, ${client.era} era): ${client.tools.length} tool${client.tools.length === 1 ? '' : 's'}`;
   const names = client.tools.map((tool: McpTool) => terminalLine(String(tool.name)));
   const width = Math.max(0, ...names.map((name) => name.length));
   const lines = client.tools.map((tool: McpTool, i) => {

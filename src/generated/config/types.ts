@@ -53,6 +53,20 @@ export type ToolCategory = 'read' | 'edit' | 'execute';
  */
 export type TimeoutSeconds = number;
 /**
+ * Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ProtocolVersionPin".
+ */
+export type ProtocolVersionPin = '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26';
+/**
+ * How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ProbeTimeoutMs".
+ */
+export type ProbeTimeoutMs = number;
+/**
  * A disabled server is neither started nor checked for undefined ${VAR} references.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -170,6 +184,8 @@ export interface StdioServerConfig {
   sandbox_limits?: SandboxLimits;
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
+  protocol_version?: ProtocolVersionPin;
+  probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
 }
 /**
@@ -209,5 +225,7 @@ export interface HttpServerConfig {
   };
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
+  protocol_version?: ProtocolVersionPin;
+  probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
 }

@@ -9,7 +9,7 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
 const schema38 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
 const schema32 = {"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}};
 const schema33 = {"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"};
@@ -426,12 +426,14 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema39 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
-const schema40 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema40 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"}}};
 const schema41 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
 const schema42 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
 const schema43 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
 const schema44 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
-const schema45 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
+const schema45 = {"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]};
+const schema46 = {"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000};
+const schema47 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
 const func6 = Object.prototype.hasOwnProperty;
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -767,9 +769,10 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.protocol_version !== undefined){
+let data14 = data.protocol_version;
+if(!((((data14 === "2026-07-28") || (data14 === "2025-11-25")) || (data14 === "2025-06-18")) || (data14 === "2025-03-26"))){
+const err26 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -779,9 +782,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.probe_timeout_ms !== undefined){
+let data15 = data.probe_timeout_ms;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err27 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -790,12 +794,58 @@ vErrors.push(err27);
 }
 errors++;
 }
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 60000 || isNaN(data15)){
+const err28 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data15 < 1 || isNaN(data15)){
+const err29 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err30 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema46 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"enabled":{"$ref":"#/$defs/Enabled"}}};
+const schema48 = {"title":"HttpServerConfig","description":"A server reached over Streamable HTTP.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -829,7 +879,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "type") || (key0 === "url")) || (key0 === "headers")) || (key0 === "category")) || (key0 === "timeout")) || (key0 === "enabled"))){
+if(!((((((((key0 === "type") || (key0 === "url")) || (key0 === "headers")) || (key0 === "category")) || (key0 === "timeout")) || (key0 === "protocol_version")) || (key0 === "probe_timeout_ms")) || (key0 === "enabled"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -952,9 +1002,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err12 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.protocol_version !== undefined){
+let data6 = data.protocol_version;
+if(!((((data6 === "2026-07-28") || (data6 === "2025-11-25")) || (data6 === "2025-06-18")) || (data6 === "2025-03-26"))){
+const err12 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -964,14 +1015,61 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.probe_timeout_ms !== undefined){
+let data7 = data.probe_timeout_ms;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err13 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 60000 || isNaN(data7)){
+const err14 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data7 < 1 || isNaN(data7)){
+const err15 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err16 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }

@@ -10,6 +10,13 @@
  * (404, close) fails them as a lost connection. Every request therefore ends promptly, never only at
  * its timeout, and the session stays usable for the others.
  *
+ * Modern era (2026-07-28): a request whose `_meta` names a modern protocol version is sent without
+ * the session, with `MCP-Protocol-Version` from that `_meta`, `Mcp-Method`, `Mcp-Name` and the
+ * `Mcp-Param-*` headers of the tool's annotated parameters; a 4xx whose body is a JSON-RPC error is
+ * handed up as that error (era detection reads it); cancelling one closes its stream instead of
+ * posting `notifications/cancelled`. Sessions, the GET stream and DELETE only ever follow `initialize`,
+ * so the modern era has none of them.
+ *
  * Requests go through `http-requester.ts` (node:http, not fetch: see there why), with one keep-alive
  * pool per transport that ends with it: after `close()` or session expiry no connection is left open.
  */
@@ -18,6 +25,8 @@ import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
 import { isObject } from '../../../util/is-object.js';
+import { modernVersionOf } from '../../era/modern.js';
+import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
 import {
   describeNetworkFailure,
   describeUrl,
@@ -96,6 +105,9 @@ export class StreamableHttpTransport implements Transport {
   private readonly problems: string[] = [];
   /** The reply of the POST that carried each request still waiting for its response. */
   private readonly replies = new Map<RequestId, Reply>();
+  /** Modern requests in flight: cancelling one closes its stream. */
+  private readonly modernRequests = new Set<RequestId>();
+  private toolHeaders: ReadonlyMap<string, readonly HeaderParameter[]> = new Map();
 
   constructor(options: StreamableHttpTransportOptions) {
     this.url = new URL(options.url);
@@ -136,6 +148,10 @@ export class StreamableHttpTransport implements Transport {
     this.protocolVersionHeader = wantsHeader ? version : undefined;
   }
 
+  setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParameter[]>): void {
+    this.toolHeaders = tools;
+  }
+
   diagnostics(): string {
     return this.problems.join('\n');
   }
@@ -147,10 +163,23 @@ export class StreamableHttpTransport implements Transport {
 
     // The peer gave up on a request (timeout or abort): its reply stream is no longer wanted.
     const cancelled = cancelledRequestOf(message);
+    if (cancelled !== undefined && this.modernRequests.has(cancelled)) {
+      // Modern: closing the request's stream is the cancellation; there is nothing to post.
+      this.modernRequests.delete(cancelled);
+      const reply = this.replies.get(cancelled);
+      this.release(cancelled, reply);
+      if (reply && reply.pending.size === 0) reply.exchange.abort();
+      return;
+    }
     if (cancelled !== undefined) this.release(cancelled);
+    const modernVersion = modernVersionOf(message);
+    if (modernVersion !== undefined) for (const id of requestIds) this.modernRequests.add(id);
     const exchange = this.requester.request(this.url, {
       method: 'POST',
-      headers: this.headersFor(ACCEPT_REPLY, true),
+      headers:
+        modernVersion === undefined
+          ? this.headersFor(ACCEPT_REPLY, true)
+          : this.modernHeadersFor(message, modernVersion),
       body: JSON.stringify(message),
     });
     // A POST with requests lives as long as somebody waits on one of them (see openReply); a POST
@@ -191,6 +220,33 @@ export class StreamableHttpTransport implements Transport {
       if (isInitialize) {
         const assigned = response.header('mcp-session-id');
         if (assigned !== undefined && assigned !== '') this.sessionId = assigned;
+      }
+      if (
+        !isOk(response) &&
+        modernVersion !== undefined &&
+        reply &&
+        response.status >= 400 &&
+        response.status < 500
+      ) {
+        // A modern server answers a refused request with its JSON-RPC error in the body: that error is
+        // the answer (era detection and version retries read it). Anything else fails as a status.
+        const text = await readErrorBody(response, MAX_ERROR_BODY_CHARS * 2, ERROR_BODY_WAIT_MS);
+        const answer = jsonRpcErrorIn(text, requestIds);
+        if (answer !== undefined) {
+          this.deliver(answer, reply);
+          this.releaseAll(reply);
+          return;
+        }
+        const error = this.note(
+          new HttpTransportError(
+            'http-status',
+            `MCP server at ${this.where} answered POST with HTTP ${response.status}` +
+              (text.trim() === '' ? '' : `: ${truncateBody(text.replace(/\s+/g, ' ').trim(), 200)}`),
+            { status: response.status, body: truncateBody(text) },
+          ),
+        );
+        this.releaseAll(reply);
+        throw this.failSent(requestIds, error);
       }
       if (!isOk(response)) {
         // The error body is read first: releasing the reply aborts it.
@@ -301,6 +357,30 @@ export class StreamableHttpTransport implements Transport {
     if (this.sessionId !== undefined) headers['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersionHeader !== undefined) {
       headers['MCP-Protocol-Version'] = this.protocolVersionHeader;
+    }
+    return headers;
+  }
+
+  /**
+   * The headers of a modern request: no session, the version of its `_meta`, and the request metadata
+   * headers (streamable-http, "Request Metadata"), values encoded where they are not plain ASCII.
+   */
+  private modernHeadersFor(message: object, version: string): Record<string, string> {
+    const headers = this.headersFor(ACCEPT_REPLY, true);
+    delete headers['Mcp-Session-Id'];
+    headers['MCP-Protocol-Version'] = version;
+    const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+    if (typeof method === 'string') headers['Mcp-Method'] = method;
+    const name =
+      method === 'tools/call' || method === 'prompts/get'
+        ? params?.name
+        : method === 'resources/read'
+          ? params?.uri
+          : undefined;
+    if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
+    if (method === 'tools/call' && typeof name === 'string') {
+      const annotated = this.toolHeaders.get(name);
+      if (annotated) Object.assign(headers, parameterHeaders(annotated, params?.arguments));
     }
     return headers;
   }
@@ -531,6 +611,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** Request `id` needs nothing more from its reply; the last one to go lets the POST go. */
   private release(id: RequestId, reply = this.replies.get(id)): void {
+    this.modernRequests.delete(id);
     if (reply === undefined) return;
     reply.pending.delete(id);
     if (this.replies.get(id) === reply) this.replies.delete(id);
@@ -587,6 +668,28 @@ interface Reply {
 function letGo(exchange: HttpExchange): void {
   if (!exchange.open) return;
   setTimeout(() => exchange.abort(), RELEASED_STREAM_GRACE_MS).unref();
+}
+
+/**
+ * The JSON-RPC error response a refused modern request's body holds, with the request's id when the
+ * server left it out; undefined when the body is anything else.
+ */
+function jsonRpcErrorIn(text: string, requestIds: readonly RequestId[]): object | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { jsonrpc, error, id } = body as { jsonrpc?: unknown; error?: unknown; id?: unknown };
+  if (jsonrpc !== '2.0' || typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'number' || typeof message !== 'string') return undefined;
+  if (requestIds.length !== 1) return undefined;
+  // Always the request's id: an answer nobody is waiting for would leave the request to time out.
+  void id;
+  return { jsonrpc: '2.0', id: requestIds[0], error };
 }
 
 type SseOutcome =
