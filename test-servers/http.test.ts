@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { initializeParams, startHttpServer, stopAllServers } from './testing.js';
+import { initializeParams, sseMessages, startHttpServer, stopAllServers } from './testing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'furfly-ts-http-'));
 afterEach(stopAllServers);
@@ -39,21 +39,6 @@ async function openSession(url: string, version = '2025-11-25'): Promise<string>
   expect(initialized.status).toBe(202);
   expect(await initialized.text()).toBe('');
   return sessionId!;
-}
-
-/** The JSON-RPC messages of an SSE body (events with empty data, such as the priming event, are skipped). */
-function sseMessages(body: string): unknown[] {
-  return body
-    .split('\n\n')
-    .map((event) =>
-      event
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trimStart())
-        .join('\n'),
-    )
-    .filter((data) => data !== '')
-    .map((data) => JSON.parse(data));
 }
 
 describe('well-behaved --http', () => {

@@ -11,8 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import type { HttpDefects } from './lib/http.js';
+import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
-import { encodeError, type SessionHooks } from './lib/session.js';
+import { encodeError, type ModernDefects, type SessionHooks } from './lib/session.js';
 import { STANDARD_TOOLS } from './lib/tools.js';
 
 type Response = Record<string, unknown>;
@@ -343,7 +344,53 @@ const SESSION_DEFECTS = {
       return JSON.stringify(response);
     },
   },
+  // Modern era (2026-07-28; use with --era modern or dual).
+  /** server/discover is answered -32601 as if it did not exist. */
+  'no-discover': {
+    beforeRequest(request) {
+      if (request.method === 'server/discover')
+        throw new RpcError(ErrorCode.MethodNotFound, 'Method not found: server/discover');
+    },
+  },
+  /** Results carry no resultType. */
+  'no-result-type': {
+    encodeResponse: (_request, response) =>
+      JSON.stringify(
+        withResult(structuredClone(response), (result) => {
+          delete result.resultType;
+        }),
+      ),
+  },
+  /** Cacheable results carry neither ttlMs nor cacheScope. */
+  'no-cache-fields': {
+    encodeResponse: (_request, response) =>
+      JSON.stringify(
+        withResult(structuredClone(response), (result) => {
+          delete result.ttlMs;
+          delete result.cacheScope;
+        }),
+      ),
+  },
+  /** A missing or unsupported protocol version gets -32602 without data.supported instead of -32022. */
+  'wrong-version-error': {
+    encodeResponse(_request, response) {
+      const error = response.error;
+      if (!isObject(error) || error.code !== ModernErrorCode.UnsupportedProtocolVersion)
+        return JSON.stringify(response);
+      return JSON.stringify({
+        ...response,
+        error: { code: ErrorCode.InvalidParams, message: 'Unsupported protocol version' },
+      });
+    },
+  },
 } satisfies Record<string, SessionHooks>;
+
+const MODERN_DEFECTS = {
+  /** Requests naming a protocol version it does not support are served anyway (modern era). */
+  'ignored-version': { ignoreVersion: true },
+  /** ask_name sends elicitation/create as a JSON-RPC request to the client instead of MRTR. */
+  'server-requests': { serverRequests: true },
+} satisfies Record<string, ModernDefects>;
 
 const HTTP_DEFECTS = {
   /** JSON replies are labelled application/json-rpc. */
@@ -364,12 +411,17 @@ const HTTP_DEFECTS = {
   'get-json': { getAnswersJson: true },
   /** Session ids contain spaces. */
   'session-id-space': { sessionId: () => `furfly session ${randomUUID()}` },
+  /** Modern era: headers contradicting the body (or missing) are not rejected with 400/-32020. */
+  'header-mismatch-accepted': { acceptHeaderMismatch: true },
+  /** Modern era: an unknown method is answered 200 (with -32601) instead of 404. */
+  'unknown-method-not-404': { unknownMethodStatus: 200 },
 } satisfies Record<string, HttpDefects>;
 
-const DEFECTS = [...Object.keys(SESSION_DEFECTS), ...Object.keys(HTTP_DEFECTS)] as (
-  | keyof typeof SESSION_DEFECTS
-  | keyof typeof HTTP_DEFECTS
-)[];
+const DEFECTS = [
+  ...Object.keys(SESSION_DEFECTS),
+  ...Object.keys(MODERN_DEFECTS),
+  ...Object.keys(HTTP_DEFECTS),
+] as (keyof typeof SESSION_DEFECTS | keyof typeof MODERN_DEFECTS | keyof typeof HTTP_DEFECTS)[];
 
 runServer({
   name: 'spec-breaker',
@@ -384,6 +436,10 @@ runServer({
       return {
         definition: { ...definition, hooks: SESSION_DEFECTS[defect as keyof typeof SESSION_DEFECTS] },
       };
+    }
+    if (defect in MODERN_DEFECTS) {
+      const modernDefects = MODERN_DEFECTS[defect as keyof typeof MODERN_DEFECTS];
+      return { definition: { ...definition, modernDefects } };
     }
     return { definition, http: { defects: HTTP_DEFECTS[defect as keyof typeof HTTP_DEFECTS] } };
   },

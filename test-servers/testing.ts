@@ -286,3 +286,90 @@ export async function startEverythingHttp(timeoutMs = 20_000): Promise<{ child: 
   });
   return { child, url: `http://127.0.0.1:${port}/mcp` };
 }
+
+/** The JSON-RPC messages of an SSE body (events with empty data, such as a priming event, are skipped). */
+export function sseMessages(body: string): Json[] {
+  return body
+    .split('\n\n')
+    .map((event) =>
+      event
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n'),
+    )
+    .filter((data) => data !== '')
+    .map((data) => JSON.parse(data));
+}
+
+export const MODERN_VERSION = '2026-07-28';
+
+/** The `_meta` every 2026-07-28 request carries; `extra` adds or overrides keys (undefined removes one). */
+export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const meta: Record<string, unknown> = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'furfly-test', version: '0.0.0' },
+    ...extra,
+  };
+  for (const key of Object.keys(meta)) if (meta[key] === undefined) delete meta[key];
+  return meta;
+}
+
+/** Params of a modern request: `params` plus `_meta` (modernMeta(meta)). */
+export function modernParams(params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
+  return { ...params, _meta: modernMeta(meta) };
+}
+
+/**
+ * The request headers a 2026-07-28 client sends for this body: MCP-Protocol-Version, Mcp-Method and,
+ * for tools/call, resources/read and prompts/get, Mcp-Name (Base64 sentinel when not plain ASCII).
+ */
+export function modernHeaders(body: {
+  method: string;
+  params?: Record<string, unknown>;
+}): Record<string, string> {
+  const params = body.params ?? {};
+  const meta = (params._meta ?? {}) as Record<string, unknown>;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-method': body.method,
+  };
+  const version = meta['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version === 'string') headers['mcp-protocol-version'] = version;
+  const name = body.method === 'resources/read' ? params.uri : params.name;
+  if (['tools/call', 'resources/read', 'prompts/get'].includes(body.method) && typeof name === 'string') {
+    const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name) && !name.startsWith('=?base64?');
+    headers['mcp-name'] = plain ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+  }
+  return headers;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  /** The JSON body, or the messages of an SSE body. */
+  messages: Json[];
+}
+
+/** POSTs one modern request with matching headers (`headers` overrides them; undefined removes one). */
+export async function postModern(
+  url: string,
+  body: { jsonrpc?: string; id: number | string; method: string; params?: Record<string, unknown> },
+  headers: Record<string, string | undefined> = {},
+): Promise<HttpAnswer> {
+  const merged: Record<string, string | undefined> = { ...modernHeaders(body), ...headers };
+  const sent: Record<string, string> = {};
+  for (const [key, value] of Object.entries(merged)) if (value !== undefined) sent[key] = value;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: sent,
+    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+  });
+  const text = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  const messages =
+    text === '' ? [] : type.includes('text/event-stream') ? sseMessages(text) : [JSON.parse(text)];
+  return { status: response.status, headers: response.headers, messages };
+}

@@ -5,6 +5,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type HttpOptions, runHttp } from './http.js';
+import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
 import { runStdio, type StdioOptions } from './stdio.js';
@@ -20,6 +21,7 @@ export interface CommonFlags {
   record?: string;
   pageSize?: number;
   listChangedAfterMs?: number;
+  era: Era;
 }
 
 export interface ServerSetup {
@@ -44,13 +46,17 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   record: { type: 'string' },
   'page-size': { type: 'string' },
   'list-changed-after': { type: 'string' },
+  era: { type: 'string' },
   help: { type: 'boolean' },
 };
 
 const COMMON_USAGE = `Common flags:
+  --era legacy|modern|dual  protocol generations served (default legacy: the initialize handshake,
+                            2025-03-26..2025-11-25; modern: 2026-07-28 only; dual: both)
   --record FILE             append every received message (and HTTP request facts) as JSON lines
   --page-size N             items per page in tools/list, resources/list, prompts/list (default: all)
   --list-changed-after MS   send notifications/tools/list_changed MS ms after notifications/initialized
+                            (modern era: MS ms after acknowledging a subscriptions/listen for it)
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
@@ -95,6 +101,8 @@ export function standardDefinition(name: string, common: CommonFlags): ServerDef
     logging: true,
     resourcesAndPrompts: true,
     pageSize: common.pageSize,
+    era: common.era,
+    listChangedAfterMs: common.listChangedAfterMs,
   };
 }
 
@@ -122,6 +130,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       record: typeof flags.record === 'string' ? flags.record : undefined,
       pageSize: integerFlag('page-size', flags['page-size'], 1),
       listChangedAfterMs: integerFlag('list-changed-after', flags['list-changed-after']),
+      era: choiceFlag('era', flags.era, ERAS) ?? 'legacy',
     };
     setup = spec.setup(flags, common);
   } catch (error) {

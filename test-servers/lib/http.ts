@@ -10,10 +10,14 @@
  * - DELETE ends the session (204). GET opens the session's SSE stream for server notifications
  *   (405 with `--no-get-stream`, 409 if one is already open).
  * - A foreign `Origin` gets 403; a present but unsupported `MCP-Protocol-Version` gets 400.
+ *
+ * With `--era modern` or `dual`, requests in the 2026-07-28 style are served by lib/http-modern.ts (no
+ * sessions; headers checked against the body). A modern-only server answers GET and DELETE with 405.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isProtocolVersion } from '../../src/protocol/versions.js';
+import { handleModernPost, routesModern } from './http-modern.js';
 import { isObject } from './protocol.js';
 import type { Recorder } from './record.js';
 import { type ServerDefinition, Session, type Sink } from './session.js';
@@ -49,6 +53,10 @@ export interface HttpDefects {
   getAnswersJson?: boolean;
   /** Session ids of this shape instead of a UUID. */
   sessionId?: () => string;
+  /** Modern era: Mcp-Method, Mcp-Name, MCP-Protocol-Version and Mcp-Param-* are never checked. */
+  acceptHeaderMismatch?: boolean;
+  /** Modern era: status for an unknown method instead of 404. */
+  unknownMethodStatus?: number;
 }
 
 interface HttpSession {
@@ -68,6 +76,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
   const sessions = new Map<string, HttpSession>();
   const defects = options.defects ?? {};
   const deleted = new Set<string>();
+  const era = definition.era ?? 'legacy';
 
   if (options.ignoreSignals) {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => {});
@@ -106,14 +115,14 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       sendError(res, 403, 'Forbidden: foreign Origin');
       return;
     }
-    if (
-      protocolVersion !== undefined &&
-      !isProtocolVersion(protocolVersion) &&
-      !defects.acceptAnyVersionHeader
-    ) {
-      sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${protocolVersion}`);
+    if (era === 'modern' && req.method !== 'POST') {
+      // 2026-07-28 has no GET stream and no sessions to DELETE.
+      res.setHeader('allow', 'POST');
+      sendError(res, 405, 'Method not allowed: this 2026-07-28 server only accepts POST');
       return;
     }
+    // With modern requests possible, a POST's version header is checked once its body shows its era.
+    if ((era === 'legacy' || req.method !== 'POST') && !legacyVersionHeaderOk(res, protocolVersion)) return;
     switch (req.method) {
       case 'POST':
         return handlePost(req, res, sessionId);
@@ -126,6 +135,14 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
         sendError(res, 405, 'Method not allowed');
         return;
     }
+  }
+
+  /** False after answering 400 for a present but unsupported legacy MCP-Protocol-Version header. */
+  function legacyVersionHeaderOk(res: ServerResponse, protocolVersion: string | undefined): boolean {
+    if (protocolVersion === undefined || isProtocolVersion(protocolVersion) || defects.acceptAnyVersionHeader)
+      return true;
+    sendError(res, 400, `Bad Request: unsupported MCP-Protocol-Version ${protocolVersion}`);
+    return false;
   }
 
   /** The session named by the header, or undefined after the 400/404 has been sent. */
@@ -173,6 +190,13 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       );
       return;
     }
+
+    if (era !== 'legacy' && routesModern(era, value, sessionId)) {
+      record({ kind: 'message', message: value, sessionId: null });
+      await handleModernPost(req, res, value, definition, options, defects);
+      return;
+    }
+    if (era !== 'legacy' && !legacyVersionHeaderOk(res, header(req, 'mcp-protocol-version'))) return;
 
     const isInitialize = isObject(value) && value.method === 'initialize';
     const target = isInitialize ? newSession() : findSession(res, sessionId);
@@ -347,7 +371,7 @@ function forwardToGetStream(target: HttpSession, text: string): void {
   else if (target.queue.length < MAX_QUEUE) target.queue.push(text);
 }
 
-function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {
+export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -374,12 +398,12 @@ function isLocalOrigin(origin: string): boolean {
   }
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function sendError(res: ServerResponse, status: number, message: string): void {
+export function sendError(res: ServerResponse, status: number, message: string): void {
   // The spec allows a JSON-RPC error without an id as the body of such HTTP errors.
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message } }));

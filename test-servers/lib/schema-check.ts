@@ -9,6 +9,8 @@ export type PropertySchema = {
   description?: string;
   minimum?: number;
   maximum?: number;
+  /** 2026-07-28: mirror this argument into the HTTP header `Mcp-Param-{value}`. */
+  'x-mcp-header'?: string;
 };
 
 export type ObjectSchema = {

@@ -4,6 +4,7 @@
  * (stdout, an HTTP body, an SSE stream). Misbehaving servers change it only through `SessionHooks`,
  * so every defect is one switch away from the well-behaved behaviour.
  */
+import type * as Modern from '../../src/generated/mcp/2026-07-28/types.js';
 import type {
   ClientRequests,
   InitializeResult,
@@ -17,6 +18,17 @@ import type {
 import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
 import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
 import {
+  CACHE_HINTS,
+  CACHEABLE_METHODS,
+  type Era,
+  hasModernMeta,
+  META,
+  MODERN_VERSION,
+  requestMeta,
+  supportedVersions,
+  unsupportedVersion,
+} from './modern.js';
+import {
   ErrorCode,
   isAtLeast,
   isObject,
@@ -26,11 +38,12 @@ import {
   type RequestId,
   RpcError,
   requestKey,
+  wait,
 } from './protocol.js';
 import { checkArguments } from './schema-check.js';
-import type { ToolDefinition, ToolResult } from './tools.js';
+import type { InputRequiredResult, ModernRequestContext, ToolDefinition, ToolResult } from './tools.js';
 
-export type OutgoingKind = 'response' | 'notification';
+export type OutgoingKind = 'response' | 'notification' | 'request';
 
 /** Where encoded messages go. `text` is one JSON value without newlines (unless a hook breaks it on purpose). */
 export interface Sink {
@@ -56,6 +69,14 @@ export interface SessionHooks {
   onUnparsable?(text: string): void;
 }
 
+/** Modern-era duties the spec-breaker server can break (one at a time); nothing is broken by default. */
+export interface ModernDefects {
+  /** Serve a request whose `_meta` protocol version this server does not support, as if it did. */
+  ignoreVersion?: boolean;
+  /** Ask the client with a JSON-RPC request (elicitation/create) instead of an InputRequiredResult. */
+  serverRequests?: boolean;
+}
+
 export interface ServerDefinition {
   name: string;
   version: string;
@@ -67,7 +88,24 @@ export interface ServerDefinition {
   resourcesAndPrompts: boolean;
   /** Items per page of every list result; undefined means everything on one page. */
   pageSize?: number;
+  /** Which protocol generations this server speaks; legacy (initialize handshake) when absent. */
+  era?: Era;
+  /**
+   * Modern era: milliseconds after acknowledging a `subscriptions/listen` that asked for tools-list
+   * changes to send `notifications/tools/list_changed` on it.
+   */
+  listChangedAfterMs?: number;
   hooks?: SessionHooks;
+  modernDefects?: ModernDefects;
+}
+
+/** The legacy version whose shapes (titles, structuredContent, ...) modern requests share. */
+const MODERN_SHAPES: ProtocolVersion = '2025-11-25';
+
+interface Subscription {
+  id: RequestId;
+  sink: Sink;
+  toolsListChanged: boolean;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -78,7 +116,9 @@ export class Session {
   private phase: Phase = 'new';
   private negotiated: ProtocolVersion | undefined;
   private readonly running = new Map<string, AbortController>();
+  private readonly subscriptions = new Map<string, Subscription>();
   private closed = false;
+  private serverRequestIds = 0;
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -121,6 +161,15 @@ export class Session {
   notify<M extends keyof ServerNotifications>(method: M, params?: ServerNotifications[M]['params']): void {
     const message = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
     this.defaultSink.write(JSON.stringify(message), 'notification');
+  }
+
+  /** Sends a modern change notification on every `subscriptions/listen` stream that asked for it. */
+  notifySubscribers(method: 'notifications/tools/list_changed'): void {
+    for (const subscription of this.subscriptions.values()) {
+      if (!subscription.toolsListChanged) continue;
+      const params = { _meta: { [META.subscriptionId]: subscription.id } };
+      subscription.sink.write(JSON.stringify({ jsonrpc: '2.0', method, params }), 'notification');
+    }
   }
 
   /** Aborts every running request; none of them will be answered. */
@@ -238,6 +287,7 @@ export class Session {
     signal: AbortSignal,
     inBatch: boolean,
   ): Promise<ClientRequests[keyof ClientRequests]['result']> {
+    if (this.isModernRequest(request)) return this.dispatchModern(request, sink, signal);
     const params = request.params ?? {};
     if (request.method === 'initialize') {
       if (inBatch)
@@ -258,7 +308,8 @@ export class Session {
           params.cursor,
         );
       case 'tools/call':
-        return this.callTool(params, version, sink, signal);
+        // Only modern requests can get an InputRequiredResult (modern-only tools are not listed here).
+        return (await this.callTool(params, version, sink, signal)) as ToolResult;
       case 'logging/setLevel':
         if (!this.definition.logging) break;
         if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
@@ -292,6 +343,208 @@ export class Session {
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
   }
 
+  /**
+   * Which era serves a request. A modern-only server treats everything as modern (so `initialize` gets
+   * -32022 naming its versions); a dual-era one serves `initialize`, requests of an initialized legacy
+   * process and `ping` the legacy way, and everything else (with or without `_meta`) the modern way.
+   */
+  private isModernRequest(request: JsonRpcRequest): boolean {
+    const era = this.definition.era ?? 'legacy';
+    if (era === 'legacy') return false;
+    if (era === 'modern') return true;
+    if (hasModernMeta(request.params)) return true;
+    if (request.method === 'initialize' || request.method === 'ping') return false;
+    return this.phase === 'new';
+  }
+
+  private async dispatchModern(
+    request: JsonRpcRequest,
+    sink: Sink,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const era = this.definition.era ?? 'modern';
+    const params = request.params ?? {};
+    const meta = requestMeta(params) ?? {};
+    const requested = meta[META.protocolVersion];
+    if (requested !== MODERN_VERSION && !this.definition.modernDefects?.ignoreVersion) {
+      // A legacy client's initialize gets the versions we speak: its only diagnostic (the spec's SHOULD).
+      const legacyAsk = request.method === 'initialize' && requested === undefined;
+      throw unsupportedVersion(era, legacyAsk ? params.protocolVersion : requested);
+    }
+    const clientCapabilities = meta[META.clientCapabilities];
+    if (!isObject(clientCapabilities)) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Invalid params: _meta["${META.clientCapabilities}"] must be an object`,
+      );
+    }
+    const result = await this.modernResult(request, params, sink, signal, clientCapabilities);
+    // Every result says what it is; complete ones name the server (the spec's per-response field).
+    const typed: Record<string, unknown> = { resultType: 'complete', ...result };
+    if (typed.resultType === 'complete') {
+      const ownMeta = isObject(typed._meta) ? typed._meta : {};
+      typed._meta = {
+        ...ownMeta,
+        [META.serverInfo]: { name: this.definition.name, version: this.definition.version },
+      };
+      if (CACHEABLE_METHODS.has(request.method)) Object.assign(typed, CACHE_HINTS);
+    }
+    return typed;
+  }
+
+  private async modernResult(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    sink: Sink,
+    signal: AbortSignal,
+    clientCapabilities: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const resources = this.definition.resourcesAndPrompts;
+    const version = MODERN_SHAPES;
+    switch (request.method) {
+      case 'server/discover': {
+        // resultType, serverInfo and the cache hints are added for every result by dispatchModern.
+        const discover: Omit<Modern.DiscoverResult, 'resultType' | 'ttlMs' | 'cacheScope'> = {
+          supportedVersions: supportedVersions(this.definition.era ?? 'modern'),
+          capabilities: this.capabilities(true),
+          instructions: `${this.definition.title}: a furfly test server with known, documented behaviour.`,
+        };
+        return discover;
+      }
+      case 'tools/list':
+        return this.page(
+          'tools',
+          this.toolsFor(version, true).map((tool) => describeTool(tool, version)),
+          params.cursor,
+        );
+      case 'tools/call': {
+        const modern: ModernRequestContext = {
+          clientCapabilities,
+          inputResponses: params.inputResponses,
+          requestState: params.requestState,
+        };
+        if (this.definition.modernDefects?.serverRequests) {
+          modern.sendRequest = (method, requestParams) => {
+            const id = `furfly-server-request-${++this.serverRequestIds}`;
+            sink.write(JSON.stringify({ jsonrpc: '2.0', id, method, params: requestParams }), 'request');
+          };
+        }
+        this.logForRequest(params, sink, signal, 'info', `tools/call ${String(params.name)}`);
+        return { ...(await this.callTool(params, version, sink, signal, modern)) };
+      }
+      case 'subscriptions/listen':
+        return this.listen(request, params, sink, signal);
+    }
+    if (resources) {
+      switch (request.method) {
+        case 'resources/list':
+          return this.page(
+            'resources',
+            RESOURCES.map((entry) => describeResource(entry, version)),
+            params.cursor,
+          );
+        case 'resources/templates/list':
+          return this.page('resourceTemplates', [], params.cursor);
+        case 'resources/read':
+          try {
+            return { ...readResource(params.uri) };
+          } catch (error) {
+            // 2026-07-28 replaced -32002 with -32602 for an unknown resource.
+            if (error instanceof RpcError && error.code === ErrorCode.ResourceNotFound)
+              throw new RpcError(ErrorCode.InvalidParams, error.message, error.data);
+            throw error;
+          }
+        case 'prompts/list':
+          return this.page(
+            'prompts',
+            PROMPTS.map((entry) => describePrompt(entry, version)),
+            params.cursor,
+          );
+        case 'prompts/get':
+          return { ...getPrompt(params.name, params.arguments) };
+      }
+    }
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges the part of the filter this server honours (tools-list
+   * changes), then stays open until the client cancels it or the session ends; it is never answered
+   * otherwise. With `listChangedAfterMs`, one tools-list change is delivered on it.
+   */
+  private async listen(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    sink: Sink,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const filter = params.notifications;
+    if (!isObject(filter))
+      throw new RpcError(ErrorCode.InvalidParams, 'params.notifications must be an object');
+    const toolsListChanged = filter.toolsListChanged === true;
+    const ack: Modern.SubscriptionsAcknowledgedNotification = {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        _meta: { [META.subscriptionId]: request.id },
+        notifications: toolsListChanged ? { toolsListChanged: true } : {},
+      },
+    };
+    sink.write(JSON.stringify(ack), 'notification');
+    const key = requestKey(request.id);
+    this.subscriptions.set(key, { id: request.id, sink, toolsListChanged });
+    const delay = this.definition.listChangedAfterMs;
+    const timer =
+      toolsListChanged && delay !== undefined
+        ? setTimeout(() => {
+            if (signal.aborted) return;
+            const message: Modern.ToolListChangedNotification = {
+              jsonrpc: '2.0',
+              method: 'notifications/tools/list_changed',
+              params: { _meta: { [META.subscriptionId]: request.id } },
+            };
+            sink.write(JSON.stringify(message), 'notification');
+          }, delay)
+        : undefined;
+    try {
+      await wait('never', signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+      this.subscriptions.delete(key);
+    }
+    return {};
+  }
+
+  /** Modern logging: `notifications/message` on the request's own stream, only when it asked for a level. */
+  private logForRequest(
+    params: Record<string, unknown>,
+    sink: Sink,
+    signal: AbortSignal,
+    level: string,
+    data: string,
+  ): void {
+    const wanted = requestMeta(params)?.[META.logLevel];
+    if (typeof wanted !== 'string' || !LOG_LEVELS.includes(wanted) || signal.aborted) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
+    const message: Modern.LoggingMessageNotification = {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: level as Modern.LoggingLevel, logger: this.definition.name, data },
+    };
+    sink.write(JSON.stringify(message), 'notification');
+  }
+
+  private capabilities(modern: boolean): ServerCapabilities {
+    const { definition } = this;
+    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
+    if (definition.logging) capabilities.logging = {};
+    if (definition.resourcesAndPrompts) {
+      capabilities.resources = modern ? { listChanged: false } : { subscribe: false, listChanged: false };
+      capabilities.prompts = { listChanged: false };
+    }
+    return capabilities;
+  }
+
   private initialize(params: Record<string, unknown>): InitializeResult {
     if (this.phase !== 'new')
       throw new RpcError(ErrorCode.InvalidRequest, 'Invalid Request: already initialized');
@@ -302,19 +555,16 @@ export class Session {
     this.negotiated = version;
     this.phase = 'initialized';
     const { definition } = this;
-    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
-    if (definition.logging) capabilities.logging = {};
-    if (definition.resourcesAndPrompts) {
-      capabilities.resources = { subscribe: false, listChanged: false };
-      capabilities.prompts = { listChanged: false };
-    }
+    const capabilities = this.capabilities(false);
     const serverInfo: InitializeResult['serverInfo'] = { name: definition.name, version: definition.version };
     if (featuresOf(version).titles) serverInfo.title = definition.title;
     return { protocolVersion: version, capabilities, serverInfo };
   }
 
-  private toolsFor(version: ProtocolVersion): ToolDefinition[] {
-    return this.definition.tools.filter((tool) => !tool.minVersion || isAtLeast(version, tool.minVersion));
+  private toolsFor(version: ProtocolVersion, modern = false): ToolDefinition[] {
+    return this.definition.tools.filter(
+      (tool) => (!tool.minVersion || isAtLeast(version, tool.minVersion)) && (modern || !tool.modernOnly),
+    );
   }
 
   private async callTool(
@@ -322,10 +572,13 @@ export class Session {
     version: ProtocolVersion,
     sink: Sink,
     signal: AbortSignal,
-  ): Promise<ToolResult> {
+    modern?: ModernRequestContext,
+  ): Promise<ToolResult | InputRequiredResult> {
     if (typeof params.name !== 'string')
       throw new RpcError(ErrorCode.InvalidParams, 'params.name must be a string');
-    const tool = this.toolsFor(version).find((candidate) => candidate.name === params.name);
+    const tool = this.toolsFor(version, modern !== undefined).find(
+      (candidate) => candidate.name === params.name,
+    );
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const args = params.arguments ?? {};
     const problems = isObject(args)
@@ -351,7 +604,7 @@ export class Session {
         'notification',
       );
     };
-    return tool.run(args as Record<string, unknown>, { version, signal, progress });
+    return tool.run(args as Record<string, unknown>, { version, signal, progress, modern });
   }
 
   /** One page of a list result. The cursor is opaque to clients: base64url of the list name and offset. */

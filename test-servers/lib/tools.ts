@@ -2,9 +2,14 @@
  * The tools every test server offers, modelled on what clients need to exercise: plain text, arithmetic,
  * delays, big payloads, tool-level failure, progress, and structured output.
  */
+import type {
+  ElicitRequestFormParams,
+  InputRequiredResult,
+} from '../../src/generated/mcp/2026-07-28/types.js';
 import type { CallToolResult, TextContent } from '../../src/protocol/types.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
-import { wait } from './protocol.js';
+import { digestOf, MODERN_VERSION, ModernErrorCode, signRequestState, verifyRequestState } from './modern.js';
+import { isObject, RpcError, wait } from './protocol.js';
 import type { ObjectSchema } from './schema-check.js';
 
 /** A tool call's result (the generated `CallToolResult`); these servers answer with text blocks only. */
@@ -12,8 +17,25 @@ export interface ToolResult extends CallToolResult {
   content: TextContent[];
 }
 
+/** A modern (2026-07-28) interim result: the client must answer `inputRequests` and retry. */
+export type { InputRequiredResult };
+
+/** What a modern request brings beyond its arguments (absent on legacy requests). */
+export interface ModernRequestContext {
+  clientCapabilities: Record<string, unknown>;
+  inputResponses?: unknown;
+  requestState?: unknown;
+  /**
+   * Set by the spec-breaker's `server-requests` defect: ask with a JSON-RPC request to the client (the
+   * legacy way, forbidden in the modern era) instead of an InputRequiredResult.
+   */
+  sendRequest?(method: 'elicitation/create', params: ElicitRequestFormParams): void;
+}
+
 export interface ToolContext {
+  /** The version of a legacy request; 2025-11-25 (the shapes modern tools share) for a modern one. */
   version: ProtocolVersion;
+  modern?: ModernRequestContext;
   /** Aborts when the client cancels the call or the session ends. */
   signal: AbortSignal;
   /** Sends notifications/progress when the request carried a progressToken; a no-op otherwise. */
@@ -29,7 +51,12 @@ export interface ToolDefinition {
   outputSchema?: ObjectSchema;
   /** Listed and callable only from this version on. */
   minVersion?: ProtocolVersion;
-  run(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> | ToolResult;
+  /** Listed and callable only on modern (2026-07-28) requests. */
+  modernOnly?: boolean;
+  run(
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolResult | InputRequiredResult> | ToolResult | InputRequiredResult;
 }
 
 /** Upper bound of the `large` tool, so a typo cannot exhaust memory. */
@@ -166,6 +193,91 @@ export const structuredTool: ToolDefinition = {
   },
 };
 
+const NAME_REQUEST_KEY = 'user_name';
+
+/**
+ * The multi round-trip tool (modern era only): the first call answers with an InputRequiredResult asking
+ * for the user's name through a form elicitation and an HMAC-signed requestState bound to this tool and
+ * these arguments; the retry with `inputResponses` and that state completes. Altered, expired or
+ * foreign state is refused with -32602. A client without the elicitation capability gets -32021.
+ */
+export const askNameTool: ToolDefinition = {
+  name: 'ask_name',
+  title: 'Ask name',
+  description: 'Asks the user for their name (an elicitation through MRTR), then greets them.',
+  modernOnly: true,
+  inputSchema: {
+    type: 'object',
+    properties: { greeting: { type: 'string', description: 'Greeting word; default "Hello".' } },
+    additionalProperties: false,
+  },
+  run: (args, { modern }) => {
+    if (!modern) throw new RpcError(-32601, 'ask_name needs a 2026-07-28 request');
+    if (!isObject(modern.clientCapabilities.elicitation)) {
+      throw new RpcError(
+        ModernErrorCode.MissingRequiredClientCapability,
+        'ask_name needs the elicitation capability',
+        { requiredCapabilities: { elicitation: {} } },
+      );
+    }
+    const purpose = `tools/call:ask_name@${MODERN_VERSION}`;
+    const argsDigest = digestOf(args);
+    const round =
+      modern.requestState === undefined
+        ? 0
+        : verifyRequestState(modern.requestState, { purpose, argsDigest });
+    const answer = isObject(modern.inputResponses) ? modern.inputResponses[NAME_REQUEST_KEY] : undefined;
+    const greeting = (args.greeting as string | undefined) ?? 'Hello';
+    if (round > 0 && isObject(answer)) {
+      if (answer.action !== 'accept')
+        return text(`${greeting}, whoever you are (the user chose ${String(answer.action)}).`);
+      const name = isObject(answer.content) ? answer.content.name : undefined;
+      if (typeof name !== 'string')
+        throw new RpcError(-32602, 'inputResponses.user_name.content.name must be a string');
+      return text(`${greeting}, ${name}!`);
+    }
+    const elicitation: ElicitRequestFormParams = {
+      mode: 'form',
+      message: 'What is your name?',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', title: 'Name' } },
+        required: ['name'],
+      },
+    };
+    if (modern.sendRequest) {
+      modern.sendRequest('elicitation/create', elicitation);
+      return text(`${greeting}, whoever you are (asked with a server-initiated request).`);
+    }
+    return {
+      resultType: 'input_required',
+      inputRequests: { [NAME_REQUEST_KEY]: { method: 'elicitation/create', params: elicitation } },
+      requestState: signRequestState({ purpose, argsDigest, round: round + 1 }),
+    };
+  },
+};
+
+/**
+ * A tool with a parameter mirrored into an HTTP header (`x-mcp-header: Region`, so `Mcp-Param-Region`),
+ * modern era only: over HTTP the server checks the header against the argument.
+ */
+export const regionalEchoTool: ToolDefinition = {
+  name: 'regional_echo',
+  title: 'Regional echo',
+  description: 'Returns "<region>: <message>"; region travels in the Mcp-Param-Region header too.',
+  modernOnly: true,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      region: { type: 'string', description: 'A region name.', 'x-mcp-header': 'Region' },
+      message: { type: 'string' },
+    },
+    required: ['region', 'message'],
+    additionalProperties: false,
+  },
+  run: (args) => text(`${args.region as string}: ${args.message as string}`),
+};
+
 export const STANDARD_TOOLS: readonly ToolDefinition[] = [
   echoTool,
   addTool,
@@ -174,4 +286,6 @@ export const STANDARD_TOOLS: readonly ToolDefinition[] = [
   failTool,
   progressTool,
   structuredTool,
+  askNameTool,
+  regionalEchoTool,
 ];
