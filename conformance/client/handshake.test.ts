@@ -9,14 +9,20 @@ import { isAlive } from '../../test-servers/testing.js';
 import { recordedMessages, resultText, test } from './harness.test-helpers.js';
 
 describe.concurrent('handshake order (as recorded by the server)', () => {
-  test('initialize comes first, notifications/initialized before any other request', async ({ harness }) => {
+  test('the server/discover probe comes first, then initialize on the same process, notifications/initialized before any other request', async ({
+    harness,
+  }) => {
     const record = harness.recordFile();
     // Paging makes the handshake send several requests, so "before any other" is not trivially true.
     const { client } = await harness.connectStdio('well-behaved', ['--record', record, '--page-size', '2']);
     expect((await client.callTool('echo', { message: 'after the handshake' })).isError).toBe(false);
     await client.close();
 
-    const messages = recordedMessages(record);
+    const all = recordedMessages(record);
+    // The dual-era probe (2026-07-28, stdio "Backward Compatibility"): a legacy server refuses it, and
+    // the legacy handshake follows exactly as before.
+    expect(all[0]?.method).toBe('server/discover');
+    const messages = all.slice(1);
     const methods = messages.map((m) => m.method);
     expect(methods[0]).toBe('initialize');
     expect(methods.filter((m) => m === 'initialize')).toHaveLength(1);
@@ -25,7 +31,6 @@ describe.concurrent('handshake order (as recorded by the server)', () => {
     const requests = messages.filter((m) => m.id !== undefined && m.method !== undefined);
     for (const request of requests.slice(1)) expect(messages.indexOf(request)).toBeGreaterThan(initialized);
     expect(methods.slice(2)).toEqual(['tools/list', 'tools/list', 'tools/list', 'tools/list', 'tools/call']);
-    // Every page after the first asks for the cursor the previous page gave.
     expect(messages.slice(3, 6).every((m) => typeof m.params?.cursor === 'string')).toBe(true);
   });
 });

@@ -135,7 +135,9 @@ describe('McpClient over Streamable HTTP against well-behaved --http', () => {
       );
       await client.close();
 
-      const [init, ...later] = httpRecords(record);
+      const [probe, init, ...later] = httpRecords(record);
+      // The dual-era probe: a modern POST, no session; the legacy server refuses it and initialize follows.
+      expect(probe).toMatchObject({ method: 'POST', sessionId: null, protocolVersion: '2026-07-28' });
       expect(init).toMatchObject({ method: 'POST', sessionId: null, protocolVersion: null });
       expect(init?.accept).toBe('application/json, text/event-stream');
       expect(init?.contentType).toBe('application/json');

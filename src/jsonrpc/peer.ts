@@ -60,6 +60,8 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
   /** `false` skips result validation, for a caller that validates itself (initialize, before negotiation). */
   validateResult?: boolean;
+  /** Told the request's id before it is sent (a subscription is named by the id of the request that opened it). */
+  onid?: (id: number) => void;
 }
 
 /** Answers a request from the other side. Throw an `RpcRemoteError` to choose the error code. */
@@ -232,6 +234,7 @@ export class JsonRpcPeer<
       return Promise.reject(new RpcDisconnectedError(`cannot send "${method}": ${this.closedText}`, method));
     }
     const id = this.nextId++;
+    options.onid?.(id);
     const onprogress = options.onprogress;
     let sentParams = params;
     if (onprogress) {

@@ -4,10 +4,13 @@
  * requests and the modern errors. Real SDK v2 servers are in client.reference.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ResolvedServer } from '../config/types.js';
 import { FakeTransport, flush } from '../jsonrpc/fake-transport.test-helpers.js';
 import type { PeerValidator } from '../jsonrpc/peer.js';
+import { ToolRegistry } from '../tools/registry.js';
 import { McpClient } from './client.js';
-import { McpConnectError } from './errors.js';
+import { McpConnectError, ToolLeftOutError } from './errors.js';
+import { loadMcpServers } from './loader.js';
 
 type Reply =
   | { result: unknown }
@@ -207,7 +210,7 @@ describe('era detection', () => {
     });
     const error = await client.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as Error).message).toContain('server "demo" does not support protocol version 2026-07-28');
+    expect((error as Error).message).toMatch(/^server "demo" does not support protocol version 2026-07-28/);
     expect((error as Error).message).toContain('it supports: 2099-01-01');
     expect((error as Error).message).toContain('protocol_version');
     expect(server.requests('initialize')).toEqual([]);
@@ -243,7 +246,7 @@ describe('era detection', () => {
       }),
     });
     const error = await client.connect().catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/server "demo" needs client capabilities .*-32021.*roots/);
+    expect((error as Error).message).toMatch(/^server "demo" needs client capabilities .*-32021.*roots/);
     expect(server.requests('initialize')).toEqual([]);
   });
 
@@ -385,10 +388,12 @@ describe('caching, subscriptions and lost requests', () => {
     vi.setSystemTime(Date.now() + 60_001);
     await client.listTools();
     expect(server.requests('tools/list')).toHaveLength(2);
+    await flush();
+    const subscription = server.requests('subscriptions/listen')[0]!.id;
     server.deliver({
       jsonrpc: '2.0',
       method: 'notifications/tools/list_changed',
-      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 3 } },
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': subscription } },
     });
     await client.listTools();
     expect(server.requests('tools/list')).toHaveLength(3);
@@ -417,7 +422,13 @@ describe('caching, subscriptions and lost requests', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listen[0]!.id } },
     });
-    expect(notified).toEqual(['notifications/tools/list_changed']);
+    // Another subscription's notification, or one naming none, is not ours (stdio shares one channel).
+    for (const meta of [{ 'io.modelcontextprotocol/subscriptionId': 999 }, {}]) {
+      server.deliver({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } });
+    }
+    // Request-scoped notifications pass as they are.
+    server.deliver({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
+    expect(notified).toEqual(['notifications/tools/list_changed', 'notifications/message']);
     await client.close();
     expect(server.sent.at(-1)).toMatchObject({
       method: 'notifications/cancelled',
@@ -494,7 +505,10 @@ describe('x-mcp-header over a transport that mirrors headers', () => {
       {},
       HeaderMirroringServer,
     );
-    client.onerror = (error) => warnings.push(error.message);
+    client.onerror = (error) => {
+      expect(error).toBeInstanceOf(ToolLeftOutError);
+      warnings.push(error.message);
+    };
     await client.connect();
     expect(client.tools.map((t) => t.name)).toEqual(['good', 'plain']);
     expect(warnings).toEqual([
@@ -505,6 +519,32 @@ describe('x-mcp-header over a transport that mirrors headers', () => {
     expect([...(server.toolHeaders ?? new Map()).entries()]).toEqual([
       ['good', [{ path: ['region'], header: 'Region' }]],
     ]);
+    await client.close();
+  });
+
+  it('on -32020 for a call, re-lists the tools once and calls again', async () => {
+    const { server, client } = modern(
+      {
+        'tools/list': listTools([TOOL('echo')], { ttlMs: 60_000 }),
+        'tools/call': (_params, call) =>
+          call === 1
+            ? { error: { code: -32020, message: 'Header mismatch: Mcp-Param-Region header is absent' } }
+            : { result: { resultType: 'complete', content: [{ type: 'text', text: 'second time' }] } },
+      },
+      {},
+      HeaderMirroringServer,
+    );
+    await client.connect();
+    expect(await client.callTool('echo', {})).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'second time' }],
+    });
+    expect(
+      server
+        .requests()
+        .map((r) => r.method)
+        .filter((m) => m !== 'subscriptions/listen'),
+    ).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/list', 'tools/call']);
     await client.close();
   });
 
@@ -519,5 +559,42 @@ describe('x-mcp-header over a transport that mirrors headers', () => {
     await client.connect();
     expect(client.tools.map((t) => t.name)).toEqual(['bad']);
     await client.close();
+  });
+
+  it("the loader reports a left-out tool with the server's ok status, and registers the others", async () => {
+    const registry = new ToolRegistry();
+    const handle = loadMcpServers(
+      {
+        remote: {
+          type: 'http',
+          url: 'http://127.0.0.1:1/mcp',
+          category: 'read',
+          timeout: 10,
+          enabled: true,
+        } as ResolvedServer,
+      },
+      registry,
+      {
+        cwd: '/',
+        clientFactory: (name) =>
+          modern(
+            {
+              'tools/list': listTools([
+                TOOL('bad', {
+                  inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+                }),
+                TOOL('good'),
+              ]),
+            },
+            { name },
+            HeaderMirroringServer,
+          ).client,
+      },
+    );
+    const [status] = await handle.ready;
+    expect(status).toMatchObject({ status: 'ok', tools: 1, era: 'modern', protocolVersion: '2026-07-28' });
+    expect(status!.error).toMatch(/tool "bad" left out: x-mcp-header "N"/);
+    expect(registry.has('mcp__remote__good')).toBe(true);
+    await handle.close();
   });
 });

@@ -65,7 +65,7 @@ import {
 } from './era/modern.js';
 import { describeModernError } from './era/modern-errors.js';
 import { checkToolHeaders, type HeaderParameter } from './era/tool-headers.js';
-import { McpConnectError, McpVersionError } from './errors.js';
+import { McpConnectError, McpVersionError, ToolLeftOutError } from './errors.js';
 
 /** Any protocol version furfly speaks, of either era. */
 export type AnyProtocolVersion = ProtocolVersion | ModernProtocolVersion;
@@ -210,6 +210,10 @@ export class McpClient {
   private toolsFreshUntil = 0;
   private toolsCacheScope: string | undefined;
   private readonly subscription = new AbortController();
+  /** The version the probe last asked for, for messages about the answer. */
+  private probedVersion: string | undefined;
+  /** The ids of the open `subscriptions/listen` requests: a modern notification must name one of them. */
+  private readonly subscriptionIds = new Set<number>();
   private state: ClientState = 'new';
   private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
@@ -227,6 +231,7 @@ export class McpClient {
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.clientCapabilities = capabilitiesOf(options.inputHandlers ?? {});
     this.peer.onnotification = (method, params) => {
+      if (!this.isOwnSubscriptionNotification(method, params)) return;
       // A change makes the cached list stale at once, whatever its ttlMs said.
       if (method === 'notifications/tools/list_changed') this.toolsFreshUntil = 0;
       this.onnotification?.(method, params);
@@ -238,6 +243,22 @@ export class McpClient {
       this.state = 'closed';
       this.onclose?.(reason);
     };
+  }
+
+  /**
+   * Modern era: change notifications belong to a subscription, named in `_meta` by the id of the
+   * `subscriptions/listen` that opened it (stdio shares one channel); one naming none of ours is dropped.
+   * Request-scoped notifications (progress, log messages) and the legacy era pass as they are.
+   */
+  private isOwnSubscriptionNotification(method: string, params: unknown): boolean {
+    if (
+      this.era !== 'modern' ||
+      (!method.endsWith('/list_changed') && method !== 'notifications/resources/updated')
+    )
+      return true;
+    const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+    const id = meta?.[META.subscriptionId];
+    return typeof id === 'number' && this.subscriptionIds.has(id);
   }
 
   get isConnected(): boolean {
@@ -276,11 +297,12 @@ export class McpClient {
         phase = 'initialize';
         await this.initialize(legacyVersion, deadline);
       }
+      // Subscribed before listing, so a change between the two is announced rather than missed.
+      if (this.era === 'modern') this.listenForChanges();
       phase = 'tools/list';
       this.tools = this.capabilities.tools ? await this.fetchTools(deadline) : [];
       if (this.peer.isClosed) throw new RpcDisconnectedError('the connection closed');
       this.state = 'connected';
-      if (this.era === 'modern') this.listenForChanges();
     } catch (error) {
       const message = this.redact(this.describeConnectFailure(error, phase, timeoutMs));
       await this.close();
@@ -376,6 +398,7 @@ export class McpClient {
     this.peer.setValidator(tolerantModern(this.validators(version as ModernProtocolVersion)));
     const probeTimeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
+      this.probedVersion = version;
       let outcome: ReturnType<typeof classifyProbe>;
       try {
         const result = await this.raw.request(
@@ -416,10 +439,10 @@ export class McpClient {
         // The server named the versions it speaks: a legacy one among them is chosen, not fallen back to.
         const legacy = pinned === undefined ? pickVersion(PROTOCOL_VERSIONS, outcome.supported) : undefined;
         if (legacy !== undefined) return legacy;
-        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+        throw outcome.error; // worded once, by describeConnectFailure
       }
       if (outcome.kind === 'modern-error') {
-        throw new Error(describeModernError(this.name, outcome.error, version) ?? outcome.error.message);
+        throw outcome.error;
       }
       if (pinned !== undefined) {
         throw new Error(
@@ -515,8 +538,29 @@ export class McpClient {
     const maxRounds = this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
     const reissuable = method === 'tools/call' ? this.isSafeToRepeat(name) : REISSUABLE.has(method);
     let extra: Record<string, unknown> = {};
+    let relisted = false;
     for (let round = 0; ; round++) {
-      const result = await this.modernRequest(method, { ...params, ...extra }, options, reissuable);
+      let result: Record<string, unknown>;
+      try {
+        result = await this.modernRequest(method, { ...params, ...extra }, options, reissuable);
+      } catch (error) {
+        // HeaderMismatch on a call: the tool's header annotations may have changed since the list was
+        // fetched; the binding says to re-list and try again (once).
+        if (
+          method === 'tools/call' &&
+          !relisted &&
+          error instanceof RpcRemoteError &&
+          error.code === MODERN_ERROR.headerMismatch &&
+          this.transport.setToolHeaders
+        ) {
+          relisted = true;
+          this.toolsFreshUntil = 0;
+          await this.listTools({ timeoutMs: options.timeoutMs });
+          round--;
+          continue;
+        }
+        throw error;
+      }
       const resultType = result.resultType;
       if (resultType === undefined || resultType === 'complete') return result;
       if (resultType !== 'input_required') {
@@ -566,16 +610,28 @@ export class McpClient {
     if (listChanged(this.capabilities.resources)) filter.resourcesListChanged = true;
     if (Object.keys(filter).length === 0) return;
     const signal = this.subscription.signal;
+    let listenId: number | undefined;
     this.raw
       .request(
         'subscriptions/listen',
         { notifications: filter, _meta: this.metaFor(this.protocolVersion as string) },
-        { timeoutMs: FOREVER_MS, signal, validateResult: false },
+        {
+          timeoutMs: FOREVER_MS,
+          signal,
+          validateResult: false,
+          onid: (id) => {
+            listenId = id;
+            this.subscriptionIds.add(id);
+          },
+        },
       )
+      .finally(() => {
+        if (listenId !== undefined) this.subscriptionIds.delete(listenId);
+      })
       .then(
         () => undefined, // the server ended it gracefully
         (error: unknown) => {
-          if (signal.aborted || this.state !== 'connected') return;
+          if (signal.aborted || this.state === 'closed') return;
           if (error instanceof RpcRequestFailedError && !reopened) {
             this.listenForChanges(true);
             return;
@@ -680,13 +736,7 @@ export class McpClient {
     for (const tool of tools) {
       const check = checkToolHeaders(tool.inputSchema);
       if (!check.ok) {
-        this.onerror?.(
-          this.redactError(
-            new Error(
-              `server "${this.name}": tool "${String(tool.name).slice(0, 128)}" left out: ${check.reason}`,
-            ),
-          ),
-        );
+        this.onerror?.(this.redactError(new ToolLeftOutError(this.name, String(tool.name), check.reason)));
         continue;
       }
       if (check.parameters.length > 0) headers.set(tool.name, check.parameters);
@@ -702,7 +752,7 @@ export class McpClient {
     let cause: string;
     const modern =
       error instanceof RpcRemoteError
-        ? describeModernError(this.name, error, this.protocolVersion)
+        ? describeModernError(this.name, error, this.protocolVersion ?? this.probedVersion)
         : undefined;
     if (modern !== undefined) return modern;
     if (error instanceof McpVersionError) cause = error.message;

@@ -27,3 +27,18 @@ export class McpVersionError extends Error {
     this.name = 'McpVersionError';
   }
 }
+
+/**
+ * A listed tool the client left out (over HTTP, an `x-mcp-header` annotation that breaks the rules). Not
+ * fatal: reported through `onerror` as a warning; the other tools stay usable.
+ */
+export class ToolLeftOutError extends Error {
+  constructor(
+    readonly serverName: string,
+    readonly toolName: string,
+    readonly reason: string,
+  ) {
+    super(`server "${serverName}": tool "${toolName.slice(0, 128)}" left out: ${reason}`);
+    this.name = 'ToolLeftOutError';
+  }
+}

@@ -19,6 +19,7 @@ import type { Redactor } from '../redaction/index.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
+import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
 import { createTransport, redactorFor } from './transport-factory.js';
@@ -46,7 +47,7 @@ export type LoaderClient = Pick<
   McpClient,
   'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
 > &
-  Partial<Pick<McpClient, 'era' | 'protocolVersion'>>;
+  Partial<Pick<McpClient, 'era' | 'protocolVersion' | 'onerror'>>;
 
 export type ClientFactory = (
   name: string,
@@ -131,6 +132,8 @@ interface ServerState {
   /** Built on first use: messages about this server pass it. */
   redactor?: Redactor;
   relistAgain: boolean;
+  /** Tools the client left out of the last listing (invalid `x-mcp-header`), reported with the next `ok`. */
+  leftOut: string[];
 }
 
 class Loader {
@@ -165,6 +168,7 @@ class Loader {
       definitions: new Map(),
       connected: false,
       relistAgain: false,
+      leftOut: [],
     };
     if (!server.enabled) {
       this.emit(state, { status: 'disabled' });
@@ -211,6 +215,9 @@ class Loader {
     // A list_changed can arrive while connect() runs (after its tools/list was sent, say): it is
     // remembered and answered with one re-list once connected, so the registry is never left stale.
     let changedWhileConnecting = false;
+    client.onerror = (error) => {
+      if (error instanceof ToolLeftOutError) state.leftOut.push(this.redact(state, error.message));
+    };
     client.onnotification = (method) => {
       if (method !== 'notifications/tools/list_changed') return;
       if (state.connected) this.relist(state);
@@ -265,7 +272,7 @@ class Loader {
       });
     };
     const skipped = this.syncTools(state, client.tools);
-    this.emitOk(state, skipped);
+    this.emitOk(state, [...state.leftOut.splice(0), ...skipped]);
     if (changedWhileConnecting) this.relist(state);
   }
 
@@ -282,7 +289,7 @@ class Loader {
         try {
           const tools = await state.client.listTools({ timeoutMs: state.server.timeout * 1000 });
           if (this.closed) return;
-          this.emitOk(state, this.syncTools(state, tools));
+          this.emitOk(state, [...state.leftOut.splice(0), ...this.syncTools(state, tools)]);
         } catch (error) {
           if (this.closed || !state.connected) return;
           const problem = this.redact(state, `re-listing tools failed: ${errorText(error)}`);

@@ -153,7 +153,9 @@ describe('furfly mcp list (the built CLI)', { timeout: 90_000 }, () => {
         .slice(1)
         .map((line) => [line.split(/\s+/)[0], line.split(/\s+/).slice(1)]),
     );
-    expect(table.stdout.split('\n')[0]).toMatch(/^SERVER\s+TRANSPORT\s+STATUS\s+TOOLS\s+MS\s+ERROR$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^SERVER\s+TRANSPORT\s+STATUS\s+TOOLS\s+PROTOCOL\s+MS\s+ERROR$/,
+    );
     expect(rows.good?.slice(0, 3)).toEqual(['stdio', 'ok', '7']);
     expect(rows.hung?.slice(0, 3)).toEqual(['stdio', 'timeout', '-']);
     expect(rows.broken?.slice(0, 3)).toEqual(['stdio', 'error', '-']);
@@ -312,14 +314,22 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
 describe('renderTable', () => {
   it('aligns columns and keeps every server on one line', () => {
     const text = renderTable([
-      { server: 'a', transport: 'stdio', status: 'ok', tools: 3, ms: 12 },
+      {
+        server: 'a',
+        transport: 'stdio',
+        status: 'ok',
+        tools: 3,
+        ms: 12,
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+      },
       { server: 'longer-name', transport: 'http', status: 'error', ms: 5, error: 'line one\nline two' },
     ]);
     expect(text).toBe(
       [
-        'SERVER       TRANSPORT  STATUS  TOOLS  MS  ERROR',
-        'a            stdio      ok      3      12',
-        'longer-name  http       error   -      5   line one | line two',
+        'SERVER       TRANSPORT  STATUS  TOOLS  PROTOCOL    MS  ERROR',
+        'a            stdio      ok      3      2026-07-28  12',
+        'longer-name  http       error   -      -           5   line one | line two',
         '',
       ].join('\n'),
     );

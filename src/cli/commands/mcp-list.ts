@@ -92,19 +92,21 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
   return statuses.every((s) => s.status === 'ok' || s.status === 'disabled') ? 0 : 1;
 }
 
-const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'MS', 'ERROR'] as const;
+const COLUMNS = ['SERVER', 'TRANSPORT', 'STATUS', 'TOOLS', 'PROTOCOL', 'MS', 'ERROR'] as const;
 
 export function renderTable(statuses: readonly McpListRow[]): string {
   if (statuses.length === 0)
     return 'no MCP servers are configured (mcp_servers in .furflycode/config.yaml)\n';
   const rows = statuses.map((s) =>
     s.status === 'ignored'
-      ? [terminalLine(s.server), s.transport, s.status, '-', '-', terminalLine(s.reason)]
+      ? [terminalLine(s.server), s.transport, s.status, '-', '-', '-', terminalLine(s.reason)]
       : [
           terminalLine(s.server),
           s.transport,
           s.status,
           s.tools === undefined ? '-' : String(s.tools),
+          // The version in use says the era too (2026-07-28 and later: modern).
+          s.protocolVersion === undefined ? '-' : terminalLine(String(s.protocolVersion)),
           s.ms === undefined ? '-' : String(s.ms),
           // One line per server: multi-line stderr tails would break the table; what is left is made safe.
           terminalLine(
