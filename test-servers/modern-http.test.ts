@@ -227,6 +227,9 @@ describe('well-behaved --era modern --http', () => {
     expect(changed.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('listen-1');
     controller.abort();
     await reader.cancel().catch(() => {});
+    // Closing the stream cancelled the subscription; the server serves on.
+    const after = await postModern(url, { id: 2, method: 'server/discover', params: modernParams() });
+    expect(after.status).toBe(200);
   });
 });
 
@@ -327,5 +330,35 @@ describe('spec-breaker HTTP-only modern switches', () => {
     expect(answer.status).toBe(400);
     expect(answer.messages[0].error.code).toBe(-32602);
     expect(answer.messages[0].error.data).toBeUndefined();
+  });
+  it('get-delete-not-405: GET opens an event stream and DELETE gets 204', async () => {
+    const { url } = await startHttpServer('spec-breaker', [
+      '--era',
+      'modern',
+      '--break',
+      'get-delete-not-405',
+    ]);
+    const get = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(200);
+    await get.text();
+    const remove = await fetch(url, { method: 'DELETE' });
+    expect(remove.status).toBe(204);
+    const discover = await postModern(url, { id: 1, method: 'server/discover', params: modernParams() });
+    expect(discover.headers.get('mcp-session-id')).toBeNull();
+  });
+
+  it('modern-session-id: modern answers carry Mcp-Session-Id, GET stays 405', async () => {
+    const { url } = await startHttpServer('spec-breaker', [
+      '--era',
+      'modern',
+      '--break',
+      'modern-session-id',
+    ]);
+    const discover = await postModern(url, { id: 1, method: 'server/discover', params: modernParams() });
+    expect(discover.status).toBe(200);
+    expect(discover.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const get = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    await get.text();
   });
 });

@@ -270,6 +270,12 @@ describe('well-behaved, default era', () => {
 });
 
 describe('spec-breaker modern switches over stdio', () => {
+  it('refuses a modern switch without a modern era (usage error, exit 2)', async () => {
+    const server = startStdioServer('spec-breaker', ['--break', 'no-discover']);
+    expect((await server.exited).code).toBe(2);
+    expect(server.stderr()).toContain('--era modern');
+  });
+
   const start = (defect: string) => startStdioServer('spec-breaker', ['--era', 'modern', '--break', defect]);
 
   it('no-discover: server/discover is -32601, everything else is modern as usual', async () => {
@@ -346,5 +352,79 @@ describe('spec-breaker modern switches over stdio', () => {
     const server = startStdioServer('well-behaved', ['--era', 'modern']);
     await server.request(1, 'tools/call', modernParams({ name: 'ask_name', arguments: {} }, ELICITATION));
     expect(server.received.filter((message) => 'method' in message && 'id' in message)).toEqual([]);
+  });
+  it('version-error-no-supported: -32022 without data.supported', async () => {
+    const server = start('version-error-no-supported');
+    const bad = await server.request(
+      1,
+      'tools/list',
+      modernParams({}, { 'io.modelcontextprotocol/protocolVersion': '1900-01-01' }),
+    );
+    expect(bad.error.code).toBe(-32022);
+    expect(bad.error.data).toEqual({ requested: '1900-01-01' });
+  });
+
+  it('not-found-32002: an unknown resource gets -32002, a known one is read', async () => {
+    const server = start('not-found-32002');
+    const missing = await server.request(1, 'resources/read', modernParams({ uri: 'furfly://test/none' }));
+    expect(missing.error.code).toBe(-32002);
+    const found = await server.request(2, 'resources/read', modernParams({ uri: 'furfly://test/readme' }));
+    expect(found.result.resultType).toBe('complete');
+  });
+
+  it('log-without-level: a call without logLevel still logs', async () => {
+    const server = start('log-without-level');
+    await server.request(1, 'tools/call', modernParams({ name: 'echo', arguments: { message: 'x' } }));
+    expect(server.received.filter((message) => message.method === 'notifications/message')).toHaveLength(1);
+  });
+
+  it('no-subscription-id: the acknowledgement and the change lack the subscription id', async () => {
+    const server = startStdioServer('spec-breaker', [
+      '--era',
+      'modern',
+      '--break',
+      'no-subscription-id',
+      '--list-changed-after',
+      '20',
+    ]);
+    server.send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'subscriptions/listen',
+      params: modernParams({ notifications: { toolsListChanged: true } }),
+    });
+    const ack = await server.nextMessage();
+    expect(ack.method).toBe('notifications/subscriptions/acknowledged');
+    expect(ack.params.notifications).toEqual({ toolsListChanged: true });
+    expect(ack.params._meta).not.toHaveProperty(SUBSCRIPTION_ID);
+    const changed = await server.nextMessage();
+    expect(changed.method).toBe('notifications/tools/list_changed');
+    expect(changed.params._meta).not.toHaveProperty(SUBSCRIPTION_ID);
+  });
+
+  it('no-capability-check: elicitation is asked of a client without the capability', async () => {
+    const server = start('no-capability-check');
+    const call = await server.request(1, 'tools/call', modernParams({ name: 'ask_name', arguments: {} }));
+    expect(call.result.resultType).toBe('input_required');
+    const [inputRequest] = Object.values(call.result.inputRequests) as Json[];
+    expect(inputRequest.method).toBe('elicitation/create');
+  });
+
+  it('unverified-request-state: a forged requestState completes the call', async () => {
+    const server = start('unverified-request-state');
+    const retry = await server.request(
+      1,
+      'tools/call',
+      modernParams(
+        {
+          name: 'ask_name',
+          arguments: {},
+          inputResponses: { user_name: { action: 'accept', content: { name: 'Mallory' } } },
+          requestState: 'forged',
+        },
+        ELICITATION,
+      ),
+    );
+    expect(retry.result.content[0].text).toBe('Hello, Mallory!');
   });
 });

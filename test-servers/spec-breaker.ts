@@ -383,6 +383,27 @@ const SESSION_DEFECTS = {
       });
     },
   },
+  /** A missing or unsupported protocol version gets -32022 but without data.supported. */
+  'version-error-no-supported': {
+    encodeResponse(_request, response) {
+      const error = response.error;
+      if (!isObject(error) || error.code !== ModernErrorCode.UnsupportedProtocolVersion)
+        return JSON.stringify(response);
+      const data = isObject(error.data) ? { ...error.data } : {};
+      delete data.supported;
+      return JSON.stringify({ ...response, error: { ...error, data } });
+    },
+  },
+  /** An unknown resource gets the legacy -32002 instead of -32602 (modern era). */
+  'not-found-32002': {
+    encodeResponse(request, response) {
+      const error = response.error;
+      if (request.method !== 'resources/read' || !isObject(error) || error.code !== ErrorCode.InvalidParams)
+        return JSON.stringify(response);
+      if (!String(error.message).startsWith('Resource not found')) return JSON.stringify(response);
+      return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
+    },
+  },
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {
@@ -390,6 +411,14 @@ const MODERN_DEFECTS = {
   'ignored-version': { ignoreVersion: true },
   /** ask_name sends elicitation/create as a JSON-RPC request to the client instead of MRTR. */
   'server-requests': { serverRequests: true },
+  /** Every tools/call sends notifications/message, even when the request asked for no log level. */
+  'log-without-level': { logWithoutLevel: true },
+  /** subscriptions/listen notifications (the acknowledgement too) lack the subscription id. */
+  'no-subscription-id': { untaggedSubscriptions: true },
+  /** ask_name asks for an elicitation from a client that did not declare the capability (no -32021). */
+  'no-capability-check': { skipCapabilityCheck: true },
+  /** ask_name accepts any requestState on the retry: a tampered one is not refused. */
+  'unverified-request-state': { trustRequestState: true },
 } satisfies Record<string, ModernDefects>;
 
 const HTTP_DEFECTS = {
@@ -415,6 +444,10 @@ const HTTP_DEFECTS = {
   'header-mismatch-accepted': { acceptHeaderMismatch: true },
   /** Modern era: an unknown method is answered 200 (with -32601) instead of 404. */
   'unknown-method-not-404': { unknownMethodStatus: 200 },
+  /** Modern-only server: GET gets 200 with an event stream and DELETE 204, instead of 405. */
+  'get-delete-not-405': { modernGetDeleteAllowed: true },
+  /** Modern era: every answer carries an Mcp-Session-Id header. */
+  'modern-session-id': { modernSessionId: true },
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -422,6 +455,21 @@ const DEFECTS = [
   ...Object.keys(MODERN_DEFECTS),
   ...Object.keys(HTTP_DEFECTS),
 ] as (keyof typeof SESSION_DEFECTS | keyof typeof MODERN_DEFECTS | keyof typeof HTTP_DEFECTS)[];
+
+/** Defects of 2026-07-28 duties: meaningless in the legacy era, so they need --era modern or dual. */
+const MODERN_ONLY = new Set<string>([
+  'no-discover',
+  'no-result-type',
+  'no-cache-fields',
+  'wrong-version-error',
+  'version-error-no-supported',
+  'not-found-32002',
+  ...Object.keys(MODERN_DEFECTS),
+  'header-mismatch-accepted',
+  'unknown-method-not-404',
+  'get-delete-not-405',
+  'modern-session-id',
+]);
 
 runServer({
   name: 'spec-breaker',
@@ -431,6 +479,8 @@ runServer({
   setup: (flags, common) => {
     const defect = choiceFlag('break', flags.break, DEFECTS);
     if (!defect) throw new UsageError('--break is required');
+    if (MODERN_ONLY.has(defect) && common.era === 'legacy')
+      throw new UsageError(`--break ${defect} breaks a 2026-07-28 duty: add --era modern or --era dual`);
     const definition = standardDefinition('spec-breaker', common);
     if (defect in SESSION_DEFECTS) {
       return {

@@ -6,6 +6,7 @@
  * Modern errors get their HTTP status: 400 for -32020/-32021/-32022 and malformed `_meta`, 404 for an
  * unknown method.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpDefects, HttpOptions } from './http.js';
 import { header, startEventStream } from './http.js';
@@ -77,6 +78,7 @@ export async function handleModernPost(
   // A malformed `_meta` (no usable version, no clientCapabilities object) is a 400 whatever its code.
   const malformedMeta = !versionServed || !isObject(meta?.[META.clientCapabilities]);
 
+  if (defects.modernSessionId) res.setHeader('mcp-session-id', randomUUID());
   const session = new Session(definition, { write: () => {} });
   const mode = request.method === 'subscriptions/listen' ? 'sse' : options.reply;
   const reply = createModernReply(res, mode, (code) => {

@@ -57,6 +57,10 @@ export interface HttpDefects {
   acceptHeaderMismatch?: boolean;
   /** Modern era: status for an unknown method instead of 404. */
   unknownMethodStatus?: number;
+  /** Modern-only server: GET opens an (empty) event stream and DELETE answers 204, instead of 405. */
+  modernGetDeleteAllowed?: boolean;
+  /** Modern era: every response carries an `Mcp-Session-Id` header. */
+  modernSessionId?: boolean;
 }
 
 interface HttpSession {
@@ -113,6 +117,15 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     // DNS rebinding protection: a browser page from elsewhere must not reach a local server.
     if (origin !== undefined && !isLocalOrigin(origin) && !defects.acceptAnyOrigin) {
       sendError(res, 403, 'Forbidden: foreign Origin');
+      return;
+    }
+    if (era === 'modern' && defects.modernGetDeleteAllowed && req.method === 'GET') {
+      startEventStream(res);
+      res.end();
+      return;
+    }
+    if (era === 'modern' && defects.modernGetDeleteAllowed && req.method === 'DELETE') {
+      res.writeHead(204).end();
       return;
     }
     if (era === 'modern' && req.method !== 'POST') {

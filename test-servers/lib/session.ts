@@ -75,6 +75,14 @@ export interface ModernDefects {
   ignoreVersion?: boolean;
   /** Ask the client with a JSON-RPC request (elicitation/create) instead of an InputRequiredResult. */
   serverRequests?: boolean;
+  /** Log on every tools/call, whether or not the request asked for a log level. */
+  logWithoutLevel?: boolean;
+  /** Leave `io.modelcontextprotocol/subscriptionId` out of the subscriptions/listen notifications. */
+  untaggedSubscriptions?: boolean;
+  /** Send elicitation input requests to a client that did not declare the elicitation capability. */
+  skipCapabilityCheck?: boolean;
+  /** Accept any requestState on an MRTR retry without verifying it. */
+  trustRequestState?: boolean;
 }
 
 export interface ServerDefinition {
@@ -418,10 +426,15 @@ export class Session {
           params.cursor,
         );
       case 'tools/call': {
+        const defects = this.definition.modernDefects ?? {};
         const modern: ModernRequestContext = {
-          clientCapabilities,
+          // The skip-capability-check defect acts as if every client could answer an elicitation.
+          clientCapabilities: defects.skipCapabilityCheck
+            ? { ...clientCapabilities, elicitation: {} }
+            : clientCapabilities,
           inputResponses: params.inputResponses,
           requestState: params.requestState,
+          trustRequestState: defects.trustRequestState,
         };
         if (this.definition.modernDefects?.serverRequests) {
           modern.sendRequest = (method, requestParams) => {
@@ -482,13 +495,13 @@ export class Session {
     if (!isObject(filter))
       throw new RpcError(ErrorCode.InvalidParams, 'params.notifications must be an object');
     const toolsListChanged = filter.toolsListChanged === true;
+    const tag = this.definition.modernDefects?.untaggedSubscriptions
+      ? {}
+      : { [META.subscriptionId]: request.id };
     const ack: Modern.SubscriptionsAcknowledgedNotification = {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: {
-        _meta: { [META.subscriptionId]: request.id },
-        notifications: toolsListChanged ? { toolsListChanged: true } : {},
-      },
+      params: { _meta: tag, notifications: toolsListChanged ? { toolsListChanged: true } : {} },
     };
     sink.write(JSON.stringify(ack), 'notification');
     const key = requestKey(request.id);
@@ -501,7 +514,7 @@ export class Session {
             const message: Modern.ToolListChangedNotification = {
               jsonrpc: '2.0',
               method: 'notifications/tools/list_changed',
-              params: { _meta: { [META.subscriptionId]: request.id } },
+              params: { _meta: tag },
             };
             sink.write(JSON.stringify(message), 'notification');
           }, delay)
@@ -523,7 +536,8 @@ export class Session {
     level: string,
     data: string,
   ): void {
-    const wanted = requestMeta(params)?.[META.logLevel];
+    const asked = requestMeta(params)?.[META.logLevel];
+    const wanted = asked === undefined && this.definition.modernDefects?.logWithoutLevel ? 'debug' : asked;
     if (typeof wanted !== 'string' || !LOG_LEVELS.includes(wanted) || signal.aborted) return;
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
     const message: Modern.LoggingMessageNotification = {

@@ -25,6 +25,8 @@ export interface ModernRequestContext {
   clientCapabilities: Record<string, unknown>;
   inputResponses?: unknown;
   requestState?: unknown;
+  /** The spec-breaker's `unverified-request-state`: any requestState counts as a genuine second round. */
+  trustRequestState?: boolean;
   /**
    * Set by the spec-breaker's `server-requests` defect: ask with a JSON-RPC request to the client (the
    * legacy way, forbidden in the modern era) instead of an InputRequiredResult.
@@ -225,7 +227,9 @@ export const askNameTool: ToolDefinition = {
     const round =
       modern.requestState === undefined
         ? 0
-        : verifyRequestState(modern.requestState, { purpose, argsDigest });
+        : modern.trustRequestState
+          ? 1
+          : verifyRequestState(modern.requestState, { purpose, argsDigest });
     const answer = isObject(modern.inputResponses) ? modern.inputResponses[NAME_REQUEST_KEY] : undefined;
     const greeting = (args.greeting as string | undefined) ?? 'Hello';
     if (round > 0 && isObject(answer)) {
