@@ -7,6 +7,7 @@ export default defineConfig({
       'conformance/**/*.test.ts',
       'test-servers/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     // Tests spawn real child processes and servers; two cores on CI.
     pool: 'forks',

@@ -11,12 +11,21 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { errorText } from '../src/util/error-text.js';
 import type { Target } from './clients/types.js';
-import { CLI_MAIN, everythingEntry, REPO_ROOT, testServer } from './lib/paths.js';
+import type { Era } from './lib/connect-latency.js';
+import {
+  CLI_MAIN,
+  everythingEntry,
+  LEGACY_SILENT_PROBE_SERVER,
+  REPO_ROOT,
+  SDK_V2_SERVER,
+  testServer,
+} from './lib/paths.js';
 import {
   killAll,
   type RunnerOutcome,
   runInChild,
   startEverythingHttp,
+  startListeningServer,
   startWellBehavedHttp,
   timeCommand,
 } from './lib/processes.js';
@@ -24,7 +33,7 @@ import { type BenchReport, type Better, renderTable, type ScenarioFigures } from
 import { HEALTHY_SERVERS, startupServers } from './lib/startup.js';
 import { median } from './lib/stats.js';
 import type { Workload } from './lib/workloads.js';
-import type { ClientKind, RunnerResult, RunnerSpec } from './runner.js';
+import type { ClientKind, ProtocolClientKind, RunnerResult, RunnerSpec } from './runner.js';
 
 const LARGE_BYTES = 50 * 1024 * 1024;
 const SMALL_LARGE_BYTES = 10 * 1024 * 1024;
@@ -32,6 +41,11 @@ const SDK_50MB_BUDGET_MS = 60_000;
 /** Both clients get the same single-message limit, above the 50 MB result (each defaults lower). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const RUNNER_TIMEOUT_MS = 120_000;
+/**
+ * The probe timeout both probing clients get against the server that never answers the probe (furfly's
+ * default is 3 s, the SDK v2's its request timeout, 60 s): the fallback costs about this much.
+ */
+const SILENT_PROBE_TIMEOUT_MS = 1000;
 
 interface Options {
   rounds: number;
@@ -68,40 +82,99 @@ interface Case {
     unit: string;
     better: Better;
   }[];
-  /** A note and secondary figures for the case's scenarios, from every result of every round. */
+  /** A note and secondary figures for the case's scenarios, from furfly's results of every round. */
   summarize?: (results: readonly RunnerResult[]) => { note: string; details: Record<string, number | null> };
 }
 
-function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: string): Case[] {
-  const { seconds, warmupSeconds } = durations(quick);
-  const targets: { label: string; transport: 'stdio' | 'http'; target: Target }[] = [
+/** The HTTP servers every round shares (one process each, started before the first round). */
+interface HttpUrls {
+  wellBehaved: string;
+  everything: string;
+  wellBehavedModern: string;
+  sdkV2Dual: string;
+}
+
+/** A server to drive, how, and in which era the connection must end up. */
+interface ThroughputTarget {
+  /** The scenario prefix: `<transport>.<server>` (legacy era, as before) or `<transport>.modern.<server>`. */
+  base: string;
+  target: Target;
+  era: Era;
+  clients: ClientKind[];
+}
+
+function throughputTargets(urls: HttpUrls): ThroughputTarget[] {
+  const node = process.execPath;
+  // Legacy era: furfly, the SDK v1 and the SDK v2 (auto mode: it probes, then falls back).
+  const legacy: ClientKind[] = ['furfly', 'sdk', 'sdk2'];
+  // Modern era: the SDK v1 cannot speak it (a modern-only server refuses its initialize).
+  const modern: ClientKind[] = ['furfly', 'sdk2'];
+  const stdio = (args: string[]): Target => ({ kind: 'stdio', command: node, args });
+  return [
     {
-      label: 'well-behaved',
-      transport: 'stdio',
-      target: { kind: 'stdio', command: process.execPath, args: [testServer('well-behaved')] },
+      base: 'stdio.well-behaved',
+      target: stdio([testServer('well-behaved')]),
+      era: 'legacy',
+      clients: legacy,
+    },
+    { base: 'stdio.everything', target: stdio([everythingEntry(), 'stdio']), era: 'legacy', clients: legacy },
+    {
+      base: 'http.well-behaved',
+      target: { kind: 'http', url: urls.wellBehaved },
+      era: 'legacy',
+      clients: legacy,
     },
     {
-      label: 'everything',
-      transport: 'stdio',
-      target: { kind: 'stdio', command: process.execPath, args: [everythingEntry(), 'stdio'] },
+      base: 'http.everything',
+      target: { kind: 'http', url: urls.everything },
+      era: 'legacy',
+      clients: legacy,
     },
-    { label: 'well-behaved', transport: 'http', target: { kind: 'http', url: wellBehavedUrl } },
-    { label: 'everything', transport: 'http', target: { kind: 'http', url: everythingUrl } },
+    // The modern era (2026-07-28): furfly's well-behaved server serving it alone, and the reference
+    // SDK v2 server serving both eras (both clients prefer the modern one).
+    {
+      base: 'stdio.modern.well-behaved',
+      target: stdio([testServer('well-behaved'), '--era', 'modern']),
+      era: 'modern',
+      clients: modern,
+    },
+    {
+      base: 'stdio.modern.sdk-v2-dual',
+      target: stdio([SDK_V2_SERVER, '--era', 'dual']),
+      era: 'modern',
+      clients: modern,
+    },
+    {
+      base: 'http.modern.well-behaved',
+      target: { kind: 'http', url: urls.wellBehavedModern },
+      era: 'modern',
+      clients: modern,
+    },
+    {
+      base: 'http.modern.sdk-v2-dual',
+      target: { kind: 'http', url: urls.sdkV2Dual },
+      era: 'modern',
+      clients: modern,
+    },
   ];
+}
+
+function throughputCases(quick: boolean, urls: HttpUrls): Case[] {
+  const { seconds, warmupSeconds } = durations(quick);
   const cases: Case[] = [];
-  for (const { label, transport, target } of targets) {
+  for (const { base, target, era, clients } of throughputTargets(urls)) {
     const sequential: Workload = { kind: 'sequential', seconds, warmupSeconds };
     const inflight: Workload = { kind: 'inflight', seconds, concurrency: 100, warmupSeconds };
-    const base = `${transport}.${label}`;
     cases.push({
       name: `${base}.sequential`,
-      clients: ['furfly', 'sdk'],
+      clients,
       spec: (client) => ({
         kind: 'workload',
         client,
         target,
         workload: sequential,
         maxMessageBytes: MAX_MESSAGE_BYTES,
+        era,
       }),
       metrics: [
         {
@@ -117,13 +190,14 @@ function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: 
     });
     cases.push({
       name: `${base}.inflight100`,
-      clients: ['furfly', 'sdk'],
+      clients,
       spec: (client) => ({
         kind: 'workload',
         client,
         target,
         workload: inflight,
         maxMessageBytes: MAX_MESSAGE_BYTES,
+        era,
       }),
       metrics: [
         {
@@ -137,6 +211,89 @@ function throughputCases(quick: boolean, wellBehavedUrl: string, everythingUrl: 
     });
   }
   return cases;
+}
+
+/**
+ * Connect latency over stdio, era detection included, a fresh server per connect: a modern-only
+ * server (furfly probes in place; the SDK v2 in auto mode probes on a disposable second process), a
+ * legacy server that refuses the probe at once (-32601), and one that never answers it (the fallback
+ * costs one probe timeout, the same for both probing clients). The SDK v1 does not probe: on the
+ * legacy servers it is the handshake alone.
+ */
+function connectCases(quick: boolean): Case[] {
+  const repeats = quick ? 3 : 7;
+  const node = process.execPath;
+  const cases: {
+    label: string;
+    args: string[];
+    era: Era;
+    clients: ProtocolClientKind[];
+    probeTimeoutMs?: number;
+  }[] = [
+    {
+      label: 'modern',
+      args: [testServer('well-behaved'), '--era', 'modern'],
+      era: 'modern',
+      clients: ['furfly', 'sdk2'],
+    },
+    {
+      label: 'legacy',
+      args: [testServer('well-behaved')],
+      era: 'legacy',
+      clients: ['furfly', 'sdk', 'sdk2'],
+    },
+    {
+      label: 'legacy-silent',
+      args: [LEGACY_SILENT_PROBE_SERVER],
+      era: 'legacy',
+      clients: ['furfly', 'sdk', 'sdk2'],
+      probeTimeoutMs: SILENT_PROBE_TIMEOUT_MS,
+    },
+  ];
+  return cases.map(({ label, args, era, clients, probeTimeoutMs }) => ({
+    name: `connect.stdio.${label}`,
+    clients,
+    spec: (client) => ({
+      kind: 'connect',
+      client: client as ProtocolClientKind,
+      target: { kind: 'stdio', command: node, args },
+      era,
+      repeats,
+      ...(probeTimeoutMs === undefined ? {} : { probeTimeoutMs }),
+      // The fallback's cost for furfly: the same connect with the legacy version pinned (no probe).
+      withPinnedBaseline: era === 'legacy' && client === 'furfly',
+    }),
+    metrics: [
+      { scenario: `connect.stdio.${label}.ms`, pick: (r) => r.connectMs, unit: 'ms', better: 'lower' },
+    ],
+    ...(era === 'legacy' ? { summarize: (results) => summarizeFallback(results, probeTimeoutMs) } : {}),
+  }));
+}
+
+/** furfly's fallback cost: its connect with the probe against the same connect with the version pinned. */
+function summarizeFallback(
+  results: readonly RunnerResult[],
+  probeTimeoutMs: number | undefined,
+): { note: string; details: Record<string, number | null> } {
+  const pinned = nullable(
+    median(results.flatMap((r) => (r.pinnedConnectMs === undefined ? [] : [r.pinnedConnectMs]))),
+  );
+  const probing = nullable(median(results.flatMap((r) => (r.connectMs === undefined ? [] : [r.connectMs]))));
+  const cost = pinned !== null && probing !== null ? probing - pinned : null;
+  const details = {
+    furfly_pinned_legacy_ms: pinned,
+    furfly_fallback_cost_ms: cost,
+    probe_timeout_ms: probeTimeoutMs ?? null,
+  };
+  const ms = (value: number | null): string => (value === null ? 'n/a' : `${value.toFixed(0)} ms`);
+  const note = [
+    `furfly with the legacy version pinned (no probe): ${ms(pinned)}, so the probe and fallback cost ${ms(cost)}`,
+    probeTimeoutMs === undefined
+      ? 'the server refuses server/discover at once (-32601): no timeout is waited for'
+      : `the server never answers server/discover: furfly and the SDK v2 both wait a ${probeTimeoutMs} ms probe timeout`,
+    'the SDK v1 does not probe (handshake only)',
+  ].join('; ');
+  return { note, details };
 }
 
 /**
@@ -271,9 +428,15 @@ async function main(): Promise<void> {
     process.exit(130);
   });
 
-  const [wellBehavedUrl, everythingUrl] = await Promise.all([startWellBehavedHttp(), startEverythingHttp()]);
+  const [wellBehaved, everything, wellBehavedModern, sdkV2Dual] = await Promise.all([
+    startWellBehavedHttp(),
+    startEverythingHttp(),
+    startWellBehavedHttp(['--era', 'modern']),
+    startListeningServer(SDK_V2_SERVER, ['--era', 'dual']),
+  ]);
   const cases = [
-    ...throughputCases(options.quick, wellBehavedUrl, everythingUrl),
+    ...throughputCases(options.quick, { wellBehaved, everything, wellBehavedModern, sdkV2Dual }),
+    ...connectCases(options.quick),
     ...ceilingCases(options.quick),
     ...largeAndStartupCases(options.quick),
   ].filter((c) => options.only === undefined || c.name.includes(options.only));
@@ -290,7 +453,7 @@ async function main(): Promise<void> {
     byClient.set(client, [...(byClient.get(client) ?? []), value]);
   };
 
-  /** Every result per case, for the cases that summarize them. */
+  /** furfly's results per case, for the cases that summarize them. */
   const caseResults = new Map<string, RunnerResult[]>();
   const overruns = new Map<string, Extract<RunnerOutcome, { kind: 'overran' }>>();
   /** Calls that failed, per case and client: reported, never silently averaged away. */
@@ -309,7 +472,9 @@ async function main(): Promise<void> {
           continue;
         }
         for (const metric of benchCase.metrics) record(metric.scenario, client, metric.pick(outcome.result));
-        caseResults.set(benchCase.name, [...(caseResults.get(benchCase.name) ?? []), outcome.result]);
+        if (client === 'furfly') {
+          caseResults.set(benchCase.name, [...(caseResults.get(benchCase.name) ?? []), outcome.result]);
+        }
         if (outcome.result.failedCalls) {
           const seen = failures.get(`${benchCase.name}/${client}`) ?? {
             calls: 0,
@@ -355,6 +520,10 @@ async function main(): Promise<void> {
         better: metric.better,
         rounds: byClient?.get('furfly')?.length ?? 0,
       };
+      if (benchCase.clients.includes('sdk2')) {
+        figures.sdkV2 = nullable(median(byClient?.get('sdk2') ?? []));
+        figures.ratioV2 = furfly !== null && figures.sdkV2 !== null ? furfly / figures.sdkV2 : null;
+      }
       const overrun = overruns.get(`${benchCase.name}/sdk`);
       if (overrun) {
         const rss =
@@ -389,12 +558,14 @@ async function main(): Promise<void> {
     if (Number.isNaN(ceiling) || !client) continue;
     const furfly = (100 * client.furfly!) / ceiling;
     const sdk = (100 * client.sdk!) / ceiling;
+    const sdkV2 = client.sdkV2 === undefined || client.sdkV2 === null ? null : (100 * client.sdkV2) / ceiling;
     const ceilingCpu = median(samples.get(`ceiling.${label}.cpu_us_per_call`)?.get('ceiling') ?? []);
     const cpuNote = Number.isNaN(ceilingCpu) ? '' : `, ${ceilingCpu.toFixed(1)} µs CPU per call`;
     scenarios[`ceiling.stdio.${label}.share`] = {
       furfly,
       sdk,
       ratio: furfly / sdk,
+      ...(sdkV2 === null ? {} : { sdkV2, ratioV2: furfly / sdkV2 }),
       unit: '% of ceiling',
       better: 'higher',
       rounds: samples.get(`ceiling.${label}`)?.get('ceiling')?.length ?? 0,
@@ -433,7 +604,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${renderTable(report)}\n\n`);
   for (const [name, s] of Object.entries(scenarios)) if (s.note) process.stdout.write(`${name}: ${s.note}\n`);
   process.stdout.write(
-    `\nratio = furfly / SDK (median of ${options.rounds} rounds); "better" says which direction wins.\n` +
+    `\nSDK = @modelcontextprotocol/sdk 1.32.2 (v1); SDK v2 = @modelcontextprotocol/client 2.4.0, versionNegotiation auto.\n` +
+      `ratios = furfly / that SDK (median of ${options.rounds} rounds); "better" says which direction wins.\n` +
       `machine: ${report.machine.cpus} x ${report.machine.model}, node ${report.machine.node}, ` +
       `load average ${report.machine.loadavg.join(' ')}; ${report.durationSeconds} s\n`,
   );

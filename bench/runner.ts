@@ -8,15 +8,38 @@
  * `BENCH_RESULT <json>`. Anything else on stdout is ignored.
  */
 
-import type { BenchClient, Target } from './clients/types.js';
+import type { BenchClient, ConnectOptions, Target } from './clients/types.js';
+import type { Era } from './lib/connect-latency.js';
 import type { PromptResult } from './lib/prompt.js';
 import type { StartupResult } from './lib/startup.js';
 import { runWorkload, type Workload } from './lib/workloads.js';
 
-export type ClientKind = 'furfly' | 'sdk' | 'ceiling';
+/** `sdk` is the reference SDK v1 (`@modelcontextprotocol/sdk`), `sdk2` its v2 client in auto mode. */
+export type ClientKind = 'furfly' | 'sdk' | 'sdk2' | 'ceiling';
+export type ProtocolClientKind = Exclude<ClientKind, 'ceiling'>;
 
 export type RunnerSpec =
-  | { kind: 'workload'; client: ClientKind; target: Target; workload: Workload; maxMessageBytes: number }
+  | {
+      kind: 'workload';
+      client: ClientKind;
+      target: Target;
+      workload: Workload;
+      maxMessageBytes: number;
+      /** The era the connection must reach (a client that ended up in the other one fails the run). */
+      era?: Era;
+      probeTimeoutMs?: number;
+    }
+  /** Connect latency over and over, a fresh server each time (see lib/connect-latency.ts). */
+  | {
+      kind: 'connect';
+      client: ProtocolClientKind;
+      target: Target;
+      era: Era;
+      repeats: number;
+      probeTimeoutMs?: number;
+      /** furfly: also time connects with the legacy version pinned (the fallback's baseline). */
+      withPinnedBaseline?: boolean;
+    }
   | { kind: 'startup'; client: 'furfly' | 'sdk' }
   /** The interactive prompt of the built CLI (furfly only: the SDK has no CLI). */
   | { kind: 'prompt'; client: 'furfly' };
@@ -29,6 +52,9 @@ export interface RunnerResult {
   /** CPU µs of the runner (the client) per successful call, throughput workloads only. */
   cpuUsPerCall?: number;
   healthyMs?: number;
+  /** Connect latency (median of the runner's repeats) and, for furfly, the pinned-legacy baseline. */
+  connectMs?: number;
+  pinnedConnectMs?: number;
   prompt?: PromptResult;
   failedCalls?: number;
   firstError?: string;
@@ -55,16 +81,58 @@ function killIfAlive(pid: number | undefined): void {
  * Only the client under test is loaded (dynamic import): a runner that measures the SDK never loads
  * furfly's code and the other way round, so each peak RSS is the client's own and not both together.
  */
-async function connect(spec: Extract<RunnerSpec, { kind: 'workload' }>): Promise<BenchClient> {
-  const options = { maxMessageBytes: spec.maxMessageBytes, timeoutMs: TIMEOUT_MS };
-  switch (spec.client) {
-    case 'ceiling':
-      return (await import('./ceiling/loop-client.js')).connectCeiling();
+async function loadClient(
+  client: ClientKind,
+): Promise<(target: Target, options: ConnectOptions) => Promise<BenchClient>> {
+  switch (client) {
+    case 'ceiling': {
+      const { connectCeiling } = await import('./ceiling/loop-client.js');
+      return () => connectCeiling();
+    }
     case 'furfly':
-      return (await import('./clients/furfly.js')).connectFurfly(spec.target, options);
+      return (await import('./clients/furfly.js')).connectFurfly;
     case 'sdk':
-      return (await import('./clients/sdk.js')).connectSdk(spec.target, options);
+      return (await import('./clients/sdk.js')).connectSdk;
+    case 'sdk2':
+      return (await import('./clients/sdk2.js')).connectSdk2;
   }
+}
+
+async function connect(spec: Extract<RunnerSpec, { kind: 'workload' }>): Promise<BenchClient> {
+  const connectTo = await loadClient(spec.client);
+  const client = await connectTo(spec.target, {
+    maxMessageBytes: spec.maxMessageBytes,
+    timeoutMs: TIMEOUT_MS,
+    ...(spec.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: spec.probeTimeoutMs }),
+  });
+  if (spec.era !== undefined && client.era !== spec.era) {
+    await client.close();
+    killIfAlive(client.serverPid);
+    throw new Error(`${spec.client} connected in the ${client.era ?? 'unknown'} era, expected ${spec.era}`);
+  }
+  return client;
+}
+
+async function connectLatency(
+  spec: Extract<RunnerSpec, { kind: 'connect' }>,
+): Promise<Partial<RunnerResult>> {
+  const connectTo = await loadClient(spec.client);
+  const { measureConnectLatency } = await import('./lib/connect-latency.js');
+  return measureConnectLatency({
+    connect: (pinLegacy) =>
+      connectTo(spec.target, {
+        // Connect latency needs no large messages; the clients' defaults would do, one value keeps it equal.
+        maxMessageBytes: 16 * 1024 * 1024,
+        timeoutMs: TIMEOUT_MS,
+        ...(spec.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: spec.probeTimeoutMs }),
+        pinLegacy,
+      }),
+    repeats: spec.repeats,
+    withPinnedBaseline: spec.withPinnedBaseline === true,
+    era: spec.era,
+    onServerPid: announcePid,
+    afterClose: killIfAlive,
+  });
 }
 
 /** The start-up scenario, with the same rule: only the measured client's code is loaded. */
@@ -85,6 +153,12 @@ async function main(): Promise<void> {
     const run = await measurePrompt(announcePid);
     result = { prompt: run.result };
     for (const pid of run.pids) killIfAlive(pid);
+  } else if (spec.kind === 'connect') {
+    result = await connectLatency(spec);
+    // The SDK v2 probes on a second process it starts and ends itself; whatever outlived a close is
+    // found among this runner's children and killed by pid.
+    const { childPids } = await import('./lib/child-pids.js');
+    for (const pid of childPids(process.pid)) killIfAlive(pid);
   } else if (spec.kind === 'startup') {
     const run = await startup(spec.client);
     for (const pid of run.pids) announcePid(pid);

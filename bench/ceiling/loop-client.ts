@@ -55,5 +55,7 @@ export async function connectCeiling(): Promise<BenchClient> {
     get serverPid() {
       return child.pid;
     },
+    // No protocol at all: the bare loop has no era.
+    era: undefined,
   };
 }

@@ -3,6 +3,7 @@ import type { Transport } from '../../src/jsonrpc/transport.js';
 import { McpClient } from '../../src/mcp/client.js';
 import { StreamableHttpTransport } from '../../src/mcp/transports/http/streamable-http-transport.js';
 import { StdioTransport } from '../../src/mcp/transports/stdio/stdio-transport.js';
+import { LATEST_PROTOCOL_VERSION } from '../../src/protocol/versions.js';
 import { type BenchClient, type ConnectOptions, firstText, type Target } from './types.js';
 
 export async function connectFurfly(target: Target, options: ConnectOptions): Promise<BenchClient> {
@@ -19,7 +20,12 @@ export async function connectFurfly(target: Target, options: ConnectOptions): Pr
   } else {
     transport = new StreamableHttpTransport({ url: target.url, maxMessageBytes: options.maxMessageBytes });
   }
-  const client = new McpClient(transport, { name: 'bench', requestTimeoutMs: options.timeoutMs });
+  const client = new McpClient(transport, {
+    name: 'bench',
+    requestTimeoutMs: options.timeoutMs,
+    ...(options.probeTimeoutMs === undefined ? {} : { probeTimeoutMs: options.probeTimeoutMs }),
+    ...(options.pinLegacy ? { protocolVersion: LATEST_PROTOCOL_VERSION } : {}),
+  });
   await client.connect({ timeoutMs: options.timeoutMs });
   return {
     async call(tool, args) {
@@ -30,6 +36,9 @@ export async function connectFurfly(target: Target, options: ConnectOptions): Pr
     close: () => client.close(),
     get serverPid() {
       return stdio?.pid;
+    },
+    get era() {
+      return client.era;
     },
   };
 }

@@ -36,5 +36,7 @@ export async function connectSdk(target: Target, options: ConnectOptions): Promi
     get serverPid() {
       return stdio?.pid ?? undefined;
     },
+    // SDK v1 knows only the initialize handshake.
+    era: 'legacy',
   };
 }

@@ -8,12 +8,21 @@ export interface BenchClient {
   close(): Promise<void>;
   /** The stdio server's pid, so the runner can make sure it is gone. */
   readonly serverPid: number | undefined;
+  /** The protocol era the connection ended up in (SDK v1 speaks only the legacy one). */
+  readonly era: 'legacy' | 'modern' | undefined;
 }
 
 export interface ConnectOptions {
   /** Largest single message the client accepts (raised for the 50 MB scenario on both clients alike). */
   maxMessageBytes: number;
   timeoutMs: number;
+  /**
+   * How long the era probe (`server/discover`) waits for an answer before the server counts as legacy;
+   * unset, each client's default (furfly 3 s, SDK v2 its request timeout). SDK v1 does not probe.
+   */
+  probeTimeoutMs?: number;
+  /** furfly only: pin the legacy version (no probe), the baseline of the fallback's cost. */
+  pinLegacy?: boolean;
 }
 
 /** The first text block of a tool result, the same way for both clients. */

@@ -21,6 +21,12 @@ export function benchScript(relative: string): string {
 /** Plain JS kept as source (the ceiling's echo child is deliberately not TypeScript: nothing to compile). */
 export const ECHO_CHILD = join(REPO_ROOT, 'bench', 'ceiling', 'echo-child.js');
 
+/** A legacy server that leaves the era probe unanswered (the fallback's worst case); plain JS as well. */
+export const LEGACY_SILENT_PROBE_SERVER = join(REPO_ROOT, 'bench', 'servers', 'legacy-silent-probe.js');
+
+/** The reference SDK v2 server of the interop tests (`test-servers/reference/sdk-v2.ts`), compiled. */
+export const SDK_V2_SERVER = join(REPO_ROOT, 'dist', 'test-servers', 'reference', 'sdk-v2.js');
+
 export const CLI_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 export function everythingEntry(): string {

@@ -108,9 +108,17 @@ function waitForLine(
   });
 }
 
-/** The bundled well-behaved server in HTTP mode; returns its /mcp URL. */
-export async function startWellBehavedHttp(): Promise<string> {
-  const child = spawn(process.execPath, [testServer('well-behaved'), '--http', '--port', '0'], {
+/** The bundled well-behaved server in HTTP mode (`--era legacy` by default); returns its /mcp URL. */
+export function startWellBehavedHttp(extraArgs: string[] = []): Promise<string> {
+  return startListeningServer(testServer('well-behaved'), extraArgs);
+}
+
+/**
+ * A server script that takes `--http --port 0` and prints `listening <url>` on stdout (the bundled
+ * test servers and the reference SDK v2 server); returns its URL.
+ */
+export async function startListeningServer(script: string, extraArgs: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [script, ...extraArgs, '--http', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   track(child);

@@ -4,9 +4,14 @@ export type Better = 'higher' | 'lower';
 
 export interface ScenarioFigures {
   furfly: number | null;
+  /** The reference SDK v1 (`@modelcontextprotocol/sdk`); null where it cannot take part (modern era). */
   sdk: number | null;
   /** furfly / SDK; read it with `better`: above 1 is good when higher is better, below 1 when lower is. */
   ratio: number | null;
+  /** The reference SDK v2 client (`@modelcontextprotocol/client`, auto mode), where it was measured. */
+  sdkV2?: number | null;
+  /** furfly / SDK v2, read the same way as `ratio`. */
+  ratioV2?: number | null;
   unit: string;
   better: Better;
   /** Measurements behind each median (one per round). */
@@ -34,23 +39,28 @@ function formatNumber(value: number | null): string {
 }
 
 export function renderTable(report: BenchReport): string {
-  const header = ['scenario', 'furfly', 'SDK', 'furfly/SDK', 'unit', 'better'];
+  const header = ['scenario', 'furfly', 'SDK', 'furfly/SDK', 'SDK v2', 'furfly/SDK v2', 'unit', 'better'];
+  const ratioText = (ratio: number | null | undefined): string =>
+    ratio === null || ratio === undefined ? '-' : `${ratio.toFixed(2)}x`;
   const rows = Object.entries(report.scenarios).map(([name, s]) => [
     name,
     formatNumber(s.furfly),
     s.sdk === null && s.sdkAtLeast !== undefined ? `>${formatNumber(s.sdkAtLeast)}` : formatNumber(s.sdk),
     s.ratio !== null
-      ? `${s.ratio.toFixed(2)}x`
+      ? ratioText(s.ratio)
       : s.furfly !== null && s.sdkAtLeast !== undefined
         ? `<${(s.furfly / s.sdkAtLeast).toFixed(2)}x`
         : '-',
+    formatNumber(s.sdkV2 ?? null),
+    ratioText(s.ratioV2),
     s.unit,
     s.better,
   ]);
+  const textColumn = (i: number): boolean => i === 0 || i >= 6;
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
-    `| ${cells.map((c, i) => (i === 0 || i >= 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+    `| ${cells.map((c, i) => (textColumn(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   // Markdown alignment row: numbers right-aligned, so the table pastes into docs as it is.
-  const separator = `|${widths.map((w, i) => (i === 0 || i >= 4 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  const separator = `|${widths.map((w, i) => (textColumn(i) ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), separator, ...rows.map(line)].join('\n');
 }

@@ -47,6 +47,8 @@ async function furfly(args: string[], env: Record<string, string> = {}) {
 function writeConfig(config: Record<string, unknown>): void {
   project ??= tempProject({});
   writeFileSync(path.join(project.dir, '.furflycode', 'config.yaml'), JSON.stringify(config, null, 2));
+  // A project config that declares servers needs the person's trust (as after `furfly trust`).
+  project.trust();
 }
 
 describe('furfly mcp against both eras', { timeout: 120_000 }, () => {
