@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
-import type { HttpDefects } from './lib/http.js';
+import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
 import { encodeError, type ModernDefects, type SessionHooks } from './lib/session.js';

@@ -4,7 +4,8 @@
  * its flags and the hooks they switch on.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type HttpOptions, runHttp } from './http.js';
+import { runHttp } from './http.js';
+import type { HttpOptions } from './http-common.js';
 import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';

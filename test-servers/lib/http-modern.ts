@@ -8,8 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpDefects, HttpOptions } from './http.js';
-import { header, startEventStream } from './http.js';
+import { type HttpDefects, type HttpOptions, header, startEventStream } from './http-common.js';
 import {
   decodeHeaderValue,
   type Era,

@@ -17,53 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isProtocolVersion } from '../../src/protocol/versions.js';
+import { type HttpDefects, type HttpOptions, header, startEventStream } from './http-common.js';
 import { handleModernPost, routesModern } from './http-modern.js';
 import { isObject } from './protocol.js';
 import type { Recorder } from './record.js';
 import { type ServerDefinition, Session, type Sink } from './session.js';
-
-export interface HttpOptions {
-  port: number;
-  reply: 'json' | 'sse';
-  /** Offer the GET stream; false answers GET with 405. */
-  getStream: boolean;
-  listChangedAfterMs?: number;
-  /** Runs right before each list_changed notification is sent (the tool list may change here). */
-  beforeListChanged?: () => void;
-  ignoreSignals: boolean;
-  /** Transport defects of the spec-breaker server; absent for every other server. */
-  defects?: HttpDefects;
-}
-
-/** One switch per Streamable HTTP rule the spec-breaker server can break. */
-export interface HttpDefects {
-  /** Content-Type of JSON replies instead of application/json. */
-  jsonContentType?: string;
-  /** Raw text written into every SSE reply stream before its first message (e.g. a non-JSON event). */
-  sseExtra?: string;
-  /** Status for accepted notifications instead of 202. */
-  notificationStatus?: number;
-  /** Status for an unknown or deleted session instead of 404. */
-  unknownSessionStatus?: number;
-  /** DELETE answers 204 but the session lives on. */
-  keepDeletedSessions?: boolean;
-  /** Accept any MCP-Protocol-Version header. */
-  acceptAnyVersionHeader?: boolean;
-  /** No Origin validation. */
-  acceptAnyOrigin?: boolean;
-  /** GET answered with 200 and a JSON body instead of an event stream or 405. */
-  getAnswersJson?: boolean;
-  /** Session ids of this shape instead of a UUID. */
-  sessionId?: () => string;
-  /** Modern era: Mcp-Method, Mcp-Name, MCP-Protocol-Version and Mcp-Param-* are never checked. */
-  acceptHeaderMismatch?: boolean;
-  /** Modern era: status for an unknown method instead of 404. */
-  unknownMethodStatus?: number;
-  /** Modern-only server: GET opens an (empty) event stream and DELETE answers 204, instead of 405. */
-  modernGetDeleteAllowed?: boolean;
-  /** Modern era: every response carries an `Mcp-Session-Id` header. */
-  modernSessionId?: boolean;
-}
 
 interface HttpSession {
   id: string;
@@ -388,16 +346,6 @@ function forwardToGetStream(target: HttpSession, text: string): void {
   else if (target.queue.length < MAX_QUEUE) target.queue.push(text);
 }
 
-export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...extra,
-  });
-  res.flushHeaders();
-}
-
 function writeEvent(res: ServerResponse, target: HttpSession, text: string): void {
   if (res.writableEnded || res.destroyed) return;
   res.write(`id: ${target.id}-${target.nextEventId++}\nevent: message\ndata: ${text}\n\n`);
@@ -413,11 +361,6 @@ function isLocalOrigin(origin: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 export function sendError(res: ServerResponse, status: number, message: string): void {
