@@ -111,7 +111,7 @@ describe('mcp tools: the names a server gives itself and its tools', () => {
     });
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW);
-    const [tool] = JSON.parse(stdout);
+    const [tool] = JSON.parse(stdout).tools;
     expect(tool.name).toBe(`list${CLEAR}files`);
     expect(tool.description).toBe(`Lists files.${LINK}\u009b2J\u202eexe.txt`);
   });

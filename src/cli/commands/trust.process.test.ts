@@ -251,7 +251,7 @@ describe('a cloned repository config (built CLI)', { timeout: 180_000 }, () => {
     const repo = await recordingEndpoint();
     writeConfigs(user.url, repo.url);
     const table = await furfly(['mcp', 'list']);
-    expect(table.out).toMatch(/^marker +stdio +ignored +- +- +ignored: a stdio server/m);
+    expect(table.out).toMatch(/^marker +stdio +ignored +- +- +- +ignored: a stdio server/m);
     expect(existsSync(marker())).toBe(false);
     const tools = await furfly(['mcp', 'tools', 'marker']);
     expect(tools.code).toBe(1);

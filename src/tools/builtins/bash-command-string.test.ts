@@ -1,7 +1,7 @@
 /**
- * The permission check and the bash tool must see the same command string: the check reads it through
- * the registry's `commandOf` (from the raw arguments the model sent), the tool runs `bash -c` with the
- * validated arguments. Bash itself reports what it ran in BASH_EXECUTION_STRING, so each case prints
+ * The permission check and the bash tool must see the same command string: the registry prepares the call
+ * once from the raw arguments the model sent, the check reads the command through `commandOf` on the
+ * prepared arguments, and the tool runs `bash -c` with those same arguments. Bash itself reports what it ran in BASH_EXECUTION_STRING, so each case prints
  * that and compares it with what the check saw.
  */
 import { describe, expect, it } from 'vitest';
@@ -29,9 +29,11 @@ describe('bash runs exactly the command the permission check saw', () => {
   it.each(RAW.map((raw) => [typeof raw === 'string' ? raw : JSON.stringify(raw), raw]))(
     '%s',
     async (_title, raw) => {
-      const checked = registry.commandOf('bash', raw);
+      const prepared = registry.prepare('bash', raw);
+      if (!prepared.ok) throw new Error(JSON.stringify(prepared.result));
+      const checked = registry.commandOf('bash', prepared.call.args);
       expect(checked).toBeDefined();
-      const result = await registry.execute('bash', raw as string | object, {
+      const result = await registry.run(prepared.call, {
         projectRoot: process.cwd(),
         session: new SessionState(),
         signal: new AbortController().signal,
