@@ -2,7 +2,15 @@
  * The top-level words `furfly` understands, for "did you mean" when a word is none of them. main.ts
  * registers the groups; a test checks that this list names each of them.
  */
-export const COMMAND_NAMES = ['config', 'mcp', 'conformance', 'sandbox', 'permissions', 'trust', 'help'] as const;
+export const COMMAND_NAMES = [
+  'config',
+  'mcp',
+  'conformance',
+  'sandbox',
+  'permissions',
+  'trust',
+  'help',
+] as const;
 
 /**
  * `-p -` (the prompt from stdin): cac takes a lone `-` for a missing value, so main.ts swaps it for
