@@ -24,6 +24,8 @@ export interface RuntimeOptions {
   homeDir?: string;
   /** `--permission-mode`: overrides the config for this run. */
   permissionMode?: PermissionMode;
+  /** `--model`: the model for this run, in place of the provider entry's (or the default). */
+  model?: string;
   /** `--trust-project` (true), or the person's answer for this session; absent: the trust store decides. */
   trustProject?: boolean;
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
@@ -62,8 +64,12 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
   if (!loaded.ok) return { ok: false, message: loaded.message };
   const { config, projectRoot } = loaded;
 
-  const choice = chooseProvider(config.providers, options.env);
-  if (!choice.ok) return { ok: false, message: choice.message };
+  const chosen = chooseProvider(config.providers, options.env);
+  if (!chosen.ok) return { ok: false, message: chosen.message };
+  const choice =
+    options.model === undefined
+      ? chosen
+      : { ...chosen, settings: { ...chosen.settings, model: options.model } };
   const provider =
     options.providerFactory?.(choice.settings) ??
     new DeferredProvider(choice.settings.name, choice.settings.model, async () => {

@@ -14,7 +14,7 @@ import {
   type TempProject,
   tempProject,
 } from '../../agent/testing/project.test-helpers.js';
-import { type AgentCommandOptions, runAgentCommand } from './agent.js';
+import { type AgentCommandOptions, positionalWords, runAgentCommand, withRawStrings } from './agent.js';
 
 let api: FakeAnthropic | undefined;
 let project: TempProject | undefined;
@@ -192,10 +192,33 @@ describe('furfly -p', () => {
     expect(api.requests[0].model).toBe('claude-from-config');
   });
 
+  it('--model chooses the model for the run, over the provider entry', async () => {
+    project = tempProject({
+      provider: { base_url: 'https://llm.example.test', model: 'claude-from-config' },
+    });
+    api = fakeAnthropic('https://llm.example.test');
+    api.script(say('hello from the chosen model'));
+    const { code, stdout } = await run({ prompt: 'hi', model: 'claude-from-the-flag' });
+    expect(code).toBe(0);
+    expect(stdout).toBe('hello from the chosen model\n');
+    expect(api.requests[0].model).toBe('claude-from-the-flag');
+    expect((await run({ prompt: 'hi', model: '  ' })).code).toBe(2);
+  });
+
   it('rejects bad options with exit code 2', async () => {
     project = tempProject({});
     expect((await run({ prompt: 'x', outputFormat: 'yaml' })).code).toBe(2);
     expect((await run({ prompt: 'x', permissionMode: 'yolo' })).code).toBe(2);
     expect((await run({ prompt: true })).code).toBe(2);
+  });
+});
+
+describe('the command line around --model', () => {
+  it('takes the word after --model as its value, never as the first task, and keeps it as typed', () => {
+    const argv = ['--model', '2024', 'tidy up the tests'];
+    expect(positionalWords(argv)).toEqual(['tidy up the tests']);
+    expect(positionalWords(['--model=claude-x', 'a task'])).toEqual(['a task']);
+    // cac would turn 2024 into a number; the raw text wins.
+    expect(withRawStrings({ model: 2024 as unknown as string }, argv).model).toBe('2024');
   });
 });

@@ -38,6 +38,8 @@ export interface AgentCommandOptions {
   firstMessage?: string;
   outputFormat?: string;
   permissionMode?: string;
+  /** `--model`: the model for this run (the provider entry's, or the default, otherwise). */
+  model?: string;
   cwd?: string;
   config?: string;
   /** `--trust-project`: the project config's risky parts apply for this run, without asking or storing. */
@@ -120,6 +122,7 @@ function runMode(
         env: io.env,
         homeDir: io.homeDir,
         permissionMode,
+        ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.trustProject === true ? { trustProject: true } : {}),
         maxRetries: io.maxRetries,
         providerFactory: io.providerFactory,
@@ -139,6 +142,7 @@ function runMode(
     options.config,
     permissionMode,
     options.trustProject === true,
+    options.model,
   );
 }
 
@@ -171,6 +175,9 @@ function checkUsage(options: AgentCommandOptions): string | undefined {
   if (options.permissionMode !== undefined && !isPermissionMode(options.permissionMode)) {
     return `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, not "${options.permissionMode}"`;
   }
+  if (options.model !== undefined && (typeof options.model !== 'string' || options.model.trim() === '')) {
+    return '--model needs a model name, e.g. --model claude-sonnet-4-6';
+  }
   return undefined;
 }
 
@@ -181,6 +188,7 @@ async function runOneShot(
   configFile: string | undefined,
   permissionMode: PermissionMode | undefined,
   trustProject: boolean,
+  model: string | undefined,
 ): Promise<number> {
   // One-shot never asks: an untrusted project's risky parts are left out, with one line saying so.
   const setup = startRuntime({
@@ -189,6 +197,7 @@ async function runOneShot(
     env: io.env,
     homeDir: io.homeDir,
     permissionMode,
+    ...(model !== undefined ? { model } : {}),
     ...(trustProject ? { trustProject: true } : {}),
     maxRetries: io.maxRetries,
     providerFactory: io.providerFactory,
@@ -287,6 +296,7 @@ export function registerAgentCommand(cli: CAC): void {
     .option('-p, --prompt <prompt>', 'Run one task and exit (permission questions are refused)')
     .option('--output-format <format>', 'With -p: text (default) or json')
     .option('--permission-mode <mode>', `Override the config for this run: ${PERMISSION_MODES.join(' | ')}`)
+    .option('--model <model>', "Use this model for this run instead of the provider entry's (or the default)")
     .option('--cwd <dir>', 'Run as if started in <dir>')
     .option('--config <file>', 'Use <file> instead of the project config file (the user file still applies)')
     .option(
@@ -421,6 +431,7 @@ const VALUE_OPTIONS: ReadonlySet<string> = new Set([
   '--prompt',
   '--output-format',
   '--permission-mode',
+  '--model',
   '--cwd',
   '--config',
 ]);
@@ -435,7 +446,9 @@ export function withRawStrings(options: AgentCommandOptions, argv: readonly stri
   const prompt = rawOptionValue(argv, ['-p', '--prompt']);
   const cwd = rawOptionValue(argv, ['--cwd']);
   const config = rawOptionValue(argv, ['--config']);
+  const model = rawOptionValue(argv, ['--model']);
   if (prompt !== undefined) result.prompt = prompt;
+  if (model !== undefined) result.model = model;
   if (cwd !== undefined) result.cwd = cwd;
   if (config !== undefined) result.config = config;
   return result;
