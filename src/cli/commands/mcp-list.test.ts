@@ -256,9 +256,23 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no MCP server named "nope"');
     expect(unknown.stderr).toContain('good, off');
+    const misspelt = await runCli(['mcp', 'tools', 'goood']);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('no MCP server named "goood" in the config (did you mean "good"?)');
     const disabled = await runCli(['mcp', 'tools', 'off']);
     expect(disabled.code).toBe(1);
     expect(disabled.stderr).toContain('disabled');
+  });
+
+  it("mcp tools and call keep a configured server's own timeouts unless --timeout is given", async () => {
+    // The server never answers initialize: its configured timeout (1 s) ends the wait, not the 30 s default.
+    writeConfig({ hung: serverEntry('slow', ['--initialize-delay', 'never'], { timeout: 1 }) });
+    const tools = await runCli(['mcp', 'tools', 'hung']);
+    expect(tools.code).toBe(1);
+    expect(tools.stderr).toMatch(/timed out after 1000 ms/);
+    const flagged = await runCli(['mcp', 'tools', 'hung', '--timeout', '1500']);
+    expect(flagged.code).toBe(1);
+    expect(flagged.stderr).toMatch(/timed out after 1500 ms/);
   });
 
   it('keeps env values out of the error when a configured server fails', async () => {

@@ -20,6 +20,7 @@ import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { nearest } from '../../config/suggest.js';
 import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import {
@@ -84,6 +85,9 @@ export interface McpTarget {
   /** From the server's config: `protocol_version` and `probe_timeout_ms`. */
   protocolVersion?: AnyProtocolVersion;
   probeTimeoutMs?: number;
+  /** From the server's config (`timeout`, `tool_timeout`), used when --timeout is not given. */
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
 }
 
 /**
@@ -142,9 +146,10 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   for (const w of loaded.withheld) if (w.entry[1] === server) io.stderr(`${withheldNotice(w)}\n`);
   if (entry === undefined) {
     const known = Object.keys(loaded.config.mcp_servers);
+    const guess = nearest(server, known);
     throw new UsageError(
-      `no MCP server named "${server}" in the config (configured: ${known.join(', ') || 'none'}); ` +
-        'or use --stdio "<command line>" / --url <url>',
+      `no MCP server named "${server}" in the config${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; ` +
+        `configured: ${known.join(', ') || 'none'}; or use --stdio "<command line>" / --url <url>`,
     );
   }
   if (!entry.enabled) {
@@ -158,6 +163,8 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     redactor,
     protocolVersion: entry.protocol_version,
     probeTimeoutMs: entry.probe_timeout_ms,
+    connectTimeoutMs: entry.timeout * 1000,
+    ...(entry.tool_timeout === undefined ? {} : { callTimeoutMs: entry.tool_timeout * 1000 }),
   };
 }
 
@@ -198,7 +205,8 @@ export async function runMcpCommand(
         `${action === undefined ? 'missing action' : `unknown action "${action}"`}: use furfly mcp ${MCP_ACTIONS.join(' | ')}`,
       );
     }
-    const timeoutMs = parseTimeout(options.timeout);
+    // --timeout wins; otherwise a configured server's own timeouts, else 30 s.
+    const given = options.timeout === undefined ? undefined : parseTimeout(options.timeout);
     // Without --stdio/--url/--, the first argument names a configured server.
     const command = options['--'] ?? [];
     const adHoc = options.stdio !== undefined || options.url !== undefined || command.length > 0;
@@ -216,6 +224,8 @@ export async function runMcpCommand(
         ? target.redactor.with(knownSecrets({ env: io.env ?? process.env }))
         : target.redactor;
     redactor = targetRedactor;
+    const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
     client = new McpClient(target.transport, {
       name: target.name,
       requestTimeoutMs: timeoutMs,
@@ -244,7 +254,7 @@ export async function runMcpCommand(
       );
       return 0;
     }
-    const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs }));
+    const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs: callTimeoutMs }));
     io.stdout(
       options.json
         ? `${terminalSafeJson(result, 2)}
@@ -359,9 +369,10 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--config <file>', "Use this config file instead of the project's")
     .option('--trust-project', "Use the project config's servers for this run (they need trust)")
     .option('--json', 'Print JSON')
-    .option('--timeout <ms>', 'Time allowed to connect, and again for the call', {
-      default: DEFAULT_TIMEOUT_MS,
-    })
+    .option(
+      '--timeout <ms>',
+      "Time allowed to connect, and again for the call (default: a configured server's timeout and tool_timeout, else 30000)",
+    )
     .example('furfly mcp list')
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
