@@ -169,12 +169,16 @@ describe('furfly config', () => {
     expect(run('path')).toMatchObject({ code: 1 });
   });
 
-  it('rejects a missing or unknown action', () => {
+  it('rejects a missing or unknown action as a usage error (exit 2), like every command group', () => {
     expect(run(undefined)).toMatchObject({
-      code: 1,
-      stderr: 'missing action: use furfly config show | validate | path | init\n',
+      code: 2,
+      stderr: 'furfly config: missing action: use furfly config show | validate | path | init\n',
     });
-    expect(run('edit').code).toBe(1);
+    expect(run('shwo')).toMatchObject({
+      code: 2,
+      stderr:
+        'furfly config: unknown action "shwo" (did you mean "show"?): use furfly config show | validate | path | init\n',
+    });
   });
 });
 

@@ -3,6 +3,7 @@
  * The command logic (`runConfigCommand`) takes its output streams and environment as arguments, so tests can
  * run it in-process; `registerConfigCommands` only connects it to cac and the real process.
  */
+
 import path from 'node:path';
 import type { CAC } from 'cac';
 import { formatConfigError } from '../../config/errors.js';
@@ -16,6 +17,7 @@ import { escapeInvisible } from '../../config/trust.js';
 import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
 import { Redactor } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { actionUsage } from '../action-usage.js';
 import { runConfigInit } from './config-init.js';
 
 export interface ConfigCommandOptions {
@@ -107,10 +109,8 @@ export function runConfigCommand(
       return result.files.inEffect.length > 0 ? 0 : 1;
     }
     default:
-      io.stderr(
-        `${action === undefined ? 'missing action' : `unknown action "${terminalLine(String(action))}"`}: use furfly config ${CONFIG_ACTIONS.join(' | ')}\n`,
-      );
-      return 1;
+      io.stderr(`furfly config: ${actionUsage('config', action, CONFIG_ACTIONS)}\n`);
+      return 2;
   }
 }
 

@@ -14,6 +14,7 @@
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
  * Exit codes: 0 success, 1 the server failed or the tool returned isError, 2 usage error.
  */
+
 import path from 'node:path';
 import type { CAC } from 'cac';
 import { knownSecrets } from '../../agent/known-secrets.js';
@@ -36,6 +37,7 @@ import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-ht
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { actionUsage } from '../action-usage.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
 import { runMcpList } from './mcp-list.js';
 
@@ -201,9 +203,7 @@ export async function runMcpCommand(
   let redactor = Redactor.none;
   try {
     if (action !== 'tools' && action !== 'call') {
-      throw new UsageError(
-        `${action === undefined ? 'missing action' : `unknown action "${action}"`}: use furfly mcp ${MCP_ACTIONS.join(' | ')}`,
-      );
+      throw new UsageError(actionUsage('mcp', action, MCP_ACTIONS));
     }
     // --timeout wins; otherwise a configured server's own timeouts, else 30 s.
     const given = options.timeout === undefined ? undefined : parseTimeout(options.timeout);

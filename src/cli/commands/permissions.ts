@@ -14,6 +14,7 @@
  *
  * Exit codes: 0 with a decision (whatever it is), 1 when the config has errors, 2 for usage mistakes.
  */
+
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
@@ -25,6 +26,7 @@ import { parseRemoteToolName, plainToolName, TOOL_NAME_PATTERN } from '../../mcp
 import { isPermissionMode, PERMISSION_MODES, type PermissionDecision } from '../../permission/index.js';
 import { terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { builtinTools, ToolRegistry } from '../../tools/index.js';
+import { actionUsage } from '../action-usage.js';
 
 export interface PermissionsCommandOptions {
   readonly mode?: string;
@@ -79,7 +81,7 @@ export async function runPermissionsCommand(
   try {
     if (action !== 'check') {
       throw new UsageError(
-        `${action === undefined ? 'missing action' : `unknown action "${action}"`}: use furfly permissions check <tool> ['<json args>'] [--mode m]`,
+        actionUsage('permissions', action, ['check'], " <tool> ['<json args>'] [--mode m]"),
       );
     }
     const [toolName, argsText, ...extra] = positionals;

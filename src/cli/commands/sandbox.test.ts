@@ -12,7 +12,12 @@ describe('furfly sandbox', () => {
   it('rejects an unknown action with exit code 2', async () => {
     const { io, err } = capture();
     expect(await runSandboxCommand('nonsense', io)).toBe(2);
-    expect(err.join('')).toContain('prepare, clean');
+    expect(err.join('')).toContain(
+      'furfly sandbox: unknown action "nonsense": use furfly sandbox prepare | clean',
+    );
+    const missing = capture();
+    expect(await runSandboxCommand(undefined, missing.io)).toBe(2);
+    expect(missing.err.join('')).toContain('furfly sandbox: missing action');
   });
 });
 

@@ -3,12 +3,14 @@
  * remove any sandbox container a crash left behind. `runSandboxCommand` takes its output streams so
  * tests can run it in-process.
  */
+
 import type { CAC } from 'cac';
 import { removeLabelledContainers } from '../../sandbox/cleanup.js';
 import { DockerUnavailableError } from '../../sandbox/docker-engine.js';
 import { ensureImage } from '../../sandbox/image.js';
 import { describePolicy, SANDBOX_LABEL, sandboxPolicy } from '../../sandbox/policy.js';
-import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { terminalLine, terminalText } from '../../terminal/sanitize.js';
+import { actionUsage } from '../action-usage.js';
 
 export interface SandboxIo {
   readonly stdout: (text: string) => void;
@@ -41,9 +43,7 @@ export async function runSandboxCommand(
       );
       return 0;
     }
-    io.stderr(
-      `furfly sandbox: unknown action ${terminalSafeJson(action ?? '')}; use one of: ${SANDBOX_ACTIONS.join(', ')}\n`,
-    );
+    io.stderr(`furfly sandbox: ${actionUsage('sandbox', action, SANDBOX_ACTIONS)}\n`);
     return 2;
   } catch (error) {
     // Docker's own messages (build output, daemon errors) are shown, never obeyed.
