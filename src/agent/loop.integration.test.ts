@@ -284,7 +284,7 @@ describe('agent loop over the Anthropic API with real MCP servers', () => {
 
     api.script({ httpError: 500, message: 'internal trouble' });
     const failed = await turn('again');
-    expect(failed.error).toMatch(/answered 500: api_error: internal trouble/);
+    expect(failed.error).toMatch(/answered 500 Internal Server Error: api_error: internal trouble/);
 
     api.script(say('fine now'));
     const ok = await turn('third time');

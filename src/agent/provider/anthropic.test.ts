@@ -163,4 +163,30 @@ describe('toProviderError', () => {
     );
     expect(other.message).not.toMatch(/\/clear/);
   });
+
+  it('names the endpoint (without its credentials) and says when the API gave no message of its own', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const { toProviderError } = await import('./anthropic.js');
+    const empty = toProviderError(
+      Anthropic.APIError.generate(404, {}, undefined, new Headers()),
+      'k',
+      'https://user:secret-pass@llm.example.test/v1/?key=abc',
+    );
+    expect(empty.message).toBe(
+      'the model API at https://llm.example.test/v1 answered 404 Not Found with no error message (is it an Anthropic Messages API endpoint?)',
+    );
+    const own = toProviderError(
+      Anthropic.APIError.generate(
+        429,
+        { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+        undefined,
+        new Headers(),
+      ),
+      'k',
+      'https://api.anthropic.com',
+    );
+    expect(own.message).toBe(
+      'the model API at https://api.anthropic.com answered 429 Too Many Requests: rate_limit_error: slow down',
+    );
+  });
 });

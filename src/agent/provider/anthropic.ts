@@ -8,6 +8,7 @@
  * the last system block (instructions and session context) and the last block of the conversation
  * (so each iteration of the loop re-reads the history from cache). Three of the four allowed.
  */
+import { STATUS_CODES } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { Redactor } from '../../redaction/index.js';
 import type { ContentPart, ToolDefinition } from '../../tools/index.js';
@@ -193,7 +194,9 @@ export class AnthropicProvider implements ModelProvider {
       return assembler.finish();
     } catch (error) {
       // A request that failed or was cancelled mid-stream was still billed for what it used.
-      const failure = signal.aborted ? new AbortError() : toProviderError(error, this.options.apiKey);
+      const failure = signal.aborted
+        ? new AbortError()
+        : toProviderError(error, this.options.apiKey, this.options.baseUrl);
       failure.usage = assembler.usageSoFar();
       throw failure;
     }
@@ -308,17 +311,27 @@ function parseInput(json: string): unknown {
   }
 }
 
-/** One line for a person: the HTTP status and the API's own message, never a stack or the key. */
-export function toProviderError(error: unknown, apiKey: string): ProviderError {
+/**
+ * One line for a person: where the request went, the HTTP status and the API's own message, never a
+ * stack or the key. `baseUrl` is shown without credentials or query (they may hold secrets).
+ */
+export function toProviderError(error: unknown, apiKey: string, baseUrl?: string): ProviderError {
   if (error instanceof ProviderError) return error;
   let message: string;
   let status: number | undefined;
+  const api = baseUrl === undefined ? 'the model API' : `the model API at ${endpointOf(baseUrl)}`;
   if (error instanceof Anthropic.APIConnectionError) {
-    message = `cannot reach the model API (${error.message})`;
+    message = `cannot reach ${api} (${error.message})`;
   } else if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
     status = error.status;
-    const apiMessage = apiErrorMessage(error.error) ?? error.message;
-    message = `the model API answered ${error.status}: ${apiMessage}`;
+    const own = apiErrorMessage(error.error);
+    const apiMessage = own ?? error.message;
+    const reason = STATUS_CODES[error.status] ?? 'error';
+    // Without a message of the API's own (`404 {}`), the body says nothing: the URL is the likely mistake.
+    message =
+      own === undefined
+        ? `${api} answered ${error.status} ${reason} with no error message (is it an Anthropic Messages API endpoint?)`
+        : `${api} answered ${error.status} ${reason}: ${apiMessage}`;
     if (error.status === 401) message += ' (check the API key)';
     if (
       error.status === 400 &&
@@ -348,4 +361,14 @@ function apiErrorMessage(body: unknown): string | undefined {
   }
   const direct = (body as { message?: unknown }).message;
   return typeof direct === 'string' ? direct : undefined;
+}
+
+/** The endpoint as a person may see it: scheme, host and path, without user, password or query. */
+function endpointOf(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return 'the configured base_url';
+  }
 }

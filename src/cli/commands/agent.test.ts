@@ -156,7 +156,7 @@ describe('furfly -p', () => {
     const { code, stdout, stderr } = await run({ prompt: 'hi', outputFormat: 'json' });
     expect(code).toBe(1);
     expect(stderr).toMatch(
-      /furfly: error: the model API answered 401: api_error: invalid x-api-key \(check the API key\)/,
+      /furfly: error: the model API at https:\/\/api\.anthropic\.com answered 401 Unauthorized: api_error: invalid x-api-key \(check the API key\)/,
     );
     expect(JSON.parse(stdout)).toMatchObject({ stopReason: 'error', iterations: 1 });
     expect(stdout + stderr).not.toContain(TEST_API_KEY);
