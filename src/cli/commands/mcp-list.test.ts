@@ -256,6 +256,9 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no MCP server named "nope"');
     expect(unknown.stderr).toContain('good, off');
+    const wrongTool = await runCli(['mcp', 'call', 'good', 'ecoh', '{"message":"x"}']);
+    expect(wrongTool.code).toBe(1);
+    expect(wrongTool.stderr).toContain('the server lists no tool "ecoh" (did you mean "echo"?)');
     const misspelt = await runCli(['mcp', 'tools', 'goood']);
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toContain('no MCP server named "goood" in the config (did you mean "good"?)');

@@ -255,6 +255,14 @@ export async function runMcpCommand(
       return 0;
     }
     const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs: callTimeoutMs }));
+    // A name the server does not list: say which listed name is close (the server's own error follows).
+    const names = client.tools.map((tool) => tool.name);
+    if (result.isError && !names.includes(call.tool)) {
+      const guess = nearest(call.tool, names);
+      io.stderr(
+        `furfly mcp: the server lists no tool "${terminalLine(call.tool)}"${guess === undefined ? '' : ` (did you mean "${terminalLine(guess)}"?)`}\n`,
+      );
+    }
     io.stdout(
       options.json
         ? `${terminalSafeJson(result, 2)}
