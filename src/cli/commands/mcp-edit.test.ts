@@ -3,7 +3,17 @@
  * `furfly mcp add|add-json|get|remove|import`, `furfly config init` and a project's `.mcp.json`, with the
  * built CLI (run `npm run build` first) in a temp project and a temp HOME / FURFLY_HOME.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -181,6 +191,24 @@ describe('furfly mcp add / get / remove', { timeout: 60_000 }, () => {
     expect(added.code, added.err).toBe(0);
     expect(added.out).toContain('furfly trust');
     expect(read(projectFile())).toContain('command: node');
+  });
+
+  it('refuses to edit a project file that is a symlink (it would copy its target, e.g. the user file, into the repository)', async () => {
+    mkdirSync(furflyHome);
+    writeFileSync(
+      userFile(),
+      `mcp_servers:\n  gh:\n    type: http\n    url: https://mcp.example.com/mcp\n    headers:\n      Authorization: Bearer ${TOKEN}\n`,
+      { mode: 0o600 },
+    );
+    mkdirSync(path.join(project, '.furflycode'));
+    symlinkSync(userFile(), projectFile());
+    const added = await furfly(['mcp', 'add', '--scope', 'project', 'p', '--', 'node', 'p.js']);
+    expect(added.code).not.toBe(0);
+    expect(added.err).toContain('symbolic link');
+    expect(lstatSync(projectFile()).isSymbolicLink()).toBe(true);
+    const removed = await furfly(['mcp', 'remove', '--scope', 'project', 'gh']);
+    expect(removed.code).not.toBe(0);
+    expect(lstatSync(projectFile()).isSymbolicLink()).toBe(true);
   });
 });
 

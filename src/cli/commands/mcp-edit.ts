@@ -15,7 +15,7 @@
  * kept, checked by the loader, written atomically); secrets become `${VAR}` references where the
  * environment holds them (config/env-references.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML, { type Document } from 'yaml';
@@ -395,7 +395,22 @@ function targetFile(options: McpEditOptions, io: McpEditIo, quiet = false): { fi
       'this folder is your home folder, whose .furflycode/config.yaml is the user file: use --scope user',
     );
   }
+  // A shared file that links elsewhere (the user file, say): editing it would write its target's text,
+  // tokens included, into the repository as a plain file.
+  if (isSymbolicLink(locations.project.path)) {
+    throw new Refused(
+      `${terminalLine(locations.project.path)} is a symbolic link: furfly does not edit a project file that points elsewhere (replace it with a plain file first)`,
+    );
+  }
   return { file: locations.project.path, scope };
+}
+
+function isSymbolicLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function checkName(name: string): void {
