@@ -20,9 +20,11 @@ export interface CommandHelp {
 }
 
 const HOME = ['FURFLY_HOME', 'the user folder: config.yaml, trust answers (default ~/.furflycode)'] as const;
+/** Shown literally: `$` + `{VAR}` is how a config names a variable. */
+const VAR = '$' + '{VAR}';
 const VARIABLES = [
-  'any ${VAR}',
-  'a config value written as ${VAR} or ${VAR:-default} is read from it',
+  `any ${VAR}`,
+  `a config value written as ${VAR} or $` + '{VAR:-default} is read from it',
 ] as const;
 const DOCKER = ['DOCKER_HOST', 'the Docker engine for `sandbox: docker` servers'] as const;
 const NO_COLOR = ['NO_COLOR', 'set (to anything): no colour'] as const;
