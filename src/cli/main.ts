@@ -11,6 +11,9 @@ import { createRequire } from 'node:module';
 import { type CAC, cac } from 'cac';
 import { terminalText } from '../terminal/sanitize.js';
 import { PROMPT_FROM_STDIN } from './command-names.js';
+import { cwdProblem } from './cwd-option.js';
+import { withCommandHelp } from './help-sections.js';
+import { rawOptionValue } from './raw-option-value.js';
 
 type Register = (cli: CAC) => void;
 
@@ -52,17 +55,31 @@ for (let i = 2; i < process.argv.length - 1; i++) {
 
 const cli = cac('furfly');
 for (const load of neededGroups(process.argv)) (await load())(cli);
-cli.help();
+// Actions, environment and exit codes for the command asked about (`furfly mcp --help`), or the agent's.
+cli.help((sections) => withCommandHelp(cli.matchedCommand?.name ?? '', sections));
 cli.version(version);
 
 try {
   cli.parse(process.argv, { run: false });
-  await cli.runMatchedCommand();
+  // `--cwd` is checked here, once, so every command answers a missing folder alike (exit 2).
+  const cwdUsage = cli.options.help
+    ? undefined
+    : cwdProblem(process.cwd(), rawOptionValue(process.argv.slice(2), ['--cwd']) ?? cli.options.cwd);
+  if (cwdUsage) {
+    process.stderr.write(`furfly: ${cwdUsage}\n`);
+    process.exitCode = 2;
+  } else {
+    await cli.runMatchedCommand();
+  }
 } catch (error) {
   // cac reports usage mistakes (unknown option, missing argument) by throwing; a person needs one line,
   // not a stack trace. Its messages name the option, never a value.
   if (error instanceof Error && error.name === 'CACError') {
-    process.stderr.write(`furfly: ${terminalText(error.message)}\nRun \`furfly --help\` for usage.\n`);
+    // Point at the help of the command that was typed (`furfly mcp --help`), not the top level's.
+    const command = cli.matchedCommand?.name ? ` ${cli.matchedCommand.name}` : '';
+    process.stderr.write(
+      `furfly${command}: ${terminalText(error.message)}\nRun \`furfly${command} --help\` for usage.\n`,
+    );
     process.exitCode = 2;
   } else {
     throw error;

@@ -764,7 +764,7 @@ export class McpClient {
       cause = `${error.reason} during ${phase}`;
     } else if (phase === 'start') cause = errorText(error);
     else cause = `${errorText(error)} during ${phase}`;
-    const diagnostics = this.peer.diagnostics();
+    const diagnostics = unsaidDiagnostics(cause, this.peer.diagnostics());
     return `server "${this.name}": ${cause}${diagnostics ? `; ${diagnostics}` : ''}`;
   }
 
@@ -778,7 +778,7 @@ export class McpClient {
     if (error instanceof RpcRequestFailedError) return `${where}: the request failed (${error.reason})`;
     if (error instanceof RpcDisconnectedError) {
       const reason = this.peer.closeReason?.message ?? error.message;
-      return `${where}: the connection was lost (${reason})${withDiagnostics(this)}`;
+      return `${where}: the connection was lost (${reason})${withDiagnostics(this, reason)}`;
     }
     if (error instanceof RpcRemoteError) {
       const modern = describeModernError(this.name, error, this.protocolVersion);
@@ -793,8 +793,24 @@ export class McpClient {
   }
 }
 
-function withDiagnostics(client: McpClient): string {
-  const text = client.diagnostics();
+/**
+ * The transport's diagnostic lines that the cause does not already say, each once: an unreachable
+ * server is one "cannot reach …: ECONNREFUSED", not the same words three times.
+ */
+export function unsaidDiagnostics(cause: string, diagnostics: string): string {
+  const said = new Set<string>();
+  const kept: string[] = [];
+  for (const raw of diagnostics.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || said.has(line) || cause.includes(line)) continue;
+    said.add(line);
+    kept.push(line);
+  }
+  return kept.join('; ');
+}
+
+function withDiagnostics(client: McpClient, said = ''): string {
+  const text = unsaidDiagnostics(said, client.diagnostics());
   return text ? `; ${text}` : '';
 }
 

@@ -109,14 +109,15 @@ describe('furfly as a process', { timeout: 120_000 }, () => {
     expect(await hex.exit).toBe(0);
     expect(api.bodies[1].messages[0].content[0].text).toBe('0x10');
     // A folder and a config file named by numbers: a clear error about the path, never a TypeError.
-    for (const args of [
-      ['-p', 'hi', '--cwd', '2024'],
-      ['-p', 'hi', '--config', '7'],
-    ]) {
-      const run = runFurfly(args, env);
+    // A missing --cwd folder is a usage error (2) in every command; a missing config file is a failure (1).
+    for (const [args, exit] of [
+      [['-p', 'hi', '--cwd', '2024'], 2],
+      [['-p', 'hi', '--config', '7'], 1],
+    ] as const) {
+      const run = runFurfly([...args], env);
       const code = await run.exit;
       expect(run.err()).not.toMatch(/TypeError|\n\s+at /);
-      expect(code).toBe(1);
+      expect(code).toBe(exit);
       expect(run.err()).toContain(args[3]!);
     }
   });
@@ -218,6 +219,40 @@ describe('furfly as a process', { timeout: 120_000 }, () => {
     run.child.stdin!.end('a'.repeat(11 * 1024 * 1024));
     expect(await run.exit).toBe(2);
     expect(run.err()).toContain('the prompt on stdin is over 10 MB');
+    expect(api.bodies).toEqual([]);
+  });
+
+  it('-p "task" appends what is piped in, as `echo DATA | furfly -p "summarize"`', async () => {
+    project = tempProject({});
+    const api = await startApi(['Summed up.']);
+    const run = runFurfly(['-p', 'summarize'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    // The writer is slow to start (within the wait) and writes in pieces: all of it arrives.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.child.stdin!.write('DATA line 1\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.child.stdin!.end('DATA line 2\n');
+    expect(await run.exit, run.err()).toBe(0);
+    expect(api.bodies[0].messages[0].content[0].text).toBe('summarize\n\nDATA line 1\nDATA line 2\n');
+  });
+
+  it('-p "task" does not hang on a stdin pipe nobody writes to or closes', async () => {
+    project = tempProject({});
+    const api = await startApi(['Fine.']);
+    const run = runFurfly(['-p', 'hi'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    // stdin stays open and silent until the run is over.
+    expect(await run.exit, run.err()).toBe(0);
+    expect(run.err()).toContain('nothing arrived on stdin within 2 s, so it was not read');
+    expect(api.bodies[0].messages[0].content[0].text).toBe('hi');
+  });
+
+  it('-p "task" refuses more than 10 MB piped in, naming the limit', async () => {
+    project = tempProject({});
+    const api = await startApi([]);
+    const run = runFurfly(['-p', 'summarize'], { ...project.env, ANTHROPIC_BASE_URL: api.url });
+    run.child.stdin!.on('error', () => {}); // furfly stops reading once past the limit
+    run.child.stdin!.end('a'.repeat(11 * 1024 * 1024));
+    expect(await run.exit).toBe(2);
+    expect(run.err()).toContain('the input on stdin is over 10 MB');
     expect(api.bodies).toEqual([]);
   });
 

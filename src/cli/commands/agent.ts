@@ -9,7 +9,6 @@
  * session does the same, see interactive/output-gone.ts). The logic takes its streams as
  * arguments (`runAgentCommand`) so tests run it in-process; `registerAgentCommand` only binds it to cac.
  */
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { CAC } from 'cac';
@@ -21,16 +20,14 @@ import type { Usage } from '../../agent/usage.js';
 import { nearest } from '../../config/suggest.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
-import {
-  terminalLine,
-  terminalSafeJson,
-  terminalText,
-  textStreamSanitizer,
-} from '../../terminal/sanitize.js';
+import { terminalSafeJson, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { COMMAND_NAMES, PROMPT_FROM_STDIN } from '../command-names.js';
+import { cwdProblem } from '../cwd-option.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
+import { readPipedInput, withPipedInput } from '../piped-input.js';
+import { rawOptionValue } from '../raw-option-value.js';
 
 export interface AgentCommandOptions {
   prompt?: string | boolean;
@@ -89,14 +86,12 @@ export async function runAgentCommand(options: AgentCommandOptions, io: AgentIo)
     write(io.stderr, `furfly: ${usage}\n`);
     return 2;
   }
-  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
-  if (!isFolder(cwd)) {
-    write(
-      io.stderr,
-      `furfly: --cwd ${terminalLine(String(options.cwd))}: no such folder (${terminalLine(cwd)})\n`,
-    );
-    return 1;
+  const cwdUsage = cwdProblem(io.cwd, options.cwd);
+  if (cwdUsage) {
+    write(io.stderr, `furfly: ${cwdUsage}\n`);
+    return 2;
   }
+  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   const permissionMode = options.permissionMode as PermissionMode | undefined;
   // Once stderr's reader is gone (`furfly … 2>&1 | head`) nothing more can be reported there; its
   // write errors must not crash the run (stdout's are handled by each mode: it ends the run).
@@ -144,14 +139,6 @@ function runMode(
     options.trustProject === true,
     options.model,
   );
-}
-
-function isFolder(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function checkUsage(options: AgentCommandOptions): string | undefined {
@@ -326,6 +313,20 @@ export function registerAgentCommand(cli: CAC): void {
           return;
         }
         options.prompt = read.text;
+      } else if (typeof options.prompt === 'string') {
+        // `echo DATA | furfly -p "summarize"`: the piped data follows the prompt (see piped-input.ts).
+        const piped = await readPipedInput(process.stdin, {
+          limit: MAX_STDIN_PROMPT_BYTES,
+          firstByteMs: PIPED_INPUT_WAIT_MS,
+          fd: 0,
+        });
+        if (!piped.ok) {
+          process.stderr.write(`furfly: ${piped.message}\n`);
+          process.exitCode = piped.code;
+          return;
+        }
+        if (piped.note) process.stderr.write(`furfly: ${piped.note}\n`);
+        options.prompt = withPipedInput(options.prompt, piped.text);
       }
       const controller = new AbortController();
       const oneShot = typeof options.prompt === 'string';
@@ -358,6 +359,9 @@ export function registerAgentCommand(cli: CAC): void {
       }
     });
 }
+
+/** How long `-p "…"` waits for piped input to start before going on without it. */
+const PIPED_INPUT_WAIT_MS = 2000;
 
 /** The most a prompt read from stdin may hold: larger input is refused, not cut. */
 export const MAX_STDIN_PROMPT_BYTES = 10 * 1024 * 1024;
@@ -454,18 +458,4 @@ export function withRawStrings(options: AgentCommandOptions, argv: readonly stri
   return result;
 }
 
-/** The last value given to one of `names` (`--name value`, `--name=value`, `-p value`), as typed. */
-export function rawOptionValue(argv: readonly string[], names: readonly string[]): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq !== -1 && names.includes(arg.slice(0, eq))) {
-      value = arg.slice(eq + 1);
-    } else if (names.includes(arg) && i + 1 < argv.length) {
-      value = argv[++i];
-    }
-  }
-  return value;
-}
+export { rawOptionValue };

@@ -280,6 +280,10 @@ export function registerConformanceCommand(cli: CAC): void {
       '--pids <n>',
       `With --sandbox: most processes and threads at once (default ${DEFAULT_LIMITS.pids}, at least ${MIN_PIDS})`,
     )
+    .example('furfly conformance -- node dist/server.js')
+    .example('furfly conformance --stdio "npx -y @modelcontextprotocol/server-everything" --call-tools')
+    .example('furfly conformance --url http://127.0.0.1:3000/mcp --header "Authorization: Bearer $TOKEN"')
+    .example('furfly conformance --json --junit report.xml -- python server.py')
     .action(async (positional: string[], options: ConformanceOptions & { '--'?: string[] }) => {
       const command = [...positional, ...(options['--'] ?? [])];
       const interactive = process.stdout.isTTY === true && !process.env.NO_COLOR;

@@ -267,6 +267,25 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
     expect(disabled.stderr).toContain('disabled');
   });
 
+  it('gives one line per failure: the dying server’s cause, not its stack, and each cause once', async () => {
+    // A real Node crash (a missing module) writes a dozen lines of stack; the table keeps the one that says why.
+    const missing = path.join(project, 'no-such-module.js');
+    const script = path.join(project, 'dies.cjs');
+    writeFileSync(script, `require(${JSON.stringify(missing)});\n`);
+    // Port 9 (discard) on loopback: nothing listens there, so connecting is refused at once.
+    writeConfig({
+      dies: { type: 'stdio', command: process.execPath, args: [script] },
+      refused: { type: 'http', url: 'http://127.0.0.1:9/mcp' },
+    });
+    const { code, stdout } = await runCli(['mcp', 'list']);
+    expect(code).toBe(1);
+    const row = (name: string) => stdout.split('\n').find((line) => line.startsWith(`${name} `)) ?? '';
+    expect(row('dies')).toContain(`stderr: Error: Cannot find module '${missing}'`);
+    expect(row('dies')).not.toMatch(/ at Module|Node\.js v|requireStack| \| /);
+    expect(row('refused')).toContain('ECONNREFUSED');
+    expect(row('refused').split('ECONNREFUSED')).toHaveLength(2);
+  });
+
   it("mcp tools and call keep a configured server's own timeouts unless --timeout is given", async () => {
     // The server never answers initialize: its configured timeout (1 s) ends the wait, not the 30 s default.
     writeConfig({ hung: serverEntry('slow', ['--initialize-delay', 'never'], { timeout: 1 }) });

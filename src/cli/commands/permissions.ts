@@ -15,7 +15,6 @@
  * Exit codes: 0 with a decision (whatever it is), 1 when the config has errors, 2 for usage mistakes.
  */
 
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
 import { createPermissionService, loadSessionConfig } from '../../agent/session-config.js';
@@ -27,6 +26,7 @@ import { isPermissionMode, PERMISSION_MODES, type PermissionDecision } from '../
 import { terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { builtinTools, ToolRegistry } from '../../tools/index.js';
 import { actionUsage } from '../action-usage.js';
+import { cwdProblem } from '../cwd-option.js';
 
 export interface PermissionsCommandOptions {
   readonly mode?: string;
@@ -93,8 +93,9 @@ export async function runPermissionsCommand(
     if (options.mode !== undefined && !isPermissionMode(options.mode)) {
       throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(', ')} (got "${options.mode}")`);
     }
+    const cwdUsage = cwdProblem(io.cwd, options.cwd);
+    if (cwdUsage) throw new UsageError(cwdUsage);
     const cwd = path.resolve(io.cwd, options.cwd ?? '.');
-    if (!isFolder(cwd)) throw new UsageError(`--cwd ${options.cwd}: no such folder (${cwd})`);
 
     const loaded = loadSessionConfig({
       cwd,
@@ -228,14 +229,6 @@ function describe(report: CheckReport): string {
   if (tool.paths.length > 0)
     lines.push(`  paths:      ${tool.paths.map((p) => JSON.stringify(p)).join(', ')}`);
   return `${lines.join('\n')}\n`;
-}
-
-function isFolder(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 export function registerPermissionsCommands(cli: CAC): void {

@@ -12,6 +12,7 @@ import type { Writable } from 'node:stream';
 import type { Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import type { ByteSource, ByteSourceEvents, SourceExit } from './byte-source.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeMessage, LineDecoder } from './framing.js';
+import { stderrCause } from './stderr-cause.js';
 import { TailBuffer } from './tail-buffer.js';
 
 export interface FramedStreamOptions {
@@ -182,7 +183,8 @@ export class FramedStreamTransport implements Transport {
 
   diagnostics(): string {
     const parts: string[] = [];
-    const stderr = this.stderr.tail();
+    // One line, the cause, not the whole dump: see stderr-cause.ts.
+    const stderr = stderrCause(this.stderr.text());
     if (stderr) parts.push(`stderr: ${stderr}`);
     if (this.noiseCount > 0) {
       parts.push(

@@ -38,11 +38,4 @@ export class TailBuffer {
     if (this.dropped) text = text.replace(/^\uFFFD+/, '');
     return text.trim();
   }
-
-  /** The last `maxChars` characters, on one line, for inclusion in an error message. */
-  tail(maxChars = 1000): string {
-    const text = this.text();
-    const cut = text.length > maxChars ? `...${text.slice(text.length - maxChars)}` : text;
-    return cut.replace(/\r?\n/g, ' | ');
-  }
 }

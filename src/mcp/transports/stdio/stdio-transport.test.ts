@@ -103,12 +103,12 @@ describe('StdioTransport', () => {
     expect(transport.diagnostics()).toBe('2 non-JSON lines on stdout, last: "listening on stdio"');
   });
 
-  it('reports a crash with its exit code, and the stderr tail in diagnostics', async () => {
+  it('reports a crash with its exit code, and the cause from the stderr tail in diagnostics', async () => {
     const script = `process.stderr.write('x'.repeat(20000) + '\\nfatal: config missing\\n'); process.exitCode = 3;`;
     const { transport, closed } = node(script, { stderrBytes: 1024 });
     await transport.start();
     expect(await closed).toEqual({ message: 'the server process exited with code 3', code: 3, signal: null });
-    expect(transport.diagnostics()).toMatch(/^stderr: \.\.\.x+ \| fatal: config missing$/);
+    expect(transport.diagnostics()).toBe('stderr: fatal: config missing');
     expect(transport.stderrText().length).toBeLessThanOrEqual(1024);
     await expect(transport.send({})).rejects.toThrow('exited with code 3');
   });
