@@ -5,6 +5,7 @@
  * judge status codes, content types and SSE framing that a client transport would hide.
  */
 import { createParser } from 'eventsource-parser';
+import { noteExchange } from '../wire.js';
 
 export interface HttpTarget {
   url: string;
@@ -81,6 +82,40 @@ function failureOf(error: unknown, url: string): HttpFailure {
 }
 
 export async function httpRequest(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
+  try {
+    const exchange = await exchangeOnce(target, options);
+    noteWire(target, options, exchange);
+    return exchange;
+  } catch (error) {
+    noteWire(target, options, undefined, error instanceof Error ? error.message : 'failed');
+    throw error;
+  }
+}
+
+/** Tells a `--verbose` transcript (if one is being recorded) about this exchange. */
+function noteWire(target: HttpTarget, options: HttpRequestOptions, exchange?: HttpExchange, error?: string) {
+  const requestHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    requestHeaders[name.toLowerCase()] = value;
+  noteExchange({
+    method: options.method,
+    url: describeUrl(target.url),
+    requestHeaders,
+    userHeaderNames: Object.keys(target.headers),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(exchange
+      ? {
+          status: exchange.status,
+          contentType: exchange.contentType,
+          replied: exchange.messages,
+          replyText: exchange.body || exchange.sse.map((event) => `[event id=${event.id ?? ''}]`).join(' '),
+        }
+      : {}),
+    ...(error !== undefined ? { error } : {}),
+  });
+}
+
+async function exchangeOnce(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
