@@ -32,6 +32,8 @@ export interface HttpExchange {
   framingErrors: string[];
   /** True when we stopped reading an SSE stream ourselves (the wanted reply had arrived, or time ran out). */
   cutShort: boolean;
+  /** Values of SSE `retry` fields, in order (absent when the reply was not an event stream). */
+  retries?: number[];
 }
 
 export interface HttpRequestOptions {
@@ -196,10 +198,14 @@ async function readSse(
         exchange.framingErrors.push(`SSE data is not JSON: ${event.data.slice(0, 80)}`);
       }
     },
+    onRetry(retry) {
+      exchange.retries = [...(exchange.retries ?? []), retry];
+    },
     onError(error) {
       exchange.framingErrors.push(`SSE framing: ${error.message}`);
     },
   });
+  exchange.retries = [];
   const reader = response.body?.getReader();
   if (!reader) return;
   const decoder = new TextDecoder();
