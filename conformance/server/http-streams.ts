@@ -254,7 +254,9 @@ export const httpStreamChecks: Check[] = [
           brief(response, 200),
         );
       }
-      return pass(`3 requests on POST; the GET stream carried ${stream.messages.length} message(s), no response`);
+      return pass(
+        `3 requests on POST; the GET stream carried ${stream.messages.length} message(s), no response`,
+      );
     },
   },
   {
@@ -309,7 +311,9 @@ export const httpStreamChecks: Check[] = [
       const stream = await openGet(ctx, channel, { 'last-event-id': resumeFrom });
       try {
         if (stream.status >= 400)
-          throw new NotApplicable(`the server does not resume streams (GET with Last-Event-ID: HTTP ${stream.status})`);
+          throw new NotApplicable(
+            `the server does not resume streams (GET with Last-Event-ID: HTTP ${stream.status})`,
+          );
         if (!isEventStream(stream.contentType))
           throw new NotApplicable(`GET with Last-Event-ID was answered ${statusOf(stream)}`);
         await waitOnStream(stream, () => false, strayGraceMs(ctx));
@@ -330,7 +334,9 @@ export const httpStreamChecks: Check[] = [
         const secondId = second && isObject(second.message) ? second.message.id : undefined;
         return fail(
           `resuming the stream of request ${JSON.stringify(firstId)} replayed ${
-            foreignResponse ? `the response to ${JSON.stringify(foreignResponse.id)}` : `event ${foreignEvent?.id}`
+            foreignResponse
+              ? `the response to ${JSON.stringify(foreignResponse.id)}`
+              : `event ${foreignEvent?.id}`
           }, which was delivered on another stream${secondId !== undefined ? ` (request ${JSON.stringify(secondId)})` : ''}`,
           `only events of the stream of request ${JSON.stringify(firstId)} after ${resumeFrom}`,
           brief(foreignResponse ?? foreignEvent, 200),
@@ -389,7 +395,8 @@ export const httpStreamChecks: Check[] = [
     async run(ctx) {
       await ctx.session().ping();
       const replies = sseReplies(ctx).filter(({ exchange }) => exchange.sse.length > 0);
-      if (replies.length === 0) throw new NotApplicable('the server answered no request with an event stream');
+      if (replies.length === 0)
+        throw new NotApplicable('the server answered no request with an event stream');
       for (const { requestId, exchange } of replies) {
         const firstEvent = exchange.sse[0];
         if (!firstEvent || firstEvent.id === undefined || firstEvent.id === '' || firstEvent.data !== '') {
@@ -422,7 +429,8 @@ export const httpStreamChecks: Check[] = [
     ...base,
     id: 'http.response-accepted',
     level: 'MUST',
-    title: 'a POSTed JSON-RPC response is answered with 202 Accepted and no body (or refused with an HTTP error)',
+    title:
+      'a POSTed JSON-RPC response is answered with 202 Accepted and no body (or refused with an HTTP error)',
     requirement:
       'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
     source: SENDING,
@@ -465,7 +473,9 @@ export const httpStreamChecks: Check[] = [
       const channel = ctx.sharedHttp();
       if (!channel) throw new NotApplicable('not an HTTP target');
       if (!isLoopbackUrl(channel.target.url))
-        throw new NotApplicable('the server is not on this machine: there the Host header routes the request');
+        throw new NotApplicable(
+          'the server is not on this machine: there the Host header routes the request',
+        );
       if (!channel.target.url.startsWith('http:'))
         throw new NotApplicable('the probe speaks plain HTTP only');
       let answer: { status: number; contentType: string; body: string };

@@ -53,8 +53,7 @@ export function serveResourceMetadata(
 
 function challenge(origin: Origin, endpoint: string, defects: HttpDefects, extra: string[]): string {
   const parts = [...extra];
-  if (!defects.authNoResourceMetadata)
-    parts.push(`resource_metadata="${metadataUrl(origin, endpoint)}"`);
+  if (!defects.authNoResourceMetadata) parts.push(`resource_metadata="${metadataUrl(origin, endpoint)}"`);
   return `Bearer ${parts.join(', ')}`;
 }
 

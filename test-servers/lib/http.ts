@@ -17,12 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isProtocolVersion } from '../../src/protocol/versions.js';
-import {
-  authorized,
-  needsAdminScope,
-  refuseInsufficientScope,
-  serveResourceMetadata,
-} from './http-auth.js';
+import { authorized, needsAdminScope, refuseInsufficientScope, serveResourceMetadata } from './http-auth.js';
 import { type HttpDefects, type HttpOptions, header, startEventStream } from './http-common.js';
 import { handleModernPost, routesModern } from './http-modern.js';
 import { isObject } from './protocol.js';
@@ -440,7 +435,9 @@ function writeEvent(stream: EventStream, target: HttpSession, text: string, defe
  * `<session>-<n>`, unique across all streams of the session as 2025-11-25 requires.
  */
 function storeEvent(stream: EventStream, target: HttpSession, text: string, defects: HttpDefects): string {
-  const id = defects.eventIdsPerStream ? String(stream.nextInStream++) : `${target.id}-${target.nextEventId++}`;
+  const id = defects.eventIdsPerStream
+    ? String(stream.nextInStream++)
+    : `${target.id}-${target.nextEventId++}`;
   target.events.push({ id, stream: stream.no, text });
   if (target.events.length > MAX_EVENTS) target.events.shift();
   return id;
