@@ -1,4 +1,5 @@
 /** Every check of the suite. The runner orders them by section; within a section, as listed here. */
+import { authorizationChecks } from './authorization.js';
 import type { Check } from './check.js';
 import { httpChecks } from './http.js';
 import { httpStreamChecks } from './http-streams.js';
@@ -16,6 +17,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...stdioChecks,
   ...httpChecks,
   ...httpStreamChecks,
+  ...authorizationChecks,
   ...toolsChecks,
   ...resourcesChecks,
   ...promptsChecks,

@@ -397,6 +397,16 @@ export const httpStreamChecks: Check[] = [
       const replies = sseReplies(ctx).filter(({ exchange }) => exchange.sse.length > 0);
       if (replies.length === 0)
         throw new NotApplicable('the server answered no request with an event stream');
+      // Priming exists to make a stream resumable; a server that attaches no event id anywhere offers
+      // no resumption, and a priming id would only send the client to a Last-Event-ID it cannot serve.
+      if (
+        !replies.some(({ exchange }) =>
+          exchange.sse.some((event) => event.id !== undefined && event.id !== ''),
+        )
+      )
+        throw new NotApplicable(
+          'the server attaches no SSE event ids (it offers no resumption): no priming is due',
+        );
       for (const { requestId, exchange } of replies) {
         const firstEvent = exchange.sse[0];
         if (!firstEvent || firstEvent.id === undefined || firstEvent.id === '' || firstEvent.data !== '') {
