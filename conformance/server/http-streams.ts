@@ -145,14 +145,35 @@ export function earlyCloseOutcome(
 }
 
 /** Every POST of the run answered with an event stream, with the id of the request it carried. */
-function sseReplies(ctx: CheckContext): { requestId: string | number; exchange: HttpExchange }[] {
-  return ctx.httpChannels.flatMap((channel) =>
-    channel.posts.flatMap((post) =>
-      post.requestId !== undefined && post.exchange && isEventStream(post.exchange.contentType)
+function sseReplies(
+  ctx: CheckContext,
+  version?: string,
+): { requestId: string | number; exchange: HttpExchange }[] {
+  return ctx.httpChannels.flatMap((channel) => {
+    // Only sessions that speak `version`, and of their initialize only one that proposed it: until the
+    // answer, a server goes by the version the client proposed (an older one knows no priming).
+    if (version !== undefined && channel.protocolVersion !== version) return [];
+    return channel.posts.flatMap((post) =>
+      post.requestId !== undefined &&
+      post.exchange &&
+      isEventStream(post.exchange.contentType) &&
+      (version === undefined ||
+        proposedVersion(post.body) === undefined ||
+        proposedVersion(post.body) === version)
         ? [{ requestId: post.requestId, exchange: post.exchange }]
         : [],
-    ),
-  );
+    );
+  });
+}
+
+/** The protocolVersion an initialize body proposed; undefined for any other body. */
+function proposedVersion(body: string): unknown {
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { protocolVersion?: unknown } };
+    return message.method === 'initialize' ? (message.params?.protocolVersion ?? null) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** POST of a raw body on the session of `channel`, with its session headers. */
@@ -307,7 +328,11 @@ export const httpStreamChecks: Check[] = [
       const firstPost = postOf(channel, firstId)?.exchange;
       const resumeFrom = firstPost?.sse.find((event) => event.id !== undefined && event.id !== '')?.id;
       if (!firstPost || !isEventStream(firstPost.contentType) || resumeFrom === undefined)
-        throw new NotApplicable('the server answered without SSE event ids: there is no stream to resume');
+        throw new NotApplicable(
+          firstPost && isEventStream(firstPost.contentType)
+            ? 'the server attaches no SSE event ids: there is no stream to resume'
+            : 'the server answered every request with JSON: there is no stream to resume',
+        );
       const stream = await openGet(ctx, channel, { 'last-event-id': resumeFrom });
       try {
         if (stream.status >= 400)
@@ -378,7 +403,13 @@ export const httpStreamChecks: Check[] = [
           );
         }
       }
-      if (sessions === 0) throw new NotApplicable('no session had two streams with event ids to compare');
+      if (sessions === 0) {
+        throw new NotApplicable(
+          sseReplies(ctx).length === 0
+            ? 'the server answered every request with JSON and no GET stream carried two ids: nothing to compare'
+            : 'no session had two streams with event ids to compare',
+        );
+      }
       return pass(`${ids} event ids in ${sessions} session(s), none twice`);
     },
   },
@@ -394,9 +425,9 @@ export const httpStreamChecks: Check[] = [
     source: SENDING,
     async run(ctx) {
       await ctx.session().ping();
-      const replies = sseReplies(ctx).filter(({ exchange }) => exchange.sse.length > 0);
+      const replies = sseReplies(ctx, '2025-11-25').filter(({ exchange }) => exchange.sse.length > 0);
       if (replies.length === 0)
-        throw new NotApplicable('the server answered no request with an event stream');
+        throw new NotApplicable('the server answered every request with JSON: no event stream to prime');
       // Priming exists to make a stream resumable; a server that attaches no event id anywhere offers
       // no resumption, and a priming id would only send the client to a Last-Event-ID it cannot serve.
       if (
@@ -432,7 +463,7 @@ export const httpStreamChecks: Check[] = [
     source: SENDING,
     async run(ctx) {
       await ctx.session().ping();
-      return earlyCloseOutcome(sseReplies(ctx));
+      return earlyCloseOutcome(sseReplies(ctx, '2025-11-25'));
     },
   },
   {
