@@ -507,7 +507,7 @@ export const httpStreamChecks: Check[] = [
     level: 'SHOULD',
     title: 'a local server refuses a request whose Host names another site (DNS rebinding advisory)',
     requirement:
-      'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. Without these protections, attackers could use DNS rebinding to interact with local MCP servers from remote websites. (Advisory: a server on this machine should also refuse a Host header that does not name it, as the reference SDKs do.)',
+      'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. Without these protections, attackers could use DNS rebinding to interact with local MCP servers from remote websites. (Advisory: a server on this machine should also refuse a Host header that does not name it; the reference SDKs offer such a check.)',
     source: `${TRANSPORTS}, Security Warning`,
     async run(ctx) {
       ctx.session();
