@@ -360,9 +360,9 @@ export const httpStreamChecks: Check[] = [
         return fail(
           `resuming the stream of request ${JSON.stringify(firstId)} replayed ${
             foreignResponse
-              ? `the response to ${JSON.stringify(foreignResponse.id)}`
-              : `event ${foreignEvent?.id}`
-          }, which was delivered on another stream${secondId !== undefined ? ` (request ${JSON.stringify(secondId)})` : ''}`,
+              ? `the response to request ${JSON.stringify(foreignResponse.id)}`
+              : `event ${foreignEvent?.id}${secondId !== undefined ? ` of the stream of request ${JSON.stringify(secondId)}` : ''}`
+          }, which was delivered on another stream`,
           `only events of the stream of request ${JSON.stringify(firstId)} after ${resumeFrom}`,
           brief(foreignResponse ?? foreignEvent, 200),
         );

@@ -75,6 +75,13 @@ export function noteExchange(exchange: WireExchange): void {
   for (const line of exchangeLines(exchange)) recorder.add(line);
 }
 
+/** Free lines for the current transcript (what a held-open stream carried, once it is over). */
+export function noteLines(lines: readonly string[]): void {
+  const recorder = scope.getStore();
+  if (!recorder) return;
+  for (const line of lines) recorder.add(line);
+}
+
 export function exchangeLines(exchange: WireExchange): string[] {
   const headers = SHOWN_HEADERS.filter((name) => exchange.requestHeaders[name] !== undefined).map(
     (name) => `${name}: ${exchange.requestHeaders[name]}`,

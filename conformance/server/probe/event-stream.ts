@@ -5,7 +5,7 @@
  * own small reader here.
  */
 import { createParser } from 'eventsource-parser';
-import { noteExchange } from '../wire.js';
+import { noteExchange, noteLines } from '../wire.js';
 import { describeUrl, HttpFailure, type HttpTarget, HttpTimeout, type SseEvent } from './http.js';
 
 export interface OpenEventStream {
@@ -74,7 +74,7 @@ export async function openEventStream(
       controller.abort();
     },
   };
-  const note = () =>
+  const note = (replyText?: string) =>
     noteExchange({
       method: 'GET',
       url: describeUrl(target.url),
@@ -82,10 +82,8 @@ export async function openEventStream(
       userHeaderNames: Object.keys(target.headers),
       status: stream.status,
       contentType: stream.contentType,
-      replied: stream.messages,
-      replyText:
-        stream.body ||
-        stream.events.map((event) => `[event id=${event.id ?? ''}${event.data ? '' : ' empty'}]`).join(' '),
+      replied: replyText === undefined ? stream.messages : [],
+      replyText: replyText ?? stream.body,
     });
   if (!stream.contentType.toLowerCase().startsWith('text/event-stream')) {
     try {
@@ -97,6 +95,8 @@ export async function openEventStream(
     note();
     return stream;
   }
+  // The request goes in the transcript when it is made; what the stream carried, when it is over.
+  note('(event stream open)');
   const parser = createParser({
     onEvent(event) {
       const record: SseEvent = { data: event.data };
@@ -131,7 +131,12 @@ export async function openEventStream(
       // Our abort, or the server cut the connection: either way the stream is over.
       stream.endedByServer = !closedByUs;
     } finally {
-      note();
+      noteLines([
+        `← (GET stream ${stream.endedByServer ? 'ended by the server' : 'closed by furfly'}: ${stream.events.length} event(s), ids ${
+          stream.events.map((event) => event.id ?? '-').join(' ') || 'none'
+        }${stream.retries.length > 0 ? `, retry ${stream.retries.join(' ')}` : ''})`,
+        ...stream.messages.map((message) => `←   ${JSON.stringify(message)}`),
+      ]);
     }
   })();
   return stream;
