@@ -448,6 +448,32 @@ const HTTP_DEFECTS = {
   'get-delete-not-405': { modernGetDeleteAllowed: true },
   /** Modern era: every answer carries an Mcp-Session-Id header. */
   'modern-session-id': { modernSessionId: true },
+  /** A POSTed JSON-RPC response gets 200 instead of 202. */
+  'response-200': { responseStatus: 200 },
+  /** A second GET stream of one session is refused with 409. */
+  'single-get-stream': { singleGetStream: true },
+  /** A copy of every response also goes on the open GET stream. */
+  'get-stream-responses': { responsesOnGetStream: true },
+  /** SSE event ids restart at 1 in every stream (use with --reply sse). */
+  'event-ids-per-stream': { eventIdsPerStream: true },
+  /** Last-Event-ID replays the events of every stream after it (use with --reply sse). */
+  'replay-all-streams': { replayAllStreams: true },
+  /** 2025-11-25 SSE replies have no priming event (use with --reply sse). */
+  'no-priming-event': { noPrimingEvent: true },
+  /** No Host header validation. */
+  'any-host': { acceptAnyHost: true },
+  /** With --auth-token: no token gets 403 instead of 401. */
+  'auth-403-without-token': { authForbiddenWithoutToken: true },
+  /** With --auth-token: any bearer token is accepted. */
+  'auth-any-token': { authAcceptAnyToken: true },
+  /** With --auth-token: neither resource_metadata in the challenge nor a well-known metadata document. */
+  'auth-no-resource-metadata': { authNoResourceMetadata: true },
+  /** With --auth-token: the metadata names no authorization server. */
+  'auth-metadata-no-servers': { authMetadataWithoutServers: true },
+  /** With --auth-token: the 401 challenge has no scope. */
+  'auth-no-scope': { authNoScopeHint: true },
+  /** With --auth-token: insufficient_scope is answered 401 instead of 403. */
+  'insufficient-scope-401': { insufficientScopeStatus: 401 },
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -479,6 +505,9 @@ runServer({
   setup: (flags, common) => {
     const defect = choiceFlag('break', flags.break, DEFECTS);
     if (!defect) throw new UsageError('--break is required');
+    if (defect.startsWith('auth-') || defect === 'insufficient-scope-401') {
+      if (common.authToken === undefined) throw new UsageError(`--break ${defect} needs --auth-token`);
+    }
     if (MODERN_ONLY.has(defect) && common.era === 'legacy')
       throw new UsageError(`--break ${defect} breaks a 2026-07-28 duty: add --era modern or --era dual`);
     const definition = standardDefinition('spec-breaker', common);

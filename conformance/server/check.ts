@@ -20,6 +20,7 @@ export const SECTIONS = [
   'jsonrpc',
   'stdio',
   'http',
+  'authorization',
   'tools',
   'resources',
   'prompts',

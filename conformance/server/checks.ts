@@ -1,6 +1,8 @@
 /** Every check of the suite. The runner orders them by section; within a section, as listed here. */
+import { authorizationChecks } from './authorization.js';
 import type { Check } from './check.js';
 import { httpChecks } from './http.js';
+import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { promptsChecks } from './prompts.js';
@@ -14,6 +16,8 @@ export const ALL_CHECKS: readonly Check[] = [
   ...jsonrpcChecks,
   ...stdioChecks,
   ...httpChecks,
+  ...httpStreamChecks,
+  ...authorizationChecks,
   ...toolsChecks,
   ...resourcesChecks,
   ...promptsChecks,

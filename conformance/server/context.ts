@@ -14,6 +14,7 @@ import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
 import type { Target, TransportKind } from './target.js';
 import { type Waits, waitsFor } from './timing.js';
+import { recordingWire, WireRecorder } from './wire.js';
 
 export interface SuiteSettings {
   target: Target;
@@ -174,11 +175,23 @@ export class CheckContext {
     return { session, init };
   }
 
+  /**
+   * `--verbose`: the wire transcript of each memoised scenario, and the scenarios the current check used,
+   * so a check that fails on a scenario an earlier check ran still shows the exchange it judged.
+   */
+  readonly memoWire = new Map<string, { http: WireRecorder; from: number; to: number }>();
+  readonly memosUsed = new Set<string>();
+
   /** Runs `compute` once per suite; later callers get the same promise (and the same failure). */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    this.memosUsed.add(key);
     let value = this.memos.get(key) as Promise<T> | undefined;
     if (!value) {
-      value = compute();
+      const wire = { http: new WireRecorder(), from: this.runLog.length, to: this.runLog.length };
+      this.memoWire.set(key, wire);
+      value = recordingWire(wire.http, compute).finally(() => {
+        wire.to = this.runLog.length;
+      });
       // The caller that awaits handles a failure; an unobserved memo must not crash the process.
       value.catch(() => {});
       this.memos.set(key, value);

@@ -18,6 +18,8 @@ interface Expectation {
   specVersion?: ProtocolVersion;
   callTools?: boolean;
   fuzz?: number;
+  /** HTTP headers of the run (a static bearer token for a server started with --auth-token). */
+  headers?: Record<string, string>;
   fail: string[];
   warn?: string[];
 }
@@ -69,6 +71,7 @@ describe('conformance suite against misbehaving servers', () => {
         callTools: expectation.callTools ?? false,
         fuzz: expectation.fuzz ?? 0,
         ...(expectation.specVersion ? { specVersion: expectation.specVersion } : {}),
+        ...(expectation.headers ? { headers: expectation.headers } : {}),
       };
       const run = expectation.transport === 'http' ? runAgainstHttp : runAgainst;
       const verdicts = async (timeoutMs: number) => {

@@ -17,6 +17,7 @@ import {
 import { headerSecrets, Redactor, urlSecrets } from '../../src/redaction/index.js';
 import { ensureImage } from '../../src/sandbox/image.js';
 import { mountReport } from '../../src/sandbox/mount-plan.js';
+import { isSecretVariableName } from '../../src/tools/builtins/bash-env.js';
 import { errorText } from '../../src/util/error-text.js';
 import {
   type Check,
@@ -33,8 +34,9 @@ import { openChannel, type Target } from './probe/channel.js';
 import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
-import type { CheckResult, Report, SandboxReport } from './report/model.js';
+import type { CheckResult, Report, SandboxReport, ServerReport } from './report/model.js';
 import { Session } from './session.js';
+import { messageLines, recordingWire, WireRecorder } from './wire.js';
 
 export interface SuiteOptions extends SuiteSettings {
   /** Globs over check ids; a check runs when it matches any `only` (if given) and no `skip`. */
@@ -42,6 +44,8 @@ export interface SuiteOptions extends SuiteSettings {
   skip?: readonly string[];
   /** Called before and after each check (for a live progress line). */
   onProgress?: (event: ProgressEvent) => void;
+  /** `--verbose`: each failed check carries the wire exchange it made (`CheckResult.wire`). */
+  verbose?: boolean;
 }
 
 export interface ProgressEvent {
@@ -112,8 +116,9 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
   }
   const proposed = options.specVersion ?? LATEST_PROTOCOL_VERSION;
   let init: InitInfo;
+  const handshakeWire = new WireRecorder();
   try {
-    init = await initialize(shared, proposed);
+    init = await recordingWire(handshakeWire, () => initialize(shared, proposed));
   } catch (error) {
     await shared.close();
     throw error;
@@ -130,7 +135,9 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
   }
 
   const ctx = new CheckContext(options, version as ProtocolVersion, shared, init);
+  ctx.memoWire.set(HANDSHAKE, { http: handshakeWire, from: 0, to: ctx.runLog.length });
   const results: CheckResult[] = [];
+  let diagnosed: string[] | undefined;
   try {
     // Checks over the whole run go last so they see every exchange; the report keeps section order.
     const runOrder = [
@@ -139,7 +146,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
     ];
     for (const [index, check] of runOrder.entries()) {
       options.onProgress?.({ index, total: selected.length, check });
-      const result = await runOne(check, ctx);
+      const result = await runOne(check, ctx, options.verbose === true);
       results.push(result);
       options.onProgress?.({ index, total: selected.length, check, result });
     }
@@ -148,6 +155,8 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
     );
     await collectMetrics(ctx);
   } finally {
+    // Read before endSuite: from there on an exit is the suite's doing, not the server's.
+    diagnosed = serverStderr(ctx, init, options.target);
     await ctx.endSuite();
   }
 
@@ -164,13 +173,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
           }
         : { transport: 'http', url: redactUrl(options.target.url) },
     sandbox,
-    server: init.result
-      ? {
-          name: typeof serverInfo?.name === 'string' ? serverInfo.name : '',
-          version: typeof serverInfo?.version === 'string' ? serverInfo.version : '',
-          protocolVersion: init.protocolVersion ?? '',
-        }
-      : null,
+    server: serverReport(init, serverInfo, diagnosed),
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     checks: results,
@@ -204,19 +207,24 @@ async function prepareSandbox(
   }
 }
 
-async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
+async function runOne(check: Check, ctx: CheckContext, verbose: boolean): Promise<CheckResult> {
   const started = performance.now();
   let outcome: CheckOutcome;
+  const wire = new WireRecorder();
+  const logMark = ctx.runLog.length;
   if (!check.transports.includes(ctx.transport)) {
     outcome = { status: 'skip', message: `applies to ${check.transports.join(' and ')} only` };
   } else if (!check.versions.includes(ctx.version)) {
     outcome = { status: 'skip', message: `not part of protocol version ${ctx.version}` };
   } else {
-    try {
-      outcome = await check.run(ctx);
-    } catch (error) {
-      outcome = outcomeOfError(check, error);
-    }
+    const attempt = async (): Promise<CheckOutcome> => {
+      try {
+        return await check.run(ctx);
+      } catch (error) {
+        return outcomeOfError(check, error);
+      }
+    };
+    outcome = verbose ? await recordingWire(wire, attempt) : await attempt();
     try {
       await ctx.endCheck();
     } catch {
@@ -236,7 +244,92 @@ async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
   if (outcome.message !== undefined) result.message = outcome.message;
   if (outcome.expected !== undefined) result.expected = outcome.expected;
   if (outcome.actual !== undefined) result.actual = outcome.actual;
+  if (verbose && outcome.status === 'fail') result.wire = transcriptOf(ctx, wire, logMark);
+  ctx.memosUsed.clear();
   return result;
+}
+
+/**
+ * The wire transcript of a failed check: the scenarios it shared with other checks (run once, by
+ * whichever check came first), then its own exchanges. HTTP: every exchange, each with its messages;
+ * stdio: the messages its sessions logged. A check that exchanged nothing judged what the run already
+ * saw, so it gets the opening handshake.
+ */
+function transcriptOf(ctx: CheckContext, own: WireRecorder, logMark: number): string[] {
+  const out = new WireRecorder();
+  const section = (title: string, http: WireRecorder, from: number, to: number) => {
+    const lines = ctx.transport === 'stdio' ? messageLines(ctx.runLog.slice(from, to)) : http.lines;
+    if (lines.length === 0) return;
+    if (title) out.add(title);
+    for (const line of lines) out.add(line);
+  };
+  for (const key of ctx.memosUsed) {
+    const memo = ctx.memoWire.get(key);
+    if (memo) section(`(shared scenario ${key})`, memo.http, memo.from, memo.to);
+  }
+  section('', own, logMark, ctx.runLog.length);
+  if (out.lines.length === 0) {
+    const handshake = ctx.memoWire.get(HANDSHAKE);
+    if (handshake) section('(the opening handshake)', handshake.http, handshake.from, handshake.to);
+  }
+  return out.transcript();
+}
+
+/** The memo key under which the runner files the opening handshake's transcript. */
+const HANDSHAKE = 'opening handshake';
+
+/** How many lines of a dead server's stderr the report keeps: the end is where the reason is. */
+export const STDERR_TAIL_LINES = 20;
+const STDERR_LINE_CHARS = 500;
+
+/**
+ * The last lines of the shared server's stderr when it did not initialize or exited during the run;
+ * undefined otherwise (a healthy server's log is none of the report's business) and for HTTP targets.
+ * Secrets of the environment the server got (variables whose names say so) are masked here; the
+ * target's own secrets are masked with the whole report.
+ */
+function serverStderr(ctx: CheckContext, init: InitInfo, target: Target): string[] | undefined {
+  const probe = ctx.sharedProbe();
+  if (!probe || target.transport !== 'stdio') return undefined;
+  if (init.result && probe.exit === null) return undefined;
+  const env = target.command.env ?? process.env;
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => value !== undefined && isSecretVariableName(name))
+    .map(([, value]) => value as string);
+  const redactor = new Redactor(secrets);
+  return stderrTail(probe.stderr).map((line) => redactor.text(line));
+}
+
+/** The last non-empty lines of `text`, each cut to a readable length. */
+export function stderrTail(text: string, lines = STDERR_TAIL_LINES): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== '')
+    .slice(-lines)
+    .map((line) =>
+      line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}… (${line.length} chars)` : line,
+    );
+}
+
+function serverReport(
+  init: InitInfo,
+  serverInfo: { name?: unknown; version?: unknown } | undefined,
+  stderr: string[] | undefined,
+): ServerReport | null {
+  const withStderr = stderr === undefined ? {} : { stderr };
+  if (!init.result) {
+    // Null as before when there is nothing to tell (an HTTP server); otherwise what it left behind.
+    return stderr === undefined
+      ? null
+      : { name: '', version: '', protocolVersion: '', initialized: false, ...withStderr };
+  }
+  return {
+    name: typeof serverInfo?.name === 'string' ? serverInfo.name : '',
+    version: typeof serverInfo?.version === 'string' ? serverInfo.version : '',
+    protocolVersion: init.protocolVersion ?? '',
+    ...withStderr,
+  };
 }
 
 /**

@@ -16,6 +16,8 @@ export interface RunExtras {
   fuzz?: number;
   only?: string[];
   timeoutMs?: number;
+  /** HTTP only: the run's headers (e.g. `authorization` for a server started with --auth-token). */
+  headers?: Record<string, string>;
 }
 
 /** Starts `server --http --port 0 …args`, runs the suite against its URL, then kills it by its pid. */
@@ -26,7 +28,7 @@ export async function runAgainstHttp(
 ): Promise<Report> {
   const started = await startHttpServer(server, [...args]);
   try {
-    return await runSuiteOn({ transport: 'http', url: started.url, headers: {} }, extra);
+    return await runSuiteOn({ transport: 'http', url: started.url, headers: extra.headers ?? {} }, extra);
   } finally {
     try {
       process.kill(started.pid, 'SIGKILL');

@@ -27,6 +27,8 @@ export interface CommonFlags {
   /** Copies of `echo` under these names, listed only once notifications/tools/list_changed was sent. */
   lateTools: string[];
   era: Era;
+  /** `--auth-token T`: HTTP requests need `Authorization: Bearer T` (see lib/http-auth.ts). */
+  authToken?: string;
 }
 
 export interface ServerSetup {
@@ -54,6 +56,7 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'extra-tool': { type: 'string' },
   'late-tool': { type: 'string' },
   era: { type: 'string' },
+  'auth-token': { type: 'string' },
   help: { type: 'boolean' },
 };
 
@@ -69,7 +72,9 @@ const COMMON_USAGE = `Common flags:
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
-  --no-get-stream           answer GET /mcp with 405 instead of opening an SSE stream`;
+  --no-get-stream           answer GET /mcp with 405 instead of opening an SSE stream
+  --auth-token T            HTTP: require Authorization: Bearer T; 401 with resource_metadata and
+                            scope otherwise; serve RFC 9728 protected resource metadata`;
 
 export class UsageError extends Error {}
 
@@ -175,7 +180,11 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       extraTools: namesFlag('extra-tool', flags['extra-tool']),
       lateTools: namesFlag('late-tool', flags['late-tool']),
       era: choiceFlag('era', flags.era, ERAS) ?? 'legacy',
+      authToken: typeof flags['auth-token'] === 'string' ? flags['auth-token'] : undefined,
     };
+    if (common.authToken !== undefined && (common.authToken === '' || !common.http)) {
+      throw new UsageError('--auth-token needs a token and --http');
+    }
     if (common.lateTools.length > 0 && common.listChangedAfterMs === undefined) {
       throw new UsageError('--late-tool needs --list-changed-after');
     }
@@ -195,6 +204,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       listChangedAfterMs: common.listChangedAfterMs,
       beforeListChanged: listing.beforeListChanged,
       ignoreSignals: setup.stdio?.ignoreSignals ?? false,
+      ...(common.authToken !== undefined ? { auth: { token: common.authToken } } : {}),
       ...setup.http,
     });
   } else {

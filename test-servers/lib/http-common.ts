@@ -16,6 +16,11 @@ export interface HttpOptions {
   ignoreSignals: boolean;
   /** Transport defects of the spec-breaker server; absent for every other server. */
   defects?: HttpDefects;
+  /**
+   * `--auth-token T`: every request to the endpoint needs `Authorization: Bearer T` (a static token
+   * stands in for an OAuth access token); the server names its RFC 9728 protected resource metadata.
+   */
+  auth?: { token: string };
 }
 
 /** One switch per Streamable HTTP rule the spec-breaker server can break. */
@@ -46,6 +51,32 @@ export interface HttpDefects {
   modernGetDeleteAllowed?: boolean;
   /** Modern era: every response carries an `Mcp-Session-Id` header. */
   modernSessionId?: boolean;
+  /** Status for an accepted POSTed JSON-RPC response instead of 202. */
+  responseStatus?: number;
+  /** A second GET stream of one session is refused with 409. */
+  singleGetStream?: boolean;
+  /** A copy of every response also goes on the session's open GET stream. */
+  responsesOnGetStream?: boolean;
+  /** SSE event ids count from 1 in every stream (so they repeat across the streams of a session). */
+  eventIdsPerStream?: boolean;
+  /** Resumption replays the events of every stream of the session after Last-Event-ID, not only its own. */
+  replayAllStreams?: boolean;
+  /** 2025-11-25 SSE replies start without the priming event (an id and empty data). */
+  noPrimingEvent?: boolean;
+  /** No Host header validation. */
+  acceptAnyHost?: boolean;
+  /** With --auth-token: a request without a token gets 403 instead of 401. */
+  authForbiddenWithoutToken?: boolean;
+  /** With --auth-token: any bearer token is accepted. */
+  authAcceptAnyToken?: boolean;
+  /** With --auth-token: no `resource_metadata` in WWW-Authenticate and no well-known metadata document. */
+  authNoResourceMetadata?: boolean;
+  /** With --auth-token: the protected resource metadata lacks `authorization_servers`. */
+  authMetadataWithoutServers?: boolean;
+  /** With --auth-token: the 401 challenge carries no `scope`. */
+  authNoScopeHint?: boolean;
+  /** With --auth-token: insufficient scope is answered 401 instead of 403. */
+  insufficientScopeStatus?: number;
 }
 
 export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isProtocolVersion } from '../../src/protocol/versions.js';
+import { authorized, needsAdminScope, refuseInsufficientScope, serveResourceMetadata } from './http-auth.js';
 import { type HttpDefects, type HttpOptions, header, startEventStream } from './http-common.js';
 import { handleModernPost, routesModern } from './http-modern.js';
 import { isObject } from './protocol.js';
@@ -26,11 +27,33 @@ import { type ServerDefinition, Session, type Sink } from './session.js';
 interface HttpSession {
   id: string;
   session: Session;
-  getStream?: ServerResponse;
+  /** Open GET streams: a client may hold several; each server message goes on one of them. */
+  getStreams: EventStream[];
   /** Server-initiated messages waiting for a GET stream to open. */
   queue: string[];
   nextEventId: number;
+  nextStream: number;
+  /** Every SSE event sent in this session (bounded), so a stream can be resumed with Last-Event-ID. */
+  events: StoredEvent[];
 }
+
+/** One SSE stream of a session: a POST reply, a GET stream, or a resumption of either. */
+interface EventStream {
+  res: ServerResponse;
+  /** Which stream of the session: a resumption keeps the number of the stream it resumes. */
+  no: number;
+  /** Per-stream counter, used only by the eventIdsPerStream defect. */
+  nextInStream: number;
+}
+
+interface StoredEvent {
+  id: string;
+  stream: number;
+  /** The message, or '' for a priming event. */
+  text: string;
+}
+
+const MAX_EVENTS = 1000;
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const MAX_QUEUE = 1000;
@@ -39,6 +62,10 @@ const ENDPOINT = '/mcp';
 export function runHttp(definition: ServerDefinition, record: Recorder, options: HttpOptions): void {
   const sessions = new Map<string, HttpSession>();
   const defects = options.defects ?? {};
+  /** `<session>#<stream>` of every GET stream ever opened: a resumed GET stream goes on as one. */
+  const getStreamNumbers = new Set<string>();
+  let listeningPort = options.port;
+  const serverOrigin = () => `http://127.0.0.1:${listeningPort}`;
   const deleted = new Set<string>();
   const era = definition.era ?? 'legacy';
 
@@ -70,6 +97,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       contentType: header(req, 'content-type') ?? null,
     });
 
+    if (options.auth && serveResourceMetadata(path ?? '', res, serverOrigin(), ENDPOINT, defects)) return;
     if (path !== ENDPOINT) {
       sendError(res, 404, `Not found: the MCP endpoint is ${ENDPOINT}`);
       return;
@@ -79,6 +107,12 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       sendError(res, 403, 'Forbidden: foreign Origin');
       return;
     }
+    // The same attack without an Origin (a non-browser client led there by a rebound name) shows in Host.
+    if (!isLocalHost(header(req, 'host')) && !defects.acceptAnyHost) {
+      sendError(res, 403, 'Forbidden: Host is not this machine');
+      return;
+    }
+    if (options.auth && !authorized(req, res, options.auth.token, serverOrigin(), ENDPOINT, defects)) return;
     if (era === 'modern' && defects.modernGetDeleteAllowed && req.method === 'GET') {
       startEventStream(res);
       res.end();
@@ -171,6 +205,10 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     }
     if (era !== 'legacy' && !legacyVersionHeaderOk(res, header(req, 'mcp-protocol-version'))) return;
 
+    if (options.auth && needsAdminScope(value)) {
+      refuseInsufficientScope(res, serverOrigin(), ENDPOINT, defects);
+      return;
+    }
     const isInitialize = isObject(value) && value.method === 'initialize';
     const target = isInitialize ? newSession() : findSession(res, sessionId);
     if (!target) return;
@@ -180,7 +218,8 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     if (shape === 'no-reply') {
       // Notifications and responses: accepted at once; anything they cause goes to the GET stream.
       maybeScheduleListChanged(target, value);
-      res.writeHead(defects.notificationStatus ?? 202).end();
+      const status = carriesResponse(value) ? defects.responseStatus : defects.notificationStatus;
+      res.writeHead(status ?? 202).end();
       await target.session.receive(value);
       return;
     }
@@ -214,16 +253,48 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
       return;
     }
-    if (target.getStream) {
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined) {
+      resume(res, target, lastEventId);
+      return;
+    }
+    if (defects.singleGetStream && target.getStreams.length > 0) {
       sendError(res, 409, 'Conflict: this session already has a GET stream');
       return;
     }
     startEventStream(res);
-    target.getStream = res;
+    const stream = openGetStream(target, res, target.nextStream++);
+    for (const text of target.queue.splice(0)) writeEvent(stream, target, text, defects);
+  }
+
+  /**
+   * GET with Last-Event-ID: the events after that one on the stream it belongs to, with their own ids;
+   * a GET stream then goes on as that stream, a POST reply's stream ends (its request is long done).
+   */
+  function resume(res: ServerResponse, target: HttpSession, lastEventId: string): void {
+    const index = target.events.findIndex((event) => event.id === lastEventId);
+    const from = target.events[index];
+    if (!from) {
+      sendError(res, 400, 'Bad Request: unknown Last-Event-ID');
+      return;
+    }
+    startEventStream(res);
+    const replay = target.events
+      .slice(index + 1)
+      .filter((event) => event.text !== '' && (defects.replayAllStreams || event.stream === from.stream));
+    for (const event of replay) res.write(`id: ${event.id}\nevent: message\ndata: ${event.text}\n\n`);
+    if (getStreamNumbers.has(`${target.id}#${from.stream}`)) openGetStream(target, res, from.stream);
+    else res.end();
+  }
+
+  function openGetStream(target: HttpSession, res: ServerResponse, no: number): EventStream {
+    const stream: EventStream = { res, no, nextInStream: 1 };
+    getStreamNumbers.add(`${target.id}#${no}`);
+    target.getStreams.push(stream);
     res.on('close', () => {
-      if (target.getStream === res) target.getStream = undefined;
+      target.getStreams = target.getStreams.filter((open) => open !== stream);
     });
-    for (const text of target.queue.splice(0)) writeEvent(res, target, text);
+    return stream;
   }
 
   function handleDelete(res: ServerResponse, sessionId: string | undefined): void {
@@ -236,7 +307,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     sessions.delete(target.id);
     deleted.add(target.id);
     target.session.close();
-    target.getStream?.end();
+    for (const stream of target.getStreams) stream.res.end();
     res.writeHead(204).end();
   }
 
@@ -244,10 +315,13 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     const created: HttpSession = {
       id: defects.sessionId?.() ?? randomUUID(),
       session: undefined as unknown as Session,
+      getStreams: [],
       queue: [],
       nextEventId: 1,
+      nextStream: 1,
+      events: [],
     };
-    const toGetStream: Sink = { write: (text) => forwardToGetStream(created, text) };
+    const toGetStream: Sink = { write: (text) => forwardToGetStream(created, text, defects) };
     created.session = new Session(definition, toGetStream);
     return created;
   }
@@ -265,6 +339,7 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
   server.listen(options.port, '127.0.0.1', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
+    listeningPort = port;
     // The one line HTTP mode prints on stdout, so a test can find the port it asked the OS for.
     process.stdout.write(`listening http://127.0.0.1:${port}${ENDPOINT}\n`);
   });
@@ -294,6 +369,7 @@ function createReply(
 ) {
   const responses: string[] = [];
   let streaming = false;
+  const stream: EventStream = { res, no: target.nextStream++, nextInStream: 1 };
   // The session id header goes only on a successful InitializeResult.
   const sessionHeader = (): Record<string, string> =>
     isInitialize && target.session.version !== undefined ? { 'mcp-session-id': target.id } : {};
@@ -302,8 +378,8 @@ function createReply(
     streaming = true;
     startEventStream(res, sessionHeader());
     // 2025-11-25: prime the client with an event id it could resume from.
-    if (target.session.version === '2025-11-25') {
-      res.write(`id: ${target.id}-${target.nextEventId++}\ndata: \n\n`);
+    if (target.session.version === '2025-11-25' && !defects.noPrimingEvent) {
+      res.write(`id: ${storeEvent(stream, target, '', defects)}\ndata: \n\n`);
     }
     if (defects.sseExtra !== undefined) res.write(defects.sseExtra);
   };
@@ -312,13 +388,14 @@ function createReply(
   if (mode === 'sse' && !isInitialize) startStream();
   const sink: Sink = {
     write(text, kind) {
+      if (kind === 'response' && defects.responsesOnGetStream) forwardToGetStream(target, text, defects);
       if (mode === 'sse') {
         startStream();
-        writeEvent(res, target, text);
+        writeEvent(stream, target, text, defects);
       } else if (kind === 'response') {
         responses.push(text);
       } else {
-        forwardToGetStream(target, text);
+        forwardToGetStream(target, text, defects);
       }
     },
   };
@@ -341,14 +418,42 @@ function createReply(
   };
 }
 
-function forwardToGetStream(target: HttpSession, text: string): void {
-  if (target.getStream) writeEvent(target.getStream, target, text);
+/** A server-initiated message goes on one open GET stream (never on several), or waits for one. */
+function forwardToGetStream(target: HttpSession, text: string, defects: HttpDefects): void {
+  const open = target.getStreams.find((stream) => !stream.res.writableEnded && !stream.res.destroyed);
+  if (open) writeEvent(open, target, text, defects);
   else if (target.queue.length < MAX_QUEUE) target.queue.push(text);
 }
 
-function writeEvent(res: ServerResponse, target: HttpSession, text: string): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.write(`id: ${target.id}-${target.nextEventId++}\nevent: message\ndata: ${text}\n\n`);
+function writeEvent(stream: EventStream, target: HttpSession, text: string, defects: HttpDefects): void {
+  if (stream.res.writableEnded || stream.res.destroyed) return;
+  stream.res.write(`id: ${storeEvent(stream, target, text, defects)}\nevent: message\ndata: ${text}\n\n`);
+}
+
+/**
+ * The next event id of the session, kept with its stream and message for resumption. Ids are
+ * `<session>-<n>`, unique across all streams of the session as 2025-11-25 requires.
+ */
+function storeEvent(stream: EventStream, target: HttpSession, text: string, defects: HttpDefects): string {
+  const id = defects.eventIdsPerStream
+    ? String(stream.nextInStream++)
+    : `${target.id}-${target.nextEventId++}`;
+  target.events.push({ id, stream: stream.no, text });
+  if (target.events.length > MAX_EVENTS) target.events.shift();
+  return id;
+}
+
+/** Whether a body without requests carries a JSON-RPC response (a notification-only body does not). */
+function carriesResponse(value: unknown): boolean {
+  return (Array.isArray(value) ? value : [value]).some(
+    (item) => isObject(item) && typeof item.method !== 'string' && ('result' in item || 'error' in item),
+  );
+}
+
+/** A Host header naming this machine (what a client that dialled 127.0.0.1 or localhost sends). */
+function isLocalHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  return /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(host.trim());
 }
 
 function isLocalOrigin(origin: string): boolean {

@@ -5,6 +5,7 @@
  * judge status codes, content types and SSE framing that a client transport would hide.
  */
 import { createParser } from 'eventsource-parser';
+import { noteExchange } from '../wire.js';
 
 export interface HttpTarget {
   url: string;
@@ -31,6 +32,8 @@ export interface HttpExchange {
   framingErrors: string[];
   /** True when we stopped reading an SSE stream ourselves (the wanted reply had arrived, or time ran out). */
   cutShort: boolean;
+  /** Values of SSE `retry` fields, in order (absent when the reply was not an event stream). */
+  retries?: number[];
 }
 
 export interface HttpRequestOptions {
@@ -81,6 +84,40 @@ function failureOf(error: unknown, url: string): HttpFailure {
 }
 
 export async function httpRequest(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
+  try {
+    const exchange = await exchangeOnce(target, options);
+    noteWire(target, options, exchange);
+    return exchange;
+  } catch (error) {
+    noteWire(target, options, undefined, error instanceof Error ? error.message : 'failed');
+    throw error;
+  }
+}
+
+/** Tells a `--verbose` transcript (if one is being recorded) about this exchange. */
+function noteWire(target: HttpTarget, options: HttpRequestOptions, exchange?: HttpExchange, error?: string) {
+  const requestHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    requestHeaders[name.toLowerCase()] = value;
+  noteExchange({
+    method: options.method,
+    url: describeUrl(target.url),
+    requestHeaders,
+    userHeaderNames: Object.keys(target.headers),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    ...(exchange
+      ? {
+          status: exchange.status,
+          contentType: exchange.contentType,
+          replied: exchange.messages,
+          replyText: exchange.body || exchange.sse.map((event) => `[event id=${event.id ?? ''}]`).join(' '),
+        }
+      : {}),
+    ...(error !== undefined ? { error } : {}),
+  });
+}
+
+async function exchangeOnce(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -161,10 +198,14 @@ async function readSse(
         exchange.framingErrors.push(`SSE data is not JSON: ${event.data.slice(0, 80)}`);
       }
     },
+    onRetry(retry) {
+      exchange.retries = [...(exchange.retries ?? []), retry];
+    },
     onError(error) {
       exchange.framingErrors.push(`SSE framing: ${error.message}`);
     },
   });
+  exchange.retries = [];
   const reader = response.body?.getReader();
   if (!reader) return;
   const decoder = new TextDecoder();

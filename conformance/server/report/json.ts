@@ -25,6 +25,7 @@ export function toJsonReport(report: Report): object {
       if (check.expected !== undefined) entry.expected = check.expected;
       if (check.actual !== undefined) entry.actual = check.actual;
       entry.durationMs = check.durationMs;
+      if (check.wire !== undefined) entry.wire = check.wire;
       return entry;
     }),
     summary: report.summary,

@@ -29,12 +29,32 @@ export interface CheckResult {
   /** Not in the JSON contract: kept for the text and JUnit reports. */
   requirement: string;
   source: string;
+  /**
+   * With `--verbose`, for a failed check: what went over the wire while it ran, one line per message or
+   * HTTP exchange (`→` sent, `←` received), redacted like the rest of the report.
+   */
+  wire?: string[];
+}
+
+/** Who answered: what initialize said, and what the server left on stderr when it died or failed to start. */
+export interface ServerReport {
+  name: string;
+  version: string;
+  protocolVersion: string;
+  /** Present (false) only when initialize failed: the other fields are then empty. */
+  initialized?: false;
+  /**
+   * The last lines the server wrote to stderr (redacted), when it exited during the run or did not
+   * initialize. Stdio servers only: furfly sees no stderr of an HTTP server.
+   */
+  stderr?: string[];
 }
 
 export interface Report {
   tool: { name: string; version: string };
   target: { transport: TransportKind; command?: string; url?: string };
-  server: { name: string; version: string; protocolVersion: string } | null;
+  /** Null when initialize failed and there is nothing to tell about the server (see ServerReport). */
+  server: ServerReport | null;
   /** Null (or absent) when the server ran without a sandbox. */
   sandbox?: SandboxReport | null;
   startedAt: string;

@@ -33,7 +33,7 @@ export function renderText(report: Report, options: TextOptions): string {
   lines.push(
     `furfly conformance ${report.tool.version} — ${report.target.transport}: ${terminalLine(String(target))}`,
   );
-  if (report.server) {
+  if (report.server && report.server.initialized !== false) {
     const { name, version, protocolVersion } = report.server;
     lines.push(
       `server: ${terminalLine(String(name))} ${terminalLine(String(version))}, protocol ${terminalLine(String(protocolVersion))}`,
@@ -41,6 +41,7 @@ export function renderText(report: Report, options: TextOptions): string {
   } else {
     lines.push('server: did not initialize');
   }
+  if (report.server?.stderr) lines.push(...stderrBlock(report.server.stderr));
   if (report.sandbox) {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
     if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
@@ -100,7 +101,22 @@ function checkLines(check: CheckResult, color: boolean): string[] {
     if (check.expected !== undefined) lines.push(`      expected: ${terminalLine(String(check.expected))}`);
     if (check.actual !== undefined) lines.push(`      actual:   ${terminalLine(String(check.actual))}`);
   }
+  if (check.wire !== undefined) {
+    lines.push(
+      check.wire.length === 0 ? '      wire: (nothing was exchanged)' : '      wire:',
+      ...check.wire.map((line) => `        ${terminalLine(line)}`),
+    );
+  }
   return lines;
+}
+
+/** What a server that died or did not start wrote last: usually the reason, in its own words. */
+function stderrBlock(stderr: readonly string[]): string[] {
+  if (stderr.length === 0) return ['server stderr: (empty)'];
+  return [
+    `server stderr (last ${stderr.length} line${stderr.length === 1 ? '' : 's'}):`,
+    ...stderr.map((line) => `  | ${terminalLine(line)}`),
+  ];
 }
 
 /** One overwriting line for a terminal: `[12/40] lifecycle.ping`. */

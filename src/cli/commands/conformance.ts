@@ -52,6 +52,8 @@ export interface ConformanceOptions {
   cpus?: string | number;
   /** With --sandbox docker: most processes and threads at once. */
   pids?: string | number;
+  /** Show the wire exchange of each failed check. */
+  verbose?: boolean;
 }
 
 export interface ConformanceIo {
@@ -210,6 +212,7 @@ export async function runConformanceCommand(
       fuzz,
       only: list(options.only),
       skip: list(options.skip),
+      ...(options.verbose === true ? { verbose: true } : {}),
       ...(specVersion !== undefined && isProtocolVersion(specVersion) ? { specVersion } : {}),
     };
   } catch (error) {
@@ -264,6 +267,7 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--only <glob>', 'Run only checks whose id matches (repeatable, comma-separated)')
     .option('--skip <glob>', 'Skip checks whose id matches (repeatable, comma-separated)')
     .option('--strict', 'SHOULD failures fail the run too')
+    .option('--verbose', 'Show the wire exchange (messages, HTTP requests and replies) of each failed check')
     .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
     .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
