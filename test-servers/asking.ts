@@ -5,8 +5,10 @@
  * results carrying the same requests, and retries with `inputResponses`. Hand-written and standalone
  * (not on lib/), because the lib core never sends a request of its own.
  *
- *   node dist/test-servers/asking.js [--record FILE] [--ignore-capabilities]
+ *   node dist/test-servers/asking.js [--record FILE] [--ignore-capabilities] [--era legacy|modern|dual]
  *
+ * --era                   which eras it serves (default dual); legacy answers every modern request,
+ *                         `server/discover` included, with -32601, so a client falls back to initialize
  * --record FILE           append every received message as one JSON line
  * --ignore-capabilities   ask even when the client did not declare the capability (a misbehaving
  *                         server; how furfly answers one in one-shot mode is tested with it)
@@ -32,6 +34,7 @@ import { createInterface } from 'node:readline';
 const args = process.argv.slice(2);
 const recordFile = args.includes('--record') ? args[args.indexOf('--record') + 1] : undefined;
 const ignoreCapabilities = args.includes('--ignore-capabilities');
+const era = args.includes('--era') ? args[args.indexOf('--era') + 1] : 'dual';
 const LEGACY_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'];
 const MODERN = '2026-07-28';
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -315,6 +318,17 @@ function handle(message: Json): void {
   if (method === 'notifications/roots/list_changed') rootsChanges++;
   if (id === undefined || typeof method !== 'string') return;
   const meta = params._meta as Json | undefined;
+  if (meta?.[META_VERSION] !== undefined && era === 'legacy') {
+    send({ id, error: { code: -32601, message: `Method not found: ${method}` } });
+    return;
+  }
+  if (meta?.[META_VERSION] === undefined && era === 'modern' && method !== 'ping') {
+    send({
+      id,
+      error: { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN] } },
+    });
+    return;
+  }
   if (meta?.[META_VERSION] !== undefined) {
     const capabilities = (meta[META_CAPABILITIES] as Json | undefined) ?? {};
     if (method === 'server/discover') {
