@@ -7,10 +7,11 @@
  * the sampling denied, each said on stderr, and the model is never asked for the server.
  */
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Json,
@@ -166,6 +167,40 @@ describe.each(['legacy', 'modern'] as const)('a server asks, %s era', { timeout:
     expect(api.requests[1].tools ?? []).toHaveLength(0);
     const [result] = toolResultsIn(api.requests);
     expect(result.content[0].text).toBe(`model=${model} stop=endTurn text=Teal.`);
+  });
+
+  it('/roots: lists the project root; a root added is what the server lists, and a 2025 server is told', async () => {
+    const api = await startApi([
+      [
+        { type: 'tool_use', name: 'mcp__asker__list_roots', input: {} },
+        { type: 'tool_use', name: 'mcp__asker__roots_changes', input: {} },
+      ],
+      [{ type: 'text', text: 'Roots checked.' }],
+    ]);
+    const { session, see } = startSession(api.url);
+    // Connected first: a server that connects after the change has nothing to be told.
+    await see('mcp: asker ready');
+    mkdirSync(path.join(project!.dir, 'shared'));
+    session.child.stdin!.write('/roots\n/roots add shared\n');
+    let at = await see('Root added: ');
+    // The server counts the notification before the model asks it (legacy); a 2026 server is never sent one.
+    session.child.stdin!.write('check the roots\n');
+    at = await see('Roots checked.', at);
+    session.child.stdin!.write('/exit\n');
+    expect((await session.exit).code).toBe(0);
+    const out = session.out();
+    capture(`roots-${era}`, out);
+    const root = realpathSync(project!.dir);
+    expect(out).toContain(`Roots (told to servers that ask):\n  ${root}\n`);
+    expect(out).toContain(
+      `Root added: ${path.join(root, 'shared')} (servers are told; permissions are unchanged)`,
+    );
+    const [listed, changes] = toolResultsIn(api.requests);
+    expect(JSON.parse(listed.content[0].text)).toEqual([
+      { uri: pathToFileURL(root).href, name: path.basename(root) },
+      { uri: pathToFileURL(path.join(root, 'shared')).href, name: 'shared' },
+    ]);
+    expect(changes.content[0].text).toBe(era === 'legacy' ? '1' : '0');
   });
 
   it('one-shot: a form is declined and sampling denied, each said on stderr; the model is not asked', async () => {
