@@ -3,9 +3,13 @@
  * tools as their servers become ready), permission service and gate, and the agent. Both the
  * interactive session and one-shot mode start here; only the asker and what they wait for differ.
  */
+import os from 'node:os';
+import path from 'node:path';
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
+import { ClientRoots } from '../mcp/server-requests/roots.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
+import { expandAllowPath } from '../permission/paths.js';
 import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
 import { buildSessionContext } from './context.js';
@@ -14,6 +18,7 @@ import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
+import { type ServerRequestPrompter, serverRequestSetup } from './server-requests.js';
 import { createPermissionService, loadSessionConfig, sessionRedactor } from './session-config.js';
 import { UsageLedger } from './usage.js';
 
@@ -35,6 +40,10 @@ export interface RuntimeOptions {
   maxRetries?: number;
   /** Replaces the Anthropic provider (tests of the wiring). */
   providerFactory?: (settings: ProviderSettings) => ModelProvider;
+  /** Answers servers' questions (elicitation forms, sampling approval); absent in one-shot mode. */
+  serverRequestPrompter?: ServerRequestPrompter;
+  /** Lines about servers' questions: what was declined or denied, and why. */
+  onServerRequestNotice?: (text: string) => void;
 }
 
 export interface AgentRuntime {
@@ -48,6 +57,8 @@ export interface AgentRuntime {
   /** Every secret furfly knows in this session; tool results and errors pass it. */
   redactor: Redactor;
   projectRoot: string;
+  /** The client's roots (the project root and allow_paths, then /roots); servers are told of changes. */
+  roots: ClientRoots;
   /**
    * Lines to show before the first turn: the project config's risky parts that were left out (not trusted),
    * and user credentials held back from an endpoint another layer changed. Each starts with `furfly: `.
@@ -112,12 +123,33 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     toolTimeoutMs,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
+  // The project root and the folders permissions.allow_paths opens are the roots servers are told of.
+  const roots = new ClientRoots([
+    projectRoot,
+    ...config.permissions.allow_paths.map((entry) =>
+      path.resolve(projectRoot, expandAllowPath(entry, options.homeDir ?? os.homedir())),
+    ),
+  ]);
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
+    serverRequests: serverRequestSetup({
+      provider,
+      redactor,
+      roots,
+      prompter: options.serverRequestPrompter,
+      notice: (text) => options.onServerRequestNotice?.(redactor.text(text)),
+    }),
     onEvent: options.onServerEvent,
     secretValues: loaded.secretValues,
     redactor,
     maxOutputChars: config.tools.max_output_chars,
+  });
+  // A legacy server that declared nothing is not told; the client checks its own capabilities.
+  roots.onChange(() => {
+    for (const client of mcp.clients.values()) {
+      const notify = (client as { notifyRootsChanged?: () => Promise<void> }).notifyRootsChanged;
+      void notify?.call(client).catch(() => {});
+    }
   });
   return {
     ok: true,
@@ -131,6 +163,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       config,
       redactor,
       projectRoot,
+      roots,
       notices: loaded.notices,
       close: () => mcp.close(),
     },

@@ -272,3 +272,14 @@ describe('the safe part never loosens anything', () => {
     },
   );
 });
+
+describe('sampling on a server (issue 18)', () => {
+  it('a project layer cannot let a server use the model without asking: sampling: allow waits for trust', () => {
+    const user = { mcp_servers: { db: { type: 'stdio', command: 'db-server' } } };
+    const result = split(user, { mcp_servers: { db: { sampling: 'allow' } } });
+    expect(result.risky.map((part) => [part.path.join('.'), part.kind])).toEqual([
+      ['mcp_servers.db', 'server-change'],
+    ]);
+    expect(toPlain(result.safe)).toEqual({});
+  });
+});

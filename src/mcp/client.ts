@@ -50,6 +50,7 @@ import {
   answerInputRequests,
   capabilitiesOf,
   DEFAULT_MAX_INPUT_ROUNDS,
+  type InputContext,
   type InputHandlers,
   InputRequiredError,
 } from './era/input-handlers.js';
@@ -66,6 +67,7 @@ import {
 import { describeModernError } from './era/modern-errors.js';
 import { checkToolHeaders, type HeaderParameter } from './era/tool-headers.js';
 import { McpConnectError, McpVersionError, ToolLeftOutError } from './errors.js';
+import { registerLegacyServerRequests } from './server-requests/legacy-requests.js';
 
 /** Any protocol version furfly speaks, of either era. */
 export type AnyProtocolVersion = ProtocolVersion | ModernProtocolVersion;
@@ -110,6 +112,12 @@ export interface McpClientOptions {
   inputHandlers?: InputHandlers;
   /** Stop a request after this many `input_required` rounds (8). */
   maxInputRounds?: number;
+  /**
+   * The client capabilities declared under a protocol version (in `initialize`, and in every modern
+   * request's `_meta`); by default what `inputHandlers` can answer. A 2025 server's own requests
+   * (`elicitation/create`, `sampling/createMessage`, `roots/list`) are answered by `inputHandlers` too.
+   */
+  capabilitiesFor?: (version: string) => Record<string, unknown>;
   /** Modern era: `io.modelcontextprotocol/logLevel` on every request (no log messages when unset). */
   logLevel?: string;
   /**
@@ -218,6 +226,8 @@ export class McpClient {
   private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
   private readonly redact: (text: string) => string;
+  /** Names of the legacy tool calls awaiting their result, to say what a server's request is about. */
+  private readonly legacyCallsInFlight: string[] = [];
 
   constructor(
     private readonly transport: Transport,
@@ -230,6 +240,8 @@ export class McpClient {
     this.raw = this.peer as unknown as RawPeer;
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.clientCapabilities = capabilitiesOf(options.inputHandlers ?? {});
+    // One path for both eras: a legacy server's requests reach the handlers MRTR uses.
+    registerLegacyServerRequests(this.peer, options.inputHandlers ?? {}, () => this.legacyRequestContext());
     this.peer.onnotification = (method, params) => {
       if (!this.isOwnSubscriptionNotification(method, params)) return;
       // A change makes the cached list stale at once, whatever its ttlMs said.
@@ -357,11 +369,46 @@ export class McpClient {
         );
         return toToolCallResult(result as CallToolResult);
       }
-      const result = await this.peer.request('tools/call', { name, arguments: args }, requestOptions);
-      return toToolCallResult(result);
+      this.legacyCallsInFlight.push(name);
+      try {
+        const result = await this.peer.request('tools/call', { name, arguments: args }, requestOptions);
+        return toToolCallResult(result);
+      } finally {
+        this.legacyCallsInFlight.splice(this.legacyCallsInFlight.indexOf(name), 1);
+      }
     } catch (error) {
       return errorResult(this.redact(this.describeCallFailure(error, name)));
     }
+  }
+
+  /**
+   * Tells a legacy server that the client's roots changed (`notifications/roots/list_changed`), when it
+   * declared `roots.listChanged`. The modern era has no such notification: roots travel per request.
+   */
+  async notifyRootsChanged(): Promise<void> {
+    if (this.state !== 'connected' || this.era !== 'legacy' || this.protocolVersion === undefined) return;
+    const roots = this.declaredCapabilities(this.protocolVersion).roots;
+    if (!isObject(roots) || roots.listChanged !== true) return;
+    await this.peer.notify('notifications/roots/list_changed');
+  }
+
+  /** The capabilities declared under `version` (see McpClientOptions.capabilitiesFor). */
+  private declaredCapabilities(version: string): Record<string, unknown> {
+    return this.options.capabilitiesFor?.(version) ?? this.clientCapabilities;
+  }
+
+  /**
+   * What a legacy server's request is about: a legacy request carries no link to the call that caused
+   * it, so it is the one tool call in flight, when there is exactly one.
+   */
+  private legacyRequestContext(): InputContext {
+    const only = this.legacyCallsInFlight.length === 1 ? this.legacyCallsInFlight[0] : undefined;
+    return {
+      server: this.name,
+      method: only === undefined ? 'server request' : 'tools/call',
+      name: only,
+      signal: undefined,
+    };
   }
 
   /** Close the connection (the transport's staged shutdown). Idempotent. */
@@ -470,7 +517,7 @@ export class McpClient {
 
   /** The `_meta` of a modern request under `version`. */
   private metaFor(version: string): Record<string, unknown> {
-    return requestMeta(version, this.clientInfo, this.clientCapabilities, this.options.logLevel);
+    return requestMeta(version, this.clientInfo, this.declaredCapabilities(version), this.options.logLevel);
   }
 
   // ---------------------------------------------------------------- modern requests
@@ -652,7 +699,11 @@ export class McpClient {
     this.peer.setValidator(this.validators(version));
     const result = await this.peer.request(
       'initialize',
-      { protocolVersion: version, capabilities: {}, clientInfo: this.clientInfo },
+      {
+        protocolVersion: version,
+        capabilities: this.declaredCapabilities(version),
+        clientInfo: this.clientInfo,
+      },
       { timeoutMs: remaining(deadline), validateResult: false },
     );
     this.acceptInitializeResult(result, version);

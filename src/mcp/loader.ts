@@ -21,6 +21,7 @@ import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
 import { McpClient, type McpTool } from './client.js';
+import type { InputHandlers } from './era/input-handlers.js';
 import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
@@ -56,8 +57,20 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor; mount?: MountPlan },
+  options: {
+    cwd: string;
+    secretValues?: readonly string[];
+    redactor?: Redactor;
+    mount?: MountPlan;
+    serverRequests?: ServerRequestSetup;
+  },
 ) => LoaderClient;
+
+/** How one server's own questions are answered (elicitation, sampling, roots) and what is declared. */
+export interface ServerRequestSetup {
+  inputHandlers: InputHandlers;
+  capabilitiesFor: (version: string) => Record<string, unknown>;
+}
 
 export interface LoadMcpServersOptions {
   /** The project root: relative stdio `cwd` entries resolve against it. */
@@ -76,6 +89,8 @@ export interface LoadMcpServersOptions {
   redactor?: Redactor;
   /** Builds the client for one server; a real McpClient over createTransport by default. */
   clientFactory?: ClientFactory;
+  /** The handlers and capabilities for one server's questions; none (nothing declared) when absent. */
+  serverRequests?: (name: string, server: ResolvedServer) => ServerRequestSetup | undefined;
 }
 
 export interface McpServersHandle {
@@ -99,6 +114,12 @@ export const defaultClientFactory: ClientFactory = (name, server, options) => {
     redact: (text) => redactor.text(text),
     protocolVersion: server.protocol_version,
     probeTimeoutMs: server.probe_timeout_ms,
+    ...(options.serverRequests === undefined
+      ? {}
+      : {
+          inputHandlers: options.serverRequests.inputHandlers,
+          capabilitiesFor: options.serverRequests.capabilitiesFor,
+        }),
   });
 };
 
@@ -222,6 +243,7 @@ class Loader {
         secretValues: this.options.secretValues,
         redactor: this.options.redactor,
         ...(mount === undefined ? {} : { mount }),
+        ...serverRequestsOption(this.options.serverRequests?.(name, server)),
       });
     } catch (error) {
       this.emit(state, {
@@ -493,4 +515,10 @@ function isTimeout(error: unknown): boolean {
 
 function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function serverRequestsOption(setup: ServerRequestSetup | undefined): {
+  serverRequests?: ServerRequestSetup;
+} {
+  return setup === undefined ? {} : { serverRequests: setup };
 }

@@ -189,6 +189,8 @@ async function runOneShot(
     maxRetries: io.maxRetries,
     providerFactory: io.providerFactory,
     onServerEvent: (event) => reportServerProblem(event, io.stderr),
+    // Nobody can answer a server's question here: each one declined or denied is said on stderr.
+    onServerRequestNotice: (text) => io.stderr.write(`furfly: ${terminalText(text)}\n`),
   });
   if (!setup.ok) {
     io.stderr.write(`${terminalText(setup.message)}\n`);

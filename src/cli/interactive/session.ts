@@ -21,6 +21,7 @@ import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
+import { createServerQuestionPrompter, openInBrowser } from './elicitation-form.js';
 import { LineQueue } from './line-queue.js';
 import { watchOutput } from './output-gone.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteInput } from './paste.js';
@@ -156,11 +157,21 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       nextLine: () => queue.next(),
     });
   }
+  // Servers' questions (elicitation forms, links, requests to use the model): the same input rule as
+  // permission questions, one at a time (see elicitation-form.ts).
+  const serverRequestPrompter = createServerQuestionPrompter({
+    write: (text) => stdout.write(text),
+    nextLine: (signal) => queue.next(signal ?? turn?.signal),
+    discardTypedAhead: () => (options.terminal ? queue.discard() : 0),
+    openUrl: openInBrowser(options.runtime.env),
+  });
   const setup = startRuntime({
     ...options.runtime,
     ...(trustProject === undefined ? {} : { trustProject }),
     asker,
     onServerEvent,
+    serverRequestPrompter,
+    onServerRequestNotice: (text) => print(`furfly: ${terminalText(text)}`),
   });
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);

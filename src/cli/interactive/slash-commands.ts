@@ -4,6 +4,7 @@ import { formatUsage } from '../../agent/usage.js';
 import { isPermissionMode, MODE_SUMMARIES, PERMISSION_MODES } from '../../permission/index.js';
 import { terminalLine } from '../../terminal/sanitize.js';
 import { describeServerEvent } from './render.js';
+import { ROOTS_COMMAND } from './roots-command.js';
 
 export interface SlashContext {
   runtime: AgentRuntime;
@@ -114,6 +115,7 @@ export const SLASH_COMMANDS: Readonly<Record<string, SlashCommand>> = {
     summary: 'quit (shuts the MCP servers down)',
     run: () => 'quit',
   },
+  roots: ROOTS_COMMAND,
 };
 
 export function runSlashCommand(line: string, context: SlashContext): 'quit' | undefined {

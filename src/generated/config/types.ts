@@ -81,6 +81,13 @@ export type ProbeTimeoutMs = number;
  */
 export type Enabled = boolean;
 /**
+ * What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "SamplingPolicy".
+ */
+export type SamplingPolicy = 'ask' | 'allow' | 'deny';
+/**
  * Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -212,6 +219,7 @@ export interface StdioServerConfig {
   protocol_version?: ProtocolVersionPin;
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
+  sampling?: SamplingPolicy;
 }
 /**
  * Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.
@@ -254,4 +262,5 @@ export interface HttpServerConfig {
   protocol_version?: ProtocolVersionPin;
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
+  sampling?: SamplingPolicy;
 }
