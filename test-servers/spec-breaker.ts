@@ -461,7 +461,10 @@ const SESSION_DEFECTS = {
       const meta = isObject(request.params?._meta) ? request.params._meta : undefined;
       if (request.method !== 'tools/call' || meta?.progressToken === undefined) return;
       const params = { progressToken: meta.progressToken, progress: 1_000_000, message: 'after the end' };
-      sink.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }), 'notification');
+      sink.write(
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
+        'notification',
+      );
     },
   },
   /** Not a MUST: notifications/cancelled is ignored, so a cancelled call is still answered. */

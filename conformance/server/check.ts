@@ -24,6 +24,10 @@ export const SECTIONS = [
   'resources',
   'prompts',
   'security',
+  'cancellation',
+  'progress',
+  'logging',
+  'completion',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -2,10 +2,15 @@
  * A couple of resources and prompts, so the conformance checks for those features have something real
  * to list, read and get. Only the well-behaved definition declares them.
  */
-import type { ResultOf } from '../../src/protocol/types.js';
-import type { GetPromptResult, PromptArgument, ReadResourceResult } from '../../src/protocol/types.js';
+import type {
+  GetPromptResult,
+  PromptArgument,
+  ReadResourceResult,
+  ResultOf,
+} from '../../src/protocol/types.js';
 
 type CompleteResult = ResultOf<'completion/complete'>;
+
 import { ErrorCode, RpcError } from './protocol.js';
 
 export interface ResourceEntry {
@@ -115,9 +120,7 @@ export function complete(params: Record<string, unknown>): CompleteResult {
     throw new RpcError(ErrorCode.InvalidParams, `Prompt ${prompt.name} has no argument ${argument.name}`);
   const prefix = argument.value.toLowerCase();
   const values =
-    prompt.name === 'greeting'
-      ? GREETING_NAMES.filter((name) => name.toLowerCase().startsWith(prefix))
-      : [];
+    prompt.name === 'greeting' ? GREETING_NAMES.filter((name) => name.toLowerCase().startsWith(prefix)) : [];
   return { completion: { values, total: values.length, hasMore: false } };
 }
 
