@@ -10,7 +10,7 @@ import type { Report } from './report/model.js';
 import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
 const APPLICABILITY =
-  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON)/;
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|nothing to judge: |the server declares completions)/;
 
 function expectClean(report: Report): void {
   expect(idsWith(report, 'fail')).toEqual([]);
@@ -48,6 +48,28 @@ describe('conformance suite against the well-behaved server (stdio)', () => {
     expect(idsWith(report, 'fail')).toEqual([]);
     const byId = new Map(report.checks.map((c) => [c.id, c.status]));
     for (const id of TOOL_CALLING) expect(byId.get(id), id).toBe('pass');
+  });
+});
+
+describe('the utilities checks against the well-behaved server (stdio, --call-tools)', () => {
+  it('passes cancellation, progress, logging, completion and structured-text checks', async () => {
+    const report = await runAgainst('well-behaved', [], {
+      callTools: true,
+      only: [
+        'cancellation.*',
+        'progress.*',
+        'logging.*',
+        'completion.*',
+        'tools.structured-text',
+        '*.subscribe',
+      ],
+    });
+    const byId = new Map(report.checks.map((c) => [c.id, c.status]));
+    expect(byId.get('completion.undeclared-error')).toBe('skip');
+    byId.delete('completion.undeclared-error');
+    // Every other one ran and passed: the server reports progress, logs after setLevel, completes.
+    expect([...byId.entries()].filter(([, status]) => status !== 'pass')).toEqual([]);
+    expect(byId.size).toBe(14);
   });
 });
 
