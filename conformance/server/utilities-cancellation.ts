@@ -152,6 +152,7 @@ const SLOW_MS = 1500;
 /** Argument names that set how long a tool takes. */
 const DURATION = /delay|duration|sleep|wait|timeout|interval|seconds|secs|millis|_ms$|Ms$/i;
 const MILLISECONDS = /ms$|millis/i;
+const COUNT = /steps|count|times|iterations/i;
 
 /** Valid arguments with the first duration-like number set to about SLOW_MS, or null. */
 function slowArguments(ctx: CheckContext, tool: JsonObject): JsonObject | null {
@@ -167,7 +168,11 @@ function slowArguments(ctx: CheckContext, tool: JsonObject): JsonObject | null {
     let value = MILLISECONDS.test(name) ? SLOW_MS : Math.ceil(SLOW_MS / 1000);
     if (typeof property.maximum === 'number') value = Math.min(value, property.maximum);
     if (typeof property.minimum === 'number') value = Math.max(value, property.minimum);
-    const args = { ...sample, [name]: value };
+    const args: JsonObject = { ...sample, [name]: value };
+    // A step count from the generator may be 0 or negative, which ends such a tool at once.
+    for (const [other, spec] of Object.entries(schema.properties))
+      if (COUNT.test(other) && isObject(spec) && (spec.type === 'integer' || spec.type === 'number'))
+        args[other] = Math.max(1, typeof spec.minimum === 'number' ? spec.minimum : 1);
     if (compileSchema(schema, verdict.dialect)(args).length === 0) return args;
   }
   return null;
