@@ -19,7 +19,14 @@ import {
 import type { CheckContext } from './context.js';
 import { type SentinelOutcome, untilSentinel } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
-import { isObject, isResponse, type JsonObject, RequestTimeout, type Session } from './session.js';
+import {
+  isObject,
+  isResponse,
+  type JsonObject,
+  NotAnswered,
+  RequestTimeout,
+  type Session,
+} from './session.js';
 import { listedTools, requireCallTools, validArguments } from './tools.js';
 
 const CANCELLATION = 'MCP 2025-11-25 basic/utilities/cancellation';
@@ -212,8 +219,9 @@ async function cancelWhileRunning(
       brief(answer.message),
     );
   } catch (error) {
-    // Our own deadline passing is the expected outcome; a closed connection is judged by the sentinel.
-    if (!(error instanceof RequestTimeout) && sentinel.answered)
+    // Our own deadline passing is the expected outcome, and so is an HTTP exchange that ended without
+    // the response (the only way to answer nothing over HTTP); a closed connection is the sentinel's.
+    if (!(error instanceof RequestTimeout || error instanceof NotAnswered) && sentinel.answered)
       throw new CouldNotTell(`the call ended without a response: ${errorText(error)}`);
   }
   if (!sentinel.answered)
