@@ -15,6 +15,11 @@ const LABEL = '[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const META_KEY = new RegExp(
   `^(?:${LABEL}(?:\\.${LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`,
 );
+/** Whether a `_meta` key name follows the key name format of the base protocol (2025-06-18 on). */
+export function isValidMetaKey(key: string): boolean {
+  return META_KEY.test(key);
+}
+
 /** Subtrees that hold the server's own data, not protocol objects: a `_meta` there is just a name. */
 const DATA_FIELDS = new Set([
   'inputSchema',
@@ -114,7 +119,7 @@ export const messagesChecks: Check[] = [
       for (const entry of ctx.runLog) if (entry.direction === 'in') metaKeys(entry.message, '', found);
       if (found.length === 0)
         throw new NotApplicable('nothing to judge: no _meta in anything the server sent');
-      const bad = found.find((entry) => !META_KEY.test(entry.key));
+      const bad = found.find((entry) => !isValidMetaKey(entry.key));
       if (bad)
         return fail(
           `the _meta key ${JSON.stringify(bad.key)} (at ${bad.path || '/'}) breaks the key name format`,
