@@ -8,10 +8,9 @@ import type {
   ReadResourceResult,
   ResultOf,
 } from '../../src/protocol/types.js';
+import { ErrorCode, RpcError } from './protocol.js';
 
 type CompleteResult = ResultOf<'completion/complete'>;
-
-import { ErrorCode, RpcError } from './protocol.js';
 
 export interface ResourceEntry {
   uri: string;
