@@ -35,6 +35,13 @@ function conversation(version: ProtocolVersion): [string, string, Json][] {
     ['prompts', 'prompts/list', undefined],
     ['prompt', 'prompts/get', { name: 'greeting', arguments: { name: 'Ada' } }],
     ['set-level', 'logging/setLevel', { level: 'info' }],
+    ['subscribe', 'resources/subscribe', { uri: 'furfly://test/readme' }],
+    ['unsubscribe', 'resources/unsubscribe', { uri: 'furfly://test/readme' }],
+    [
+      'complete',
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'greeting' }, argument: { name: 'name', value: 'a' } },
+    ],
     ['unknown-method', 'furfly/unknown', undefined],
   ];
   if (version !== '2025-03-26') {
@@ -98,11 +105,21 @@ describe('the well-behaved server, judged by the reference SDK', () => {
     while (!sent.some((m) => m?.method === 'notifications/tools/list_changed')) {
       sent.push(await server.nextMessage());
     }
+    // So does the log message that confirms logging/setLevel (it follows that response).
+    while (!sent.some((m) => m?.method === 'notifications/message')) {
+      sent.push(await server.nextMessage());
+    }
 
     const kinds = new Set(sent.map((m) => m.method ?? ('error' in m ? 'error' : 'result')));
     // The conversation must have produced each kind of message, or the test judges too little.
     expect([...kinds].sort()).toEqual(
-      ['error', 'notifications/progress', 'notifications/tools/list_changed', 'result'].sort(),
+      [
+        'error',
+        'notifications/message',
+        'notifications/progress',
+        'notifications/tools/list_changed',
+        'result',
+      ].sort(),
     );
     const problems = sent.flatMap((message) =>
       judge(version, message, methodOf).map(

@@ -13,7 +13,7 @@ import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
-import { encodeError, type ModernDefects, type SessionHooks } from './lib/session.js';
+import { encodeError, type ModernDefects, type SessionHooks, type Sink } from './lib/session.js';
 import { STANDARD_TOOLS } from './lib/tools.js';
 
 type Response = Record<string, unknown>;
@@ -50,6 +50,9 @@ let pingsInFlight = 0;
 let heldOnce = false;
 let releaseHeld: (() => void) | undefined;
 let strayIds = 0;
+let earlyRequests = 0;
+/** Requests being handled (stale-cancel-exits), by JSON-encoded id. */
+const runningIds = new Set<string>();
 
 /** The methods the core answers; any other one is "unknown" to the late-reply behaviour. */
 const CORE_METHODS = new Set([
@@ -63,10 +66,44 @@ const CORE_METHODS = new Set([
   'prompts/list',
   'prompts/get',
   'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
 ]);
 
 const isNotification = (value: unknown): boolean =>
   isObject(value) && typeof value.method === 'string' && !('id' in value);
+
+/** Removes one capability from the initialize result. */
+function dropCapability(name: string) {
+  return rewrite('initialize', (r) =>
+    withResult(r, (result) => {
+      if (isObject(result.capabilities)) delete result.capabilities[name];
+    }),
+  );
+}
+
+/** An onIncoming hook that sends one notification when notifications/initialized arrives. */
+function notifyOnInitialized(method: string, params?: Record<string, unknown>) {
+  return (value: unknown, sink: Sink): boolean => {
+    if (isNotification(value) && (value as { method: string }).method === 'notifications/initialized') {
+      const message = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
+      sink.write(JSON.stringify(message), 'notification');
+    }
+    return false;
+  };
+}
+
+/** Sets `$schema` on echo's inputSchema in tools/list results. */
+function rewriteEchoSchema(dialect: string) {
+  return rewrite('tools/list', (r) =>
+    withResult(r, (result) => {
+      for (const tool of Array.isArray(result.tools) ? result.tools : [])
+        if (isObject(tool) && tool.name === 'echo' && isObject(tool.inputSchema))
+          tool.inputSchema.$schema = dialect;
+    }),
+  );
+}
 
 const SESSION_DEFECTS = {
   /** initialize result without serverInfo. */
@@ -343,6 +380,171 @@ const SESSION_DEFECTS = {
         return fail(ErrorCode.InvalidParams, 'argument must be a number');
       return JSON.stringify(response);
     },
+  },
+  // Utilities, capabilities and message rules of 2025-11-25 (legacy era).
+  /** resources are served but the resources capability is not declared. */
+  'no-resources-capability': {
+    encodeResponse: dropCapability('resources'),
+  },
+  /** prompts are served but the prompts capability is not declared. */
+  'no-prompts-capability': {
+    encodeResponse: dropCapability('prompts'),
+  },
+  /** tools declares no listChanged, yet notifications/tools/list_changed comes after initialized. */
+  'undeclared-tools-list-changed': {
+    encodeResponse: rewrite('initialize', (r) =>
+      withResult(r, (result) => {
+        if (isObject(result.capabilities)) result.capabilities.tools = {};
+      }),
+    ),
+    onIncoming: notifyOnInitialized('notifications/tools/list_changed'),
+  },
+  /** notifications/resources/list_changed after initialized, while resources declares listChanged: false. */
+  'undeclared-resources-list-changed': {
+    onIncoming: notifyOnInitialized('notifications/resources/list_changed'),
+  },
+  /** notifications/prompts/list_changed after initialized, while prompts declares listChanged: false. */
+  'undeclared-prompts-list-changed': {
+    onIncoming: notifyOnInitialized('notifications/prompts/list_changed'),
+  },
+  /** resources/subscribe gets -32601 although the resources capability declares subscribe: true. */
+  'subscribe-fails': {
+    beforeRequest(request) {
+      if (request.method === 'resources/subscribe')
+        throw new RpcError(ErrorCode.MethodNotFound, 'Method not found: resources/subscribe');
+    },
+  },
+  /** completion/complete is served but the completions capability is not declared. */
+  'completion-undeclared': {
+    encodeResponse: dropCapability('completions'),
+  },
+  /** completion/complete results carry `values: "none"` instead of an array. */
+  'invalid-completion': {
+    encodeResponse: rewrite('completion/complete', (r) =>
+      withResult(r, (result) => {
+        if (isObject(result.completion)) result.completion.values = 'none';
+      }),
+    ),
+  },
+  /** notifications/message after initialized, with no logging capability declared. */
+  'log-without-capability': {
+    encodeResponse: dropCapability('logging'),
+    onIncoming: notifyOnInitialized('notifications/message', {
+      level: 'info',
+      logger: 'spec-breaker',
+      data: 'logging without the logging capability',
+    }),
+  },
+  /** Not a MUST: after every logging/setLevel a debug message comes, whatever level was set. */
+  'ignore-log-level': {
+    afterResponse(request, sink) {
+      if (request.method !== 'logging/setLevel') return;
+      const params = { level: 'debug', logger: 'spec-breaker', data: 'below the level that was set' };
+      sink.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params }), 'notification');
+    },
+  },
+  /** Progress notifications carry a token the client never sent (its own with a suffix). */
+  'progress-unknown-token': {
+    encodeNotification(message) {
+      const params = isObject(message.params) ? message.params : {};
+      const foreign = { ...params, progressToken: `${String(params.progressToken)}-spec-breaker` };
+      return [JSON.stringify({ ...message, params: foreign })];
+    },
+  },
+  /** Every progress notification is sent twice: the value does not increase. */
+  'progress-not-increasing': {
+    encodeNotification: (message) => [JSON.stringify(message), JSON.stringify(message)],
+  },
+  /** One more progress notification right after the response of a tools/call that had a token. */
+  'progress-after-response': {
+    afterResponse(request, sink) {
+      const meta = isObject(request.params?._meta) ? request.params._meta : undefined;
+      if (request.method !== 'tools/call' || meta?.progressToken === undefined) return;
+      const params = { progressToken: meta.progressToken, progress: 1_000_000, message: 'after the end' };
+      sink.write(
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
+        'notification',
+      );
+    },
+  },
+  /** Not a MUST: notifications/cancelled is ignored, so a cancelled call is still answered. */
+  'ignore-cancel': {
+    onIncoming: (value) =>
+      isNotification(value) && (value as { method: string }).method === 'notifications/cancelled',
+  },
+  /** The process exits on a notifications/cancelled for a request that is not running (stdio). */
+  'stale-cancel-exits': {
+    beforeRequest(request) {
+      runningIds.add(JSON.stringify(request.id));
+    },
+    afterResponse(request) {
+      runningIds.delete(JSON.stringify(request.id));
+    },
+    onIncoming(value) {
+      if (!isNotification(value) || (value as { method: string }).method !== 'notifications/cancelled')
+        return false;
+      const params = (value as { params?: unknown }).params;
+      const id = isObject(params) ? JSON.stringify(params.requestId) : undefined;
+      if (id === undefined || !runningIds.has(id)) process.exit(1);
+      return false;
+    },
+  },
+  /** Not a MUST: a roots/list request right after the initialize response, before initialized. */
+  'early-server-request': {
+    afterResponse(request, sink) {
+      if (request.method !== 'initialize') return;
+      earlyRequests++;
+      const message = { jsonrpc: '2.0', id: `spec-breaker-early-${earlyRequests}`, method: 'roots/list' };
+      sink.write(JSON.stringify(message), 'request');
+    },
+  },
+  /** After initialized, two ping requests with the same id. */
+  'repeat-request-ids': {
+    onIncoming(value, sink) {
+      if (isNotification(value) && (value as { method: string }).method === 'notifications/initialized') {
+        const ping = JSON.stringify({ jsonrpc: '2.0', id: 'spec-breaker-ping', method: 'ping' });
+        sink.write(ping, 'request');
+        sink.write(ping, 'request');
+      }
+      return false;
+    },
+  },
+  /** tools/list results carry a `_meta` key whose name starts with a hyphen. */
+  'bad-meta-key': {
+    encodeResponse: rewrite('tools/list', (r) =>
+      withResult(r, (result) => {
+        result._meta = { 'com.example/-not-a-name': true };
+      }),
+    ),
+  },
+  /** After initialized, a notifications/message whose data holds a byte that is not UTF-8 (stdio). */
+  'invalid-utf8': {
+    onIncoming(value) {
+      if (isNotification(value) && (value as { method: string }).method === 'notifications/initialized') {
+        const head =
+          '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"latin-1 caf';
+        // 0xE9 alone is "é" in Latin-1 and an invalid byte sequence in UTF-8.
+        process.stdout.write(Buffer.concat([Buffer.from(head), Buffer.from([0xe9]), Buffer.from('"}}\n')]));
+      }
+      return false;
+    },
+  },
+  /** echo's inputSchema declares `$schema: "draft-07"`, which is no URI. */
+  'bad-schema-dialect': {
+    encodeResponse: rewriteEchoSchema('draft-07'),
+  },
+  /** Not a defect furfly can prove: echo's inputSchema declares draft-04, a dialect furfly cannot check. */
+  'unknown-schema-dialect': {
+    encodeResponse: rewriteEchoSchema('http://json-schema.org/draft-04/schema#'),
+  },
+  /** Not a MUST: structuredContent comes without its serialised JSON in a text block. */
+  'structured-without-text': {
+    encodeResponse: rewrite('tools/call', (r) =>
+      withResult(r, (result) => {
+        if (isObject(result.structuredContent))
+          result.content = [{ type: 'text', text: 'see structuredContent' }];
+      }),
+    ),
   },
   // Modern era (2026-07-28; use with --era modern or dual).
   /** server/discover is answered -32601 as if it did not exist. */

@@ -25,6 +25,10 @@ export const SECTIONS = [
   'resources',
   'prompts',
   'security',
+  'cancellation',
+  'progress',
+  'logging',
+  'completion',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

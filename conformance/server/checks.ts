@@ -5,11 +5,17 @@ import { httpChecks } from './http.js';
 import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
 import { lifecycleChecks } from './lifecycle.js';
+import { messagesChecks } from './messages.js';
 import { promptsChecks } from './prompts.js';
 import { resourcesChecks } from './resources.js';
 import { securityChecks } from './security.js';
 import { stdioChecks } from './stdio.js';
 import { toolsChecks } from './tools.js';
+import { moreToolsChecks } from './tools-more.js';
+import { cancellationChecks } from './utilities-cancellation.js';
+import { completionChecks } from './utilities-completion.js';
+import { loggingChecks } from './utilities-logging.js';
+import { progressChecks } from './utilities-progress.js';
 
 export const ALL_CHECKS: readonly Check[] = [
   ...lifecycleChecks,
@@ -22,4 +28,10 @@ export const ALL_CHECKS: readonly Check[] = [
   ...resourcesChecks,
   ...promptsChecks,
   ...securityChecks,
+  ...moreToolsChecks,
+  ...messagesChecks,
+  ...cancellationChecks,
+  ...progressChecks,
+  ...loggingChecks,
+  ...completionChecks,
 ];

@@ -94,6 +94,8 @@ export class CheckContext {
   /** Every HTTP channel this run opened, for checks over how each exchange was answered. */
   readonly httpChannels: HttpChannel[] = [];
   readonly metrics: Record<string, number | string | null> = {};
+  /** Every session of the run (the shared one first), for checks that judge each conversation apart. */
+  readonly sessions: Session[] = [];
   readonly validators: ProtocolValidators;
   private readonly checkSessions: Session[] = [];
   private readonly suiteSessions: Session[] = [];
@@ -106,6 +108,7 @@ export class CheckContext {
     readonly init: InitInfo,
   ) {
     this.suiteSessions.push(shared);
+    this.sessions.push(shared);
     shared.joinRunLog(this.runLog);
     this.trackProbe(shared.channel);
     this.validators = validatorsFor(version);
@@ -164,6 +167,7 @@ export class CheckContext {
     this.trackProbe(channel);
     const session = new Session(channel, this.timeoutMs, this.runLog);
     (scope === 'check' ? this.checkSessions : this.suiteSessions).push(session);
+    this.sessions.push(session);
     return session;
   }
 

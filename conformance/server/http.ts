@@ -65,6 +65,17 @@ function postsOfRun(ctx: CheckContext): { post: PostRecord; exchange: HttpExchan
   );
 }
 
+/** Ids of requests the suite cancelled (notifications/cancelled) anywhere in the run. */
+export function cancelledRequests(ctx: CheckContext): Set<unknown> {
+  const ids = new Set<unknown>();
+  for (const entry of ctx.runLog) {
+    const message = entry.message;
+    if (entry.direction === 'out' && isObject(message) && message.method === 'notifications/cancelled')
+      if (isObject(message.params)) ids.add(message.params.requestId);
+  }
+  return ids;
+}
+
 const isNotification = (body: unknown): boolean =>
   isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && !('id' in body);
 
@@ -160,9 +171,15 @@ export const httpChecks: Check[] = [
     source: `${TRANSPORTS}, Sending Messages to the Server`,
     async run(ctx) {
       await ctx.session().ping();
+      // A request the suite cancelled must not be answered (cancellation page): whatever ends its
+      // exchange without a response is the server keeping that SHOULD, not a malformed reply.
+      const cancelled = cancelledRequests(ctx);
       const answered = postsOfRun(ctx).filter(
         ({ post, exchange }) =>
-          post.requestId !== undefined && exchange.status >= 200 && exchange.status < 300,
+          post.requestId !== undefined &&
+          !cancelled.has(post.requestId) &&
+          exchange.status >= 200 &&
+          exchange.status < 300,
       );
       let json = 0;
       let sse = 0;

@@ -46,3 +46,23 @@ describe('judgeSchema', () => {
     expect(judgeSchema(null, '2025-03-26').kind).toBe('invalid');
   });
 });
+
+describe('judgeSchema with a $schema Ajv has not registered under that spelling', () => {
+  it('judges the schema under the dialect the URI names instead of throwing', () => {
+    for (const uri of [
+      'https://json-schema.org/draft-07/schema',
+      'draft-07',
+      'https://json-schema.org/draft/2020-12/schema#',
+    ])
+      expect(
+        judgeSchema({ type: 'object', $schema: uri, properties: { a: { type: 'string' } } }, '2025-11-25')
+          .kind,
+        uri,
+      ).toBe('valid');
+    const broken = { type: 'object', $schema: 'https://json-schema.org/draft-07/schema', required: 'a' };
+    expect(judgeSchema(broken, '2025-11-25').kind).toBe('invalid');
+    const validate = compileSchema({ type: 'object', $schema: 'draft-07', required: ['a'] }, 'draft-07');
+    expect(validate({})).not.toEqual([]);
+    expect(validate({ a: 1 })).toEqual([]);
+  });
+});

@@ -86,8 +86,14 @@ function formatErrors(errors: readonly ErrorObject[] | null | undefined): string
     .join('; ');
 }
 
-/** Why the schema is not valid under this dialect, or null when it is. */
-function problemUnder(schema: Record<string, unknown>, dialect: Dialect): string | null {
+/**
+ * Why the schema is not valid under this dialect, or null when it is. The dialect is already chosen, so
+ * `$schema` is left out: Ajv would look its value up as a meta-schema id and throw on any spelling it
+ * has not registered (`https://json-schema.org/draft-07/schema`, `draft-07`); tools.schema-dialect
+ * judges how the dialect is named.
+ */
+function problemUnder(declared: Record<string, unknown>, dialect: Dialect): string | null {
+  const { $schema: _dialect, ...schema } = declared;
   const meta = metaValidator(dialect);
   if (meta.validateSchema(schema) !== true)
     return `invalid against the ${dialect} meta-schema: ${formatErrors(meta.errors)}`;
@@ -129,6 +135,7 @@ export function compileSchema(
   schema: Record<string, unknown>,
   dialect: Dialect,
 ): (value: unknown) => string[] {
-  const validate = instanceFor(dialect).compile(schema);
+  const { $schema: _dialect, ...withoutDialect } = schema;
+  const validate = instanceFor(dialect).compile(withoutDialect);
   return (value) => (validate(value) ? [] : [formatErrors(validate.errors)]);
 }

@@ -158,3 +158,51 @@ export function paginationOutcome(listing: Listing, noun: string, includeDuplica
   if (listing.truncated) throw new NotApplicable(truncatedNote(listing));
   return pass(`${listing.pages.length} page(s)`);
 }
+
+/**
+ * The shared verdict of the *.invalid-cursor checks: a cursor the server never issued must get -32602.
+ * No response leaves the SHOULD nothing to judge; a method the server does not implement (-32601) has
+ * no cursor to judge either.
+ */
+export async function invalidCursorOutcome(ctx: CheckContext, method: string): Promise<CheckOutcome> {
+  let message: JsonObject;
+  try {
+    message = (await ctx.session().requestUntyped(method, { cursor: 'furfly:not-a-cursor' })).message;
+  } catch (error) {
+    throw new CouldNotTell(
+      `whether an invalid cursor gets -32602: ${method} got no response (${errorText(error)})`,
+    );
+  }
+  const code = isObject(message.error) ? message.error.code : undefined;
+  if (code === -32601) throw new NotApplicable(`${method} is not implemented (-32601)`);
+  if (code !== -32602)
+    return fail(
+      `the invalid cursor was not rejected with -32602 by ${method}`,
+      'error code -32602',
+      brief(message),
+    );
+  return pass();
+}
+
+/**
+ * The shared verdict of the *.capability-declared checks for a feature whose list shows whether the
+ * server offers it: a non-empty list from a server that did not declare the capability fails.
+ */
+export async function capabilityOutcome(
+  ctx: CheckContext,
+  capability: string,
+  method: string,
+  field: string,
+): Promise<CheckOutcome> {
+  const session = ctx.session();
+  if (isObject(ctx.capabilities[capability])) return pass();
+  const reply = await session.requestUntyped(method, {});
+  const items = isObject(reply.message.result) ? reply.message.result[field] : undefined;
+  if (Array.isArray(items) && items.length > 0)
+    return fail(
+      `${method} offers ${items.length} item(s) but the ${capability} capability was not declared`,
+      `capabilities.${capability}`,
+      'absent',
+    );
+  return pass(`no ${capability} capability and no ${field} offered`);
+}

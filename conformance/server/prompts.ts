@@ -2,7 +2,15 @@
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { replyToJudge, resultIssues } from './helpers.js';
-import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
+import { listChangedCheck } from './list-changed.js';
+import {
+  capabilityOutcome,
+  invalidCursorOutcome,
+  type Listing,
+  listAll,
+  paginationOutcome,
+  truncatedNote,
+} from './listing.js';
 import { errorCode, isObject } from './session.js';
 
 const PROMPTS = 'MCP 2025-11-25 server/prompts';
@@ -98,6 +106,62 @@ export const promptsChecks: Check[] = [
       if (errorCode(message) !== -32602)
         return fail('an unknown prompt was not reported as -32602', 'error code -32602', brief(message));
       return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'prompts.capability-declared',
+    level: 'MUST',
+    title: 'a server that offers prompts declares the prompts capability',
+    requirement: 'Servers that support prompts MUST declare the prompts capability during initialization.',
+    source: `${PROMPTS} (Capabilities)`,
+    async run(ctx) {
+      return capabilityOutcome(ctx, 'prompts', 'prompts/list', 'prompts');
+    },
+  },
+  listChangedCheck('prompts'),
+  {
+    ...base,
+    id: 'prompts.missing-argument',
+    level: 'SHOULD',
+    title: 'prompts/get without a required argument gets error -32602',
+    requirement:
+      'Servers SHOULD return standard JSON-RPC errors for common failure cases: Missing required arguments: -32602 (Invalid params)',
+    source: `${PROMPTS} (Error Handling)`,
+    async run(ctx) {
+      const listing = await promptListing(ctx);
+      const prompt = listing.items.find(
+        (p) =>
+          typeof p.name === 'string' &&
+          Array.isArray(p.arguments) &&
+          p.arguments.some((a) => isObject(a) && a.required === true),
+      );
+      if (!prompt) throw new NotApplicable('no listed prompt has a required argument');
+      const message = await replyToJudge(
+        ctx.session(),
+        'prompts/get',
+        { name: prompt.name as string, arguments: {} },
+        'whether a missing required argument gets -32602',
+      );
+      if (errorCode(message) !== -32602)
+        return fail(
+          `prompts/get ${JSON.stringify(prompt.name)} without its required argument was not refused with -32602`,
+          'error code -32602',
+          brief(message),
+        );
+      return pass(String(prompt.name));
+    },
+  },
+  {
+    ...base,
+    id: 'prompts.invalid-cursor',
+    level: 'SHOULD',
+    title: 'an invalid cursor for prompts/list gets error -32602',
+    requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    async run(ctx) {
+      ctx.requireCapability('prompts');
+      return invalidCursorOutcome(ctx, 'prompts/list');
     },
   },
 ];

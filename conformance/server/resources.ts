@@ -2,8 +2,16 @@
 import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { replyToJudge, resultIssues } from './helpers.js';
-import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
-import { errorCode, isObject } from './session.js';
+import { listChangedCheck } from './list-changed.js';
+import {
+  capabilityOutcome,
+  invalidCursorOutcome,
+  type Listing,
+  listAll,
+  paginationOutcome,
+  truncatedNote,
+} from './listing.js';
+import { errorCode, isErrorResponse, isObject } from './session.js';
 
 const RESOURCES = 'MCP 2025-11-25 server/resources';
 const SCHEMA_IS_SPEC =
@@ -126,6 +134,77 @@ export const resourcesChecks: Check[] = [
       if (errorCode(message) !== -32002)
         return fail('an unknown URI was not reported as -32002', 'error code -32002', brief(message));
       return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'resources.capability-declared',
+    level: 'MUST',
+    title: 'a server that offers resources declares the resources capability',
+    requirement: 'Servers that support resources MUST declare the resources capability.',
+    source: `${RESOURCES} (Capabilities)`,
+    async run(ctx) {
+      return capabilityOutcome(ctx, 'resources', 'resources/list', 'resources');
+    },
+  },
+  {
+    ...base,
+    id: 'resources.subscribe',
+    level: 'MUST',
+    title:
+      'with resources.subscribe declared, subscribing to and unsubscribing from a listed resource succeed',
+    requirement:
+      'Servers that support resources MUST declare the resources capability. (subscribe: whether the client can subscribe to be notified of changes to individual resources.)',
+    source: `${RESOURCES} (Capabilities, Subscriptions); schema.ts SubscribeRequest, UnsubscribeRequest`,
+    async run(ctx) {
+      const capability = ctx.requireCapability('resources');
+      // Without the declaration a refusal (-32601 or another error) is right: there is nothing to judge.
+      if (capability.subscribe !== true)
+        throw new NotApplicable(
+          'the server does not declare resources.subscribe (so any refusal is correct)',
+        );
+      const listing = await resourceListing(ctx);
+      const first = listing.items[0];
+      if (!first || typeof first.uri !== 'string')
+        throw new NotApplicable('no resource listed to subscribe to');
+      for (const method of ['resources/subscribe', 'resources/unsubscribe'] as const) {
+        const reply = await ctx.session().request(method, { uri: first.uri });
+        if (isErrorResponse(reply.message))
+          return fail(
+            `${method} of the listed ${first.uri} was refused although subscribe is declared`,
+            'an empty result',
+            brief(reply.message),
+          );
+        const issues = resultIssues(ctx, method, reply.message.result);
+        if (issues.length > 0)
+          return fail(`the ${method} result is not valid`, 'an empty result', issues.join('; '));
+      }
+      return pass(first.uri);
+    },
+  },
+  listChangedCheck('resources'),
+  {
+    ...base,
+    id: 'resources.invalid-cursor',
+    level: 'SHOULD',
+    title: 'an invalid cursor for resources/list gets error -32602',
+    requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    async run(ctx) {
+      ctx.requireCapability('resources');
+      return invalidCursorOutcome(ctx, 'resources/list');
+    },
+  },
+  {
+    ...base,
+    id: 'resources.templates-invalid-cursor',
+    level: 'SHOULD',
+    title: 'an invalid cursor for resources/templates/list gets error -32602',
+    requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    async run(ctx) {
+      ctx.requireCapability('resources');
+      return invalidCursorOutcome(ctx, 'resources/templates/list');
     },
   },
 ];

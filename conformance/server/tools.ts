@@ -41,14 +41,14 @@ export function toolListing(ctx: CheckContext): Promise<Listing> {
 }
 
 /** The listing, or NotApplicable when listing itself failed (tools.list-valid reports that). */
-async function listedTools(ctx: CheckContext): Promise<JsonObject[]> {
+export async function listedTools(ctx: CheckContext): Promise<JsonObject[]> {
   const listing = await toolListing(ctx);
   if (listing.error && listing.items.length === 0)
     throw new NotApplicable(`tools/list failed: ${listing.error}`);
   return listing.items;
 }
 
-function requireCallTools(ctx: CheckContext): void {
+export function requireCallTools(ctx: CheckContext): void {
   if (!ctx.settings.callTools) throw new NotApplicable('tools are called only with --call-tools');
 }
 
@@ -60,22 +60,26 @@ interface ToolCall {
 }
 
 /** One call per tool with arguments generated from (and valid against) its inputSchema. */
-function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: string[] }> {
+export function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: string[] }> {
   return ctx.memo('tools.calls', async () => {
     const tools = await listedTools(ctx);
     const calls: ToolCall[] = [];
     const skipped: string[] = [];
-    for (const tool of tools) {
+    for (const [index, tool] of tools.entries()) {
       const args = validArguments(tool.inputSchema, ctx.version);
       if (args === undefined) {
         skipped.push(String(tool.name));
         continue;
       }
       const call: ToolCall = { tool, args };
+      // Each call asks for progress with a token of its own: the progress checks judge what comes back.
+      const _meta = { progressToken: `furfly-progress-${index}` };
       try {
         call.message =
           // The server's own tool and arguments from its schema: sent as they are, typed or not.
-          (await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args })).message;
+          (
+            await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args, _meta })
+          ).message;
       } catch (error) {
         call.error = errorText(error);
       }
@@ -86,7 +90,7 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
 }
 
 /** A generated argument object that satisfies the schema, or undefined when we cannot make one. */
-function validArguments(schema: unknown, version: ProtocolVersion): unknown {
+export function validArguments(schema: unknown, version: ProtocolVersion): unknown {
   const verdict = judgeSchema(schema, version);
   if (!isObject(schema) || verdict.kind !== 'valid') return undefined;
   const samples = sampleArguments(schema, 20);

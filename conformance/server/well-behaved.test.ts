@@ -14,7 +14,7 @@ import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
  * a run meets only by chance (no authorization in use, no stream closed early, no scope refusal).
  */
 const APPLICABILITY =
-  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|the run has no Authorization header|no SSE reply was closed before its response|no request of the run was refused for insufficient scope)/;
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|the run has no Authorization header|no SSE reply was closed before its response|no request of the run was refused for insufficient scope|nothing to judge: |the server declares completions)/;
 
 function expectClean(report: Report): void {
   expect(idsWith(report, 'fail')).toEqual([]);
@@ -52,6 +52,28 @@ describe('conformance suite against the well-behaved server (stdio)', () => {
     expect(idsWith(report, 'fail')).toEqual([]);
     const byId = new Map(report.checks.map((c) => [c.id, c.status]));
     for (const id of TOOL_CALLING) expect(byId.get(id), id).toBe('pass');
+  });
+});
+
+describe('the utilities checks against the well-behaved server (stdio, --call-tools)', () => {
+  it('passes cancellation, progress, logging, completion and structured-text checks', async () => {
+    const report = await runAgainst('well-behaved', [], {
+      callTools: true,
+      only: [
+        'cancellation.*',
+        'progress.*',
+        'logging.*',
+        'completion.*',
+        'tools.structured-text',
+        '*.subscribe',
+      ],
+    });
+    const byId = new Map(report.checks.map((c) => [c.id, c.status]));
+    expect(byId.get('completion.undeclared-error')).toBe('skip');
+    byId.delete('completion.undeclared-error');
+    // Every other one ran and passed: the server reports progress, logs after setLevel, completes.
+    expect([...byId.entries()].filter(([, status]) => status !== 'pass')).toEqual([]);
+    expect(byId.size).toBe(14);
   });
 });
 

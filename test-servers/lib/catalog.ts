@@ -2,8 +2,15 @@
  * A couple of resources and prompts, so the conformance checks for those features have something real
  * to list, read and get. Only the well-behaved definition declares them.
  */
-import type { GetPromptResult, PromptArgument, ReadResourceResult } from '../../src/protocol/types.js';
+import type {
+  GetPromptResult,
+  PromptArgument,
+  ReadResourceResult,
+  ResultOf,
+} from '../../src/protocol/types.js';
 import { ErrorCode, RpcError } from './protocol.js';
+
+type CompleteResult = ResultOf<'completion/complete'>;
 
 export interface ResourceEntry {
   uri: string;
@@ -88,4 +95,34 @@ export function getPrompt(name: unknown, args: unknown): GetPromptResult {
     description: prompt.description,
     messages: [{ role: 'user', content: { type: 'text', text: prompt.render(given) } }],
   };
+}
+
+/** Suggestions for the `name` argument of the `greeting` prompt (completion/complete). */
+export const GREETING_NAMES: readonly string[] = ['Ada', 'Alan', 'Barbara', 'Grace', 'Linus', 'Margaret'];
+
+/**
+ * completion/complete: the `name` argument of `greeting` completes from GREETING_NAMES by
+ * case-insensitive prefix. Any other reference (an unknown prompt, an argument the prompt does not have,
+ * a resource template: this server has none) is invalid params, as the completion page lists.
+ */
+export function complete(params: Record<string, unknown>): CompleteResult {
+  const { ref, argument } = params;
+  if (!isRecord(ref) || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource'))
+    throw new RpcError(ErrorCode.InvalidParams, 'params.ref must be a ref/prompt or ref/resource');
+  if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
+    throw new RpcError(ErrorCode.InvalidParams, 'params.argument must have string name and value');
+  if (ref.type === 'ref/resource')
+    throw new RpcError(ErrorCode.InvalidParams, `Unknown resource template: ${String(ref.uri)}`);
+  const prompt = PROMPTS.find((entry) => entry.name === ref.name);
+  if (!prompt) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${String(ref.name)}`);
+  if (!prompt.arguments.some((entry) => entry.name === argument.name))
+    throw new RpcError(ErrorCode.InvalidParams, `Prompt ${prompt.name} has no argument ${argument.name}`);
+  const prefix = argument.value.toLowerCase();
+  const values =
+    prompt.name === 'greeting' ? GREETING_NAMES.filter((name) => name.toLowerCase().startsWith(prefix)) : [];
+  return { completion: { values, total: values.length, hasMore: false } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -16,7 +16,7 @@ import type {
   Tool,
 } from '../../src/protocol/types.js';
 import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js';
-import { getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
+import { complete, getPrompt, PROMPTS, RESOURCES, readResource } from './catalog.js';
 import {
   CACHE_HINTS,
   CACHEABLE_METHODS,
@@ -58,8 +58,13 @@ export interface SessionHooks {
   beforeRequest?(request: JsonRpcRequest, signal: AbortSignal): Promise<void> | void;
   /** Encodes the response to `request`; a garbage server breaks it here. Default: JSON.stringify. */
   encodeResponse?(request: JsonRpcRequest, response: Record<string, unknown>): string;
-  /** Runs right after the response to `request` was written to its sink. */
-  afterResponse?(request: JsonRpcRequest): void;
+  /** Runs right after the response to `request` was written to its sink (where it may write more). */
+  afterResponse?(request: JsonRpcRequest, sink: Sink): void;
+  /**
+   * Encodes a notification the server sends about a request (progress); default: one JSON line. A
+   * spec-breaker returns other or more lines here (a foreign token, a repeated value).
+   */
+  encodeNotification?(message: Record<string, unknown>): string[];
   /**
    * Sees every parsed message (or batch) first; returning true means the hook dealt with it and the
    * session does nothing more (the spec-breaker server refuses batches or answers notifications here).
@@ -127,6 +132,8 @@ export class Session {
   private readonly subscriptions = new Map<string, Subscription>();
   private closed = false;
   private serverRequestIds = 0;
+  /** The minimum level set with logging/setLevel; nothing is logged (legacy) until a client sets one. */
+  private logLevel: string | undefined;
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -161,7 +168,7 @@ export class Session {
     const answer = await this.handleMessage(value, sink, false);
     if (answer) {
       sink.write(answer.text, 'response');
-      if (answer.request) this.definition.hooks?.afterResponse?.(answer.request);
+      if (answer.request) this.definition.hooks?.afterResponse?.(answer.request, sink);
     }
   }
 
@@ -203,7 +210,8 @@ export class Session {
     const given = answers.filter((answer) => answer !== undefined);
     if (given.length === 0) return;
     sink.write(`[${given.map((answer) => answer.text).join(',')}]`, 'response');
-    for (const answer of given) if (answer.request) this.definition.hooks?.afterResponse?.(answer.request);
+    for (const answer of given)
+      if (answer.request) this.definition.hooks?.afterResponse?.(answer.request, sink);
   }
 
   /** Returns the encoded response, or undefined for notifications, responses and cancelled requests. */
@@ -323,6 +331,9 @@ export class Session {
         if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
           throw new RpcError(ErrorCode.InvalidParams, `params.level must be one of ${LOG_LEVELS.join(', ')}`);
         }
+        this.logLevel = params.level;
+        // A confirmation at `notice` after the response, sent only when the new level lets it through.
+        setImmediate(() => this.log(sink, 'notice', `log level set to ${params.level}`));
         return {};
       case 'resources/list':
         if (!resources) break;
@@ -347,8 +358,24 @@ export class Session {
       case 'prompts/get':
         if (!resources) break;
         return getPrompt(params.name, params.arguments);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        if (!resources) break;
+        // Nothing here ever changes, so a subscription never produces notifications/resources/updated.
+        readResource(params.uri);
+        return {};
+      case 'completion/complete':
+        if (!resources) break;
+        return complete(params);
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+
+  /** Legacy logging: `notifications/message` only once a client set a level, and only at or above it. */
+  private log(sink: Sink, level: string, data: string): void {
+    if (this.logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.logLevel)) return;
+    const params = { level, logger: this.definition.name, data };
+    sink.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params }), 'notification');
   }
 
   /**
@@ -475,6 +502,8 @@ export class Session {
           );
         case 'prompts/get':
           return { ...getPrompt(params.name, params.arguments) };
+        case 'completion/complete':
+          return { ...complete(params) };
       }
     }
     throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
@@ -553,8 +582,9 @@ export class Session {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (definition.logging) capabilities.logging = {};
     if (definition.resourcesAndPrompts) {
-      capabilities.resources = modern ? { listChanged: false } : { subscribe: false, listChanged: false };
+      capabilities.resources = modern ? { listChanged: false } : { subscribe: true, listChanged: false };
       capabilities.prompts = { listChanged: false };
+      capabilities.completions = {};
     }
     return capabilities;
   }
@@ -613,10 +643,9 @@ export class Session {
       const progressParams: ProgressNotificationParams = { progressToken: token, progress: value };
       if (total !== undefined) progressParams.total = total;
       if (message !== undefined) progressParams.message = message;
-      sink.write(
-        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: progressParams }),
-        'notification',
-      );
+      const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: progressParams };
+      const encode = this.definition.hooks?.encodeNotification ?? ((m) => [JSON.stringify(m)]);
+      for (const line of encode(notification)) sink.write(line, 'notification');
     };
     return tool.run(args as Record<string, unknown>, { version, signal, progress, modern });
   }

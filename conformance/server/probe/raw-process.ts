@@ -31,6 +31,11 @@ export interface RawProcess {
   readonly exit: ExitInfo | null;
   readonly stderr: string;
   readonly writeError: Error | null;
+  /**
+   * Where stdout first broke UTF-8 (bytes that decode to no character), or null while it has not: the
+   * decoder that feeds the lines replaces such bytes, so this is the only place they are still visible.
+   */
+  readonly invalidUtf8: string | null;
   /** Milliseconds since the process started. */
   elapsed(): number;
   onMessage(listener: (message: unknown) => void): () => void;
@@ -65,6 +70,10 @@ export abstract class RawProcessBase implements RawProcess {
   // One decoder per stream: a multi-byte character may be split across reads.
   private readonly stdoutDecoder = new TextDecoder();
   private readonly stderrDecoder = new TextDecoder();
+  // A strict decoder beside the lenient one, only to notice the first invalid byte sequence.
+  private readonly utf8Check = new TextDecoder('utf-8', { fatal: true });
+  private utf8Problem: string | null = null;
+  private stdoutBytes = 0;
   private startedAt = performance.now();
   private readonly exitWaiters = new Set<() => void>();
 
@@ -86,6 +95,10 @@ export abstract class RawProcessBase implements RawProcess {
 
   get stderr(): string {
     return this.stderrText;
+  }
+
+  get invalidUtf8(): string | null {
+    return this.utf8Problem;
   }
 
   /** Why the last write failed, if it did (EPIPE when the server is gone). */
@@ -131,6 +144,14 @@ export abstract class RawProcessBase implements RawProcess {
   }
 
   protected pushStdout(chunk: Buffer): void {
+    if (this.utf8Problem === null) {
+      try {
+        this.utf8Check.decode(chunk, { stream: true });
+      } catch {
+        this.utf8Problem = `stdout bytes ${this.stdoutBytes}..${this.stdoutBytes + chunk.length} are not valid UTF-8`;
+      }
+    }
+    this.stdoutBytes += chunk.length;
     this.lines.push(this.stdoutDecoder.decode(chunk, { stream: true }));
   }
 
