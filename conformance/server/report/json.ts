@@ -25,6 +25,8 @@ export function toJsonReport(report: Report): object {
       if (check.expected !== undefined) entry.expected = check.expected;
       if (check.actual !== undefined) entry.actual = check.actual;
       entry.durationMs = check.durationMs;
+      if (check.era !== undefined) entry.era = check.era;
+      if (check.protocolVersion !== undefined) entry.protocolVersion = check.protocolVersion;
       return entry;
     }),
     summary: report.summary,

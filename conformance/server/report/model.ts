@@ -2,6 +2,7 @@
  * The report of one run. Its JSON form is a public contract (documented in docs/conformance.md):
  * add fields if needed, never rename or remove one.
  */
+import type { ProtocolEra } from '../../../src/protocol/versions.js';
 import type { MountReport } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status } from '../check.js';
@@ -29,12 +30,28 @@ export interface CheckResult {
   /** Not in the JSON contract: kept for the text and JUnit reports. */
   requirement: string;
   source: string;
+  /** The era the check ran in (legacy: the initialize handshake; modern: 2026-07-28 on). */
+  era?: ProtocolEra;
+  /** The protocol version the check ran at. */
+  protocolVersion?: string;
+}
+
+/** The server under test; `eras` and `protocolVersions` were added with the modern era (report 1.1). */
+export interface ServerReport {
+  name: string;
+  version: string;
+  /** The legacy version negotiated by initialize; for a modern-only server, the modern version. */
+  protocolVersion: string;
+  /** The eras the server speaks and was vetted in, legacy first. */
+  eras?: ProtocolEra[];
+  /** The version each era was vetted at. */
+  protocolVersions?: Partial<Record<ProtocolEra, string>>;
 }
 
 export interface Report {
   tool: { name: string; version: string };
   target: { transport: TransportKind; command?: string; url?: string };
-  server: { name: string; version: string; protocolVersion: string } | null;
+  server: ServerReport | null;
   /** Null (or absent) when the server ran without a sandbox. */
   sandbox?: SandboxReport | null;
   startedAt: string;
