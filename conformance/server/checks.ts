@@ -3,6 +3,7 @@ import type { Check } from './check.js';
 import { httpChecks } from './http.js';
 import { jsonrpcChecks } from './jsonrpc.js';
 import { lifecycleChecks } from './lifecycle.js';
+import { modernChecks } from './modern/index.js';
 import { promptsChecks } from './prompts.js';
 import { resourcesChecks } from './resources.js';
 import { securityChecks } from './security.js';
@@ -18,4 +19,6 @@ export const ALL_CHECKS: readonly Check[] = [
   ...resourcesChecks,
   ...promptsChecks,
   ...securityChecks,
+  // The modern era (2026-07-28); each declares `eras: ['modern']`.
+  ...modernChecks,
 ];

@@ -111,6 +111,8 @@ export interface EraSettings {
   protocolVersion: KnownProtocolVersion;
   /** Modern era: the probe's outcome, on the shared modern session. */
   discover?: DiscoverInfo;
+  /** Every era the server speaks (a modern-only server owes the modern HTTP answers to legacy traffic). */
+  serverEras?: readonly ProtocolEra[];
 }
 
 export class CheckContext {
@@ -129,6 +131,7 @@ export class CheckContext {
   /** The version checks run at: `version` in the legacy era, the modern version in the modern era. */
   readonly protocolVersion: KnownProtocolVersion;
   readonly discover: DiscoverInfo | null;
+  readonly serverEras: readonly ProtocolEra[];
 
   constructor(
     readonly settings: SuiteSettings,
@@ -144,6 +147,7 @@ export class CheckContext {
     this.era = eraSettings.era;
     this.protocolVersion = eraSettings.protocolVersion;
     this.discover = eraSettings.discover ?? null;
+    this.serverEras = eraSettings.serverEras ?? [this.era];
     this.suiteSessions.push(shared);
     shared.joinRunLog(this.runLog);
     this.trackProbe(shared.channel);

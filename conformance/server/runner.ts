@@ -141,6 +141,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
         era: 'modern',
         protocolVersion: version,
         discover,
+        serverEras: eras.legacy ? ['legacy', 'modern'] : ['modern'],
       }),
     );
   }

@@ -86,7 +86,7 @@ function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; skipped: 
 }
 
 /** A generated argument object that satisfies the schema, or undefined when we cannot make one. */
-function validArguments(schema: unknown, version: ProtocolVersion): unknown {
+export function validArguments(schema: unknown, version: ProtocolVersion): unknown {
   const verdict = judgeSchema(schema, version);
   if (!isObject(schema) || verdict.kind !== 'valid') return undefined;
   const samples = sampleArguments(schema, 20);
