@@ -448,6 +448,8 @@ const HTTP_DEFECTS = {
   'get-delete-not-405': { modernGetDeleteAllowed: true },
   /** Modern era: every answer carries an Mcp-Session-Id header. */
   'modern-session-id': { modernSessionId: true },
+  /** Modern era: a Base64-encoded Mcp-Name is compared undecoded, so it never matches the body. */
+  'raw-mcp-name': { rawMcpName: true },
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -469,6 +471,7 @@ const MODERN_ONLY = new Set<string>([
   'unknown-method-not-404',
   'get-delete-not-405',
   'modern-session-id',
+  'raw-mcp-name',
 ]);
 
 runServer({

@@ -46,6 +46,8 @@ export interface HttpDefects {
   modernGetDeleteAllowed?: boolean;
   /** Modern era: every response carries an `Mcp-Session-Id` header. */
   modernSessionId?: boolean;
+  /** Modern era: Mcp-Name is compared with the body as sent, without decoding the Base64 sentinel. */
+  rawMcpName?: boolean;
 }
 
 export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {
