@@ -4,7 +4,9 @@
  */
 import { BOTH_TRANSPORTS, brief, type Check, fail, MODERN_ONLY, MODERN_VERSIONS, pass } from '../check.js';
 import type { CheckContext } from '../context.js';
+import { HttpChannel } from '../probe/channel.js';
 import { isObject, type JsonObject } from '../session.js';
+import type { ModernSession } from './client.js';
 import { MODERN_LISTS } from './scenarios.js';
 
 /** A date no server speaks. */
@@ -29,6 +31,17 @@ export function unsupportedVersionProblem(message: JsonObject): string | null {
   return null;
 }
 
+/**
+ * Over HTTP the refusal also has a status: "it MUST respond with 400 Bad Request and an
+ * UnsupportedProtocolVersionError" (streamable-http, Protocol Version Header).
+ */
+function httpStatusProblem(session: ModernSession, id: unknown): string | null {
+  const channel = session.session.channel;
+  if (!(channel instanceof HttpChannel)) return null;
+  const status = channel.posts.find((post) => post.requestId === id)?.exchange?.status;
+  return status === undefined || status === 400 ? null : `HTTP ${status} instead of 400`;
+}
+
 export const versioningChecks: readonly Check[] = [
   {
     id: 'lifecycle.unsupported-version',
@@ -37,7 +50,8 @@ export const versioningChecks: readonly Check[] = [
     title: 'a request under an unsupported version gets -32022 with data.supported',
     requirement:
       'If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support.',
-    source: 'MCP 2026-07-28 basic/versioning (Protocol Version Negotiation)',
+    source:
+      'MCP 2026-07-28 basic/versioning (Protocol Version Negotiation); basic/transports/streamable-http (Protocol Version Header: 400 over HTTP)',
     versions: MODERN_VERSIONS,
     transports: BOTH_TRANSPORTS,
     eras: MODERN_ONLY,
@@ -47,7 +61,8 @@ export const versioningChecks: readonly Check[] = [
       for (const method of probeMethods(ctx)) {
         const meta = { ...session.meta(), 'io.modelcontextprotocol/protocolVersion': UNSUPPORTED_VERSION };
         const reply = await session.request(method, {}, { meta });
-        const problem = unsupportedVersionProblem(reply.message);
+        const problem =
+          unsupportedVersionProblem(reply.message) ?? httpStatusProblem(session, reply.message.id);
         if (problem) problems.push(`${method}: ${problem} (${brief(reply.message, 160)})`);
       }
       if (problems.length > 0) {
