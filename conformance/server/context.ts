@@ -15,6 +15,7 @@ import {
 } from '../../src/protocol/versions.js';
 import { errorText } from '../../src/util/error-text.js';
 import { NotApplicable } from './check-errors.js';
+import { CLIENT_INFO } from './client-info.js';
 import { ModernSession } from './modern/client.js';
 import { type Channel, HttpChannel, openChannel, StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
@@ -46,7 +47,8 @@ export interface InitInfo {
   initializedReplies: JsonObject[];
 }
 
-export const CLIENT_INFO = { name: 'furfly-conformance', version: '0.1.0' };
+// In a module of its own, so the modern session (which the context creates) can name it without a circle.
+export { CLIENT_INFO };
 
 /** initialize → notifications/initialized → a sentinel ping that proves the notification was processed. */
 export async function initialize(session: Session, proposed: string): Promise<InitInfo> {

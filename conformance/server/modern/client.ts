@@ -8,7 +8,7 @@
 import { requestMeta } from '../../../src/mcp/era/modern.js';
 import { checkToolHeaders, parameterHeaders } from '../../../src/mcp/era/tool-headers.js';
 import { LATEST_MODERN_PROTOCOL_VERSION } from '../../../src/protocol/versions.js';
-import { CLIENT_INFO } from '../context.js';
+import { CLIENT_INFO } from '../client-info.js';
 import { HttpChannel } from '../probe/channel.js';
 import type { JsonObject, Reply, RequestId, Session } from '../session.js';
 
