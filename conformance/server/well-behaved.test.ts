@@ -10,7 +10,7 @@ import type { Report } from './report/model.js';
 import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
 const APPLICABILITY =
-  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON)/;
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|--spec-version \S+ vets the (legacy|modern) era only|the server does not speak the modern era)/;
 
 function expectClean(report: Report): void {
   expect(idsWith(report, 'fail')).toEqual([]);
