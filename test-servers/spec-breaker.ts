@@ -676,6 +676,8 @@ const HTTP_DEFECTS = {
   'auth-no-scope': { authNoScopeHint: true },
   /** With --auth-token: insufficient_scope is answered 401 instead of 403. */
   'insufficient-scope-401': { insufficientScopeStatus: 401 },
+  /** Modern era: a Base64-encoded Mcp-Name is compared undecoded, so it never matches the body. */
+  'raw-mcp-name': { rawMcpName: true },
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -697,6 +699,7 @@ const MODERN_ONLY = new Set<string>([
   'unknown-method-not-404',
   'get-delete-not-405',
   'modern-session-id',
+  'raw-mcp-name',
 ]);
 
 runServer({

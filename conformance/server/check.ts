@@ -4,7 +4,7 @@
  * Modelled on h2spec: every check names the spec section it belongs to, the requirement level,
  * and the requirement sentence quoted from the specification, so a failure explains itself.
  */
-import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import type { KnownProtocolVersion, ProtocolEra, ProtocolVersion } from '../../src/protocol/versions.js';
 import type { CheckContext } from './context.js';
 import type { TransportKind } from './target.js';
 
@@ -29,6 +29,10 @@ export const SECTIONS = [
   'progress',
   'logging',
   'completion',
+  // Sections of the modern era (2026-07-28) that have no legacy counterpart (`logging` is above).
+  'mrtr',
+  'subscriptions',
+  'caching',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -50,8 +54,14 @@ export interface Check {
   requirement: string;
   /** Where the requirement comes from, e.g. `MCP 2025-11-25 basic/lifecycle`. */
   source: string;
-  versions: readonly ProtocolVersion[];
+  versions: readonly KnownProtocolVersion[];
   transports: readonly TransportKind[];
+  /**
+   * The protocol eras the check judges (see `erasOf`). Absent means legacy only: the initialize
+   * handshake era, which every check written before 2026-07-28 belongs to. A dual-era server is vetted
+   * once per era, so a check naming both eras runs (and is reported) twice.
+   */
+  eras?: readonly ProtocolEra[];
   /**
    * The check judges what the whole run saw (every message, every HTTP exchange), so it runs after all
    * others; its result keeps its place in the report.
@@ -92,4 +102,13 @@ export const ALL_VERSIONS = [
   '2025-06-18',
   '2025-03-26',
 ] as const satisfies readonly ProtocolVersion[];
+/** The modern versions (2026-07-28 on): a modern check lists these as its `versions`. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const satisfies readonly KnownProtocolVersion[];
+export const MODERN_ONLY = ['modern'] as const satisfies readonly ProtocolEra[];
+
+/** The eras a check runs in: its `eras`, or legacy when it names none. */
+export function erasOf(check: Pick<Check, 'eras'>): readonly ProtocolEra[] {
+  return check.eras ?? ['legacy'];
+}
+
 export const BOTH_TRANSPORTS = ['stdio', 'http'] as const satisfies readonly TransportKind[];

@@ -6,6 +6,7 @@ import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { messagesChecks } from './messages.js';
+import { modernChecks } from './modern/index.js';
 import { promptsChecks } from './prompts.js';
 import { resourcesChecks } from './resources.js';
 import { securityChecks } from './security.js';
@@ -34,4 +35,6 @@ export const ALL_CHECKS: readonly Check[] = [
   ...progressChecks,
   ...loggingChecks,
   ...completionChecks,
+  // The modern era (2026-07-28); each declares `eras: ['modern']`.
+  ...modernChecks,
 ];

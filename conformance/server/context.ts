@@ -6,9 +6,17 @@
  */
 
 import { type ProtocolValidators, validatorsFor } from '../../src/protocol/validate.js';
-import { featuresOf, isProtocolVersion, type ProtocolVersion } from '../../src/protocol/versions.js';
+import {
+  featuresOf,
+  isProtocolVersion,
+  type KnownProtocolVersion,
+  type ProtocolEra,
+  type ProtocolVersion,
+} from '../../src/protocol/versions.js';
 import { errorText } from '../../src/util/error-text.js';
 import { NotApplicable } from './check-errors.js';
+import { CLIENT_INFO } from './client-info.js';
+import { ModernSession } from './modern/client.js';
 import { type Channel, HttpChannel, openChannel, StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
@@ -18,8 +26,11 @@ import { recordingWire, WireRecorder } from './wire.js';
 
 export interface SuiteSettings {
   target: Target;
-  /** The version to vet against; when absent, the newest the server accepts. */
-  specVersion?: ProtocolVersion;
+  /**
+   * The version to vet against; when absent, the newest the server accepts in each era it speaks. A
+   * legacy version vets the legacy era only, a modern one (2026-07-28) the modern era only.
+   */
+  specVersion?: KnownProtocolVersion;
   timeoutMs: number;
   callTools: boolean;
   fuzz: number;
@@ -37,7 +48,8 @@ export interface InitInfo {
   initializedReplies: JsonObject[];
 }
 
-export const CLIENT_INFO = { name: 'furfly-conformance', version: '0.1.0' };
+// In a module of its own, so the modern session (which the context creates) can name it without a circle.
+export { CLIENT_INFO };
 
 /** initialize → notifications/initialized → a sentinel ping that proves the notification was processed. */
 export async function initialize(session: Session, proposed: string): Promise<InitInfo> {
@@ -87,6 +99,25 @@ export function isVersionShaped(value: unknown): value is string {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
+/** What the `server/discover` probe found (modern era). */
+export interface DiscoverInfo {
+  reply: Reply | null;
+  /** The DiscoverResult, when the server answered with one. */
+  result: JsonObject | null;
+  /** Why there is no result (a modern error such as -32020, a timeout). */
+  error: string | null;
+}
+
+/** The era a context vets, and the version it vets it at. */
+export interface EraSettings {
+  era: ProtocolEra;
+  protocolVersion: KnownProtocolVersion;
+  /** Modern era: the probe's outcome, on the shared modern session. */
+  discover?: DiscoverInfo;
+  /** Every era the server speaks (a modern-only server owes the modern HTTP answers to legacy traffic). */
+  serverEras?: readonly ProtocolEra[];
+}
+
 export class CheckContext {
   readonly runLog: LoggedMessage[] = [];
   /** Every stdio process this run started, for checks over stdout hygiene. */
@@ -100,18 +131,53 @@ export class CheckContext {
   private readonly checkSessions: Session[] = [];
   private readonly suiteSessions: Session[] = [];
   private readonly memos = new Map<string, Promise<unknown>>();
+  /** The era this context vets (one context per era the server speaks). */
+  readonly era: ProtocolEra;
+  /** The version checks run at: `version` in the legacy era, the modern version in the modern era. */
+  readonly protocolVersion: KnownProtocolVersion;
+  readonly discover: DiscoverInfo | null;
+  readonly serverEras: readonly ProtocolEra[];
 
   constructor(
     readonly settings: SuiteSettings,
+    /**
+     * The negotiated legacy version. In the modern era: the newest legacy version, whose shapes (JSON
+     * Schema dialect, tool names, content blocks) 2026-07-28 keeps; modern checks use `protocolVersion`.
+     */
     readonly version: ProtocolVersion,
     private readonly shared: Session,
     readonly init: InitInfo,
+    eraSettings: EraSettings = { era: 'legacy', protocolVersion: version },
   ) {
+    this.era = eraSettings.era;
+    this.protocolVersion = eraSettings.protocolVersion;
+    this.discover = eraSettings.discover ?? null;
+    this.serverEras = eraSettings.serverEras ?? [this.era];
     this.suiteSessions.push(shared);
     this.sessions.push(shared);
     shared.joinRunLog(this.runLog);
     this.trackProbe(shared.channel);
-    this.validators = validatorsFor(version);
+    this.validators = validatorsFor(this.protocolVersion);
+  }
+
+  /** Modern era: the shared session the probe opened, sending the per-request `_meta`. */
+  modern(): ModernSession {
+    if (this.era !== 'modern') throw new NotApplicable('not a modern-era run');
+    if (this.shared.closedReason !== null) {
+      throw new NotApplicable(`the shared session is gone (${this.shared.closedReason})`);
+    }
+    return new ModernSession(this.shared, this.protocolVersion);
+  }
+
+  /** Modern era: the server's capabilities from `server/discover` (empty when it gave none). */
+  get modernCapabilities(): JsonObject {
+    const caps = this.discover?.result?.capabilities;
+    return isObject(caps) ? caps : {};
+  }
+
+  /** Modern era: a fresh connection (its own process on stdio), closed at the end of the check. */
+  async openModern(scope: 'check' | 'suite' = 'check'): Promise<ModernSession> {
+    return new ModernSession(await this.open(scope), this.protocolVersion);
   }
 
   get transport(): TransportKind {
@@ -128,7 +194,7 @@ export class CheckContext {
   }
 
   get capabilities(): JsonObject {
-    const caps = this.init.result?.capabilities;
+    const caps = this.era === 'modern' ? this.discover?.result?.capabilities : this.init.result?.capabilities;
     return isObject(caps) ? caps : {};
   }
 

@@ -46,3 +46,27 @@ export async function collectMetrics(ctx: CheckContext): Promise<void> {
 function round(value: number | null): number | null {
   return value === null ? null : Math.round(value * 10) / 10;
 }
+
+/**
+ * Metrics of a modern-only run (no initialize, no ping in 2026-07-28): how fast `server/discover` was
+ * answered, and the tool count from a modern `tools/list`.
+ */
+export async function collectModernMetrics(ctx: CheckContext): Promise<void> {
+  const metrics = ctx.metrics;
+  const reply = ctx.discover?.reply;
+  metrics.discoverMs = reply ? round(reply.ms) : null;
+  metrics.toolCount = null;
+  if (ctx.discover?.result && ctx.modernCapabilities.tools !== undefined) {
+    try {
+      const listed = await ctx.modern().request('tools/list', {});
+      const tools = (listed.message.result as { tools?: unknown } | undefined)?.tools;
+      metrics.toolCount = Array.isArray(tools) ? tools.length : null;
+    } catch {
+      // No answer: no count.
+    }
+  }
+  if (ctx.transport === 'stdio') {
+    metrics.noiseLines = ctx.probes.reduce((sum, probe) => sum + probe.noise.length, 0);
+    metrics.peakRssKb = ctx.sharedProbe()?.peakRssKb() ?? null;
+  }
+}

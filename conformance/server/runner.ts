@@ -8,10 +8,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RpcRemoteError } from '../../src/jsonrpc/errors.js';
 import {
+  classifyProbe,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  type ProbeOutcome,
+  supportedOf,
+} from '../../src/mcp/era/detect.js';
+import {
+  isModernProtocolVersion,
   isProtocolVersion,
+  LATEST_MODERN_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
+  MCP_ERROR_CODES,
+  META_KEYS,
+  type ModernProtocolVersion,
   PROTOCOL_VERSIONS,
+  type ProtocolEra,
   type ProtocolVersion,
 } from '../../src/protocol/versions.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../src/redaction/index.js';
@@ -20,22 +33,32 @@ import { mountReport } from '../../src/sandbox/mount-plan.js';
 import { isSecretVariableName } from '../../src/tools/builtins/bash-env.js';
 import { errorText } from '../../src/util/error-text.js';
 import {
+  brief,
   type Check,
   type CheckOutcome,
   COULD_NOT_TELL,
   CouldNotTell,
+  erasOf,
   NotApplicable,
   SECTIONS,
 } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import { CheckContext, type InitInfo, initialize, isVersionShaped, type SuiteSettings } from './context.js';
-import { collectMetrics } from './metrics.js';
+import {
+  CheckContext,
+  type DiscoverInfo,
+  type InitInfo,
+  initialize,
+  isVersionShaped,
+  type SuiteSettings,
+} from './context.js';
+import { collectMetrics, collectModernMetrics } from './metrics.js';
+import { ModernSession } from './modern/client.js';
 import { openChannel, type Target } from './probe/channel.js';
 import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
-import type { CheckResult, Report, SandboxReport, ServerReport } from './report/model.js';
-import { Session } from './session.js';
+import type { CheckResult, Report, SandboxReport } from './report/model.js';
+import { isObject, Session } from './session.js';
 import { messageLines, recordingWire, WireRecorder } from './wire.js';
 
 export interface SuiteOptions extends SuiteSettings {
@@ -107,62 +130,76 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
 
   // From here on the target carries its mount plan, so every fresh container sees the same folder.
   const { sandbox, options } = await prepareSandbox(requested);
-  let shared: Session;
-  try {
-    shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
-  } catch (error) {
-    if (error instanceof SpawnError) throw new SuiteError(error.message);
-    throw error;
+  const eras = await detectEras(options);
+  const contexts: CheckContext[] = [];
+  if (eras.legacy) {
+    const { shared, init, version, handshakeWire } = eras.legacy;
+    const ctx = new CheckContext(options, version, shared, init);
+    ctx.memoWire.set(HANDSHAKE, { http: handshakeWire, from: 0, to: ctx.runLog.length });
+    contexts.push(ctx);
   }
-  const proposed = options.specVersion ?? LATEST_PROTOCOL_VERSION;
-  let init: InitInfo;
-  const handshakeWire = new WireRecorder();
-  try {
-    init = await recordingWire(handshakeWire, () => initialize(shared, proposed));
-  } catch (error) {
-    await shared.close();
-    throw error;
-  }
-  const unreachable = unreachableReason(shared, init);
-  if (unreachable) {
-    await shared.close();
-    throw new SuiteError(unreachable);
-  }
-  const version = negotiatedVersion(init, options.specVersion);
-  if (typeof version === 'string' && !isProtocolVersion(version)) {
-    await shared.close();
-    throw new SuiteError(version);
+  if (eras.modern) {
+    const { shared, discover, version } = eras.modern;
+    const legacyShapes = eras.legacy?.version ?? LATEST_PROTOCOL_VERSION;
+    const init = eras.legacy?.init ?? emptyInit(version);
+    contexts.push(
+      new CheckContext(options, legacyShapes, shared, init, {
+        era: 'modern',
+        protocolVersion: version,
+        discover,
+        serverEras: eras.legacy ? ['legacy', 'modern'] : ['modern'],
+      }),
+    );
   }
 
-  const ctx = new CheckContext(options, version as ProtocolVersion, shared, init);
-  ctx.memoWire.set(HANDSHAKE, { http: handshakeWire, from: 0, to: ctx.runLog.length });
   const results: CheckResult[] = [];
   let diagnosed: string[] | undefined;
+  const total = selected.reduce(
+    (sum, check) =>
+      sum + Math.max(1, erasOf(check).filter((era) => contexts.some((c) => c.era === era)).length),
+    0,
+  );
+  let index = 0;
   try {
-    // Checks over the whole run go last so they see every exchange; the report keeps section order.
-    const runOrder = [
-      ...selected.filter((check) => !check.judgesWholeRun),
-      ...selected.filter((check) => check.judgesWholeRun),
-    ];
-    for (const [index, check] of runOrder.entries()) {
-      options.onProgress?.({ index, total: selected.length, check });
-      const result = await runOne(check, ctx, options.verbose === true);
-      results.push(result);
-      options.onProgress?.({ index, total: selected.length, check, result });
+    for (const ctx of contexts) {
+      const inEra = selected.filter((check) => erasOf(check).includes(ctx.era));
+      // Checks over the whole run go last so they see every exchange; the report keeps section order.
+      const runOrder = [...inEra.filter((c) => !c.judgesWholeRun), ...inEra.filter((c) => c.judgesWholeRun)];
+      const eraResults: CheckResult[] = [];
+      for (const check of runOrder) {
+        options.onProgress?.({ index, total, check });
+        const result = await runOne(check, ctx, options.verbose === true);
+        eraResults.push(result);
+        options.onProgress?.({ index, total, check, result });
+        index++;
+      }
+      eraResults.sort(
+        (a, b) => inEra.findIndex((c) => c.id === a.id) - inEra.findIndex((c) => c.id === b.id),
+      );
+      results.push(...eraResults);
     }
-    results.sort(
-      (a, b) => selected.findIndex((c) => c.id === a.id) - selected.findIndex((c) => c.id === b.id),
-    );
-    await collectMetrics(ctx);
+    // A check of an era the server does not speak is reported, skipped, in that era.
+    for (const check of selected) {
+      if (erasOf(check).some((era) => contexts.some((ctx) => ctx.era === era))) continue;
+      const era = erasOf(check)[0] ?? 'legacy';
+      const version =
+        era === 'modern' ? LATEST_MODERN_PROTOCOL_VERSION : (options.specVersion ?? LATEST_PROTOCOL_VERSION);
+      results.push(eraSkip(check, era, version, eras.why[era]));
+    }
+    results.sort((a, b) => ERA_ORDER.indexOf(a.era ?? 'legacy') - ERA_ORDER.indexOf(b.era ?? 'legacy'));
+    const metricsCtx = contexts.find((ctx) => ctx.era === 'legacy');
+    if (metricsCtx) await collectMetrics(metricsCtx);
+    else if (contexts[0]) await collectModernMetrics(contexts[0]);
   } finally {
     // Read before endSuite: from there on an exit is the suite's doing, not the server's.
-    diagnosed = serverStderr(ctx, init, options.target);
-    await ctx.endSuite();
+    diagnosed = diagnoseStderr(contexts, options.target);
+    await Promise.all(contexts.map((ctx) => ctx.endSuite()));
   }
 
   const summary = { pass: 0, fail: 0, warn: 0, skip: 0 };
   for (const result of results) summary[result.status] += 1;
-  const serverInfo = init.result?.serverInfo as { name?: unknown; version?: unknown } | undefined;
+  const metrics: Report['metrics'] = {};
+  for (const ctx of contexts) Object.assign(metrics, ctx.metrics);
   return {
     tool: { name: 'furfly', version: toolVersion() },
     target:
@@ -173,13 +210,259 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
           }
         : { transport: 'http', url: redactUrl(options.target.url) },
     sandbox,
-    server: serverReport(init, serverInfo, diagnosed),
+    server: serverReport(eras, diagnosed),
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     checks: results,
     summary,
-    metrics: ctx.metrics,
+    metrics,
   };
+}
+
+const ERA_ORDER: readonly ProtocolEra[] = ['legacy', 'modern'];
+
+interface LegacyEra {
+  shared: Session;
+  init: InitInfo;
+  version: ProtocolVersion;
+  /** What the opening handshake exchanged over HTTP, for `--verbose` transcripts. */
+  handshakeWire: WireRecorder;
+}
+
+interface ModernEra {
+  shared: Session;
+  discover: DiscoverInfo;
+  version: ModernProtocolVersion;
+}
+
+interface Eras {
+  legacy: LegacyEra | null;
+  modern: ModernEra | null;
+  /** Why an era is not vetted, for the skipped checks of that era. */
+  why: Record<ProtocolEra, string>;
+}
+
+/**
+ * Which eras the server speaks, found the way a client finds out (versioning, "Backward
+ * Compatibility"; src/mcp/era/detect.ts): `server/discover` under the modern version, and the legacy
+ * `initialize`, each on a connection of its own and at the same time. A `--spec-version` picks one era.
+ *
+ * - modern: discover is answered as a modern server answers (a DiscoverResult or a recognised modern
+ *   error), or initialize is refused with -32022 (a modern-only server whose discover is broken is
+ *   still a modern server, and its discover check fails);
+ * - legacy: initialize succeeds, or the server is not modern at all (then the legacy checks judge
+ *   whatever it does, as they always have).
+ */
+async function detectEras(options: SuiteOptions): Promise<Eras> {
+  const spec = options.specVersion;
+  const wantLegacy = spec === undefined || isProtocolVersion(spec);
+  const wantModern = spec === undefined || isModernProtocolVersion(spec);
+  const [legacySettled, modernSettled] = await Promise.allSettled([
+    wantLegacy ? startLegacy(options) : Promise.resolve(null),
+    wantModern ? probeModern(options) : Promise.resolve(null),
+  ]);
+  const legacy = legacySettled.status === 'fulfilled' ? legacySettled.value : null;
+  const modern = modernSettled.status === 'fulfilled' ? modernSettled.value : null;
+  const closeAll = async () => {
+    await Promise.all([legacy?.shared.close(), modern?.session.close()]);
+  };
+  const failure = [legacySettled, modernSettled].find((s) => s.status === 'rejected');
+  if (failure && failure.status === 'rejected') {
+    await closeAll();
+    const error = failure.reason;
+    if (error instanceof SpawnError) throw new SuiteError(error.message);
+    throw error;
+  }
+
+  const initRefusedAsModern = legacy !== null && modernRefusal(legacy.init);
+  const modernSpoken = modern !== null && (modern.speaks || initRefusedAsModern);
+  const why: Record<ProtocolEra, string> = {
+    legacy: spec !== undefined && !wantLegacy ? `--spec-version ${spec} vets the modern era only` : '',
+    modern:
+      spec !== undefined && !wantModern
+        ? `--spec-version ${spec} vets the legacy era only`
+        : `the server does not speak the modern era (${modern?.why ?? 'not probed'})`,
+  };
+  const eras: Eras = { legacy: null, modern: null, why };
+
+  if (modern && modernSpoken) {
+    eras.modern = { shared: modern.session.session, discover: modern.discover, version: modern.version };
+  } else {
+    await modern?.session.close();
+    if (spec !== undefined && wantModern) {
+      await legacy?.shared.close();
+      throw new SuiteError(
+        `the server does not speak protocol version ${spec} (${modern?.why ?? 'no answer'})`,
+      );
+    }
+  }
+
+  if (legacy) {
+    const { shared, init, handshakeWire } = legacy;
+    if (modernSpoken && !init.result) {
+      // A modern-only server: its refusal of initialize is right, and no handshake check judges it.
+      await shared.close();
+      const code = isObject(init.reply?.message.error) ? init.reply.message.error.code : undefined;
+      why.legacy = `the server speaks the modern era only (initialize was refused${code === undefined ? '' : ` with ${String(code)}`})`;
+    } else {
+      const unreachable = unreachableReason(shared, init);
+      const version = unreachable ? null : negotiatedVersion(init, spec as ProtocolVersion | undefined);
+      if (unreachable || (typeof version === 'string' && !isProtocolVersion(version))) {
+        await shared.close();
+        if (!eras.modern) throw new SuiteError(unreachable ?? String(version));
+        why.legacy = unreachable ?? String(version);
+      } else {
+        eras.legacy = { shared, init, version: version as ProtocolVersion, handshakeWire };
+      }
+    }
+  }
+  return eras;
+}
+
+async function startLegacy(
+  options: SuiteOptions,
+): Promise<{ shared: Session; init: InitInfo; handshakeWire: WireRecorder }> {
+  const shared = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
+  const proposed = isProtocolVersion(options.specVersion) ? options.specVersion : LATEST_PROTOCOL_VERSION;
+  const handshakeWire = new WireRecorder();
+  try {
+    return {
+      shared,
+      init: await recordingWire(handshakeWire, () => initialize(shared, proposed)),
+      handshakeWire,
+    };
+  } catch (error) {
+    await shared.close();
+    throw error;
+  }
+}
+
+interface ModernProbe {
+  session: ModernSession;
+  discover: DiscoverInfo;
+  version: ModernProtocolVersion;
+  /** The probe alone shows a modern server. */
+  speaks: boolean;
+  why: string;
+}
+
+/** `server/discover` under the newest modern version (or the one asked for), judged by detect.ts. */
+async function probeModern(options: SuiteOptions): Promise<ModernProbe> {
+  const version = isModernProtocolVersion(options.specVersion)
+    ? options.specVersion
+    : LATEST_MODERN_PROTOCOL_VERSION;
+  const session = new ModernSession(
+    new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs),
+    version,
+  );
+  const discover: DiscoverInfo = { reply: null, result: null, error: null };
+  const timeoutMs = Math.min(options.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS);
+  let outcome: ProbeOutcome;
+  try {
+    const reply = await session.request('server/discover', {}, { timeoutMs });
+    discover.reply = reply;
+    const message = reply.message;
+    if (isObject(message.error)) {
+      const { code, message: text, data } = message.error;
+      discover.error = `server/discover answered with an error: ${brief(message.error, 200)}`;
+      outcome =
+        typeof code === 'number'
+          ? classifyProbe({ error: new RpcRemoteError('server/discover', code, String(text), data) })
+          : { kind: 'legacy', why: discover.error };
+    } else {
+      outcome = classifyProbe({ result: message.result });
+      if (isObject(message.result)) discover.result = message.result;
+    }
+  } catch (error) {
+    discover.error = `server/discover: ${errorText(error)}`;
+    outcome = { kind: 'legacy', why: discover.error };
+  }
+  if (outcome.kind === 'modern') return { session, discover, version, speaks: true, why: '' };
+  if (outcome.kind === 'modern-error') return { session, discover, version, speaks: true, why: '' };
+  if (outcome.kind === 'unsupported-version') {
+    // Modern, but not at our version: nothing of 2026-07-28 can be vetted.
+    const why = `it does not support ${version}; it names ${outcome.supported.join(', ') || 'no version'}`;
+    return { session, discover, version, speaks: false, why };
+  }
+  // A DiscoverResult-less answer is kept: if initialize then shows a modern server, discover is broken.
+  discover.result = null;
+  return { session, discover, version, speaks: false, why: outcome.why };
+}
+
+/** initialize answered with -32022 naming a modern version furfly vets: a modern-only server. */
+function modernRefusal(init: InitInfo): boolean {
+  const error = init.reply?.message.error;
+  if (!isObject(error) || error.code !== MCP_ERROR_CODES.UnsupportedProtocolVersion) return false;
+  return supportedOf(error.data).some((version) => isModernProtocolVersion(version));
+}
+
+/** The InitInfo of a modern-only run: no handshake happened. */
+function emptyInit(version: string): InitInfo {
+  return {
+    proposed: version,
+    reply: null,
+    error: 'the modern era has no initialize handshake',
+    result: null,
+    protocolVersion: null,
+    initializedReplies: [],
+  };
+}
+
+function eraSkip(check: Check, era: ProtocolEra, version: string, why: string): CheckResult {
+  return {
+    id: check.id,
+    section: check.section,
+    level: check.level,
+    title: check.title,
+    status: 'skip',
+    message: why,
+    durationMs: 0,
+    requirement: check.requirement,
+    source: check.source,
+    era,
+    protocolVersion: version,
+  };
+}
+
+/**
+ * The server as the report shows it: its name from initialize (or, modern-only, from discover), and the
+ * last lines of its stderr when it died or did not initialize.
+ */
+function serverReport(eras: Eras, stderr: string[] | undefined): Report['server'] {
+  const withStderr = stderr === undefined ? {} : { stderr };
+  const spoken = ERA_ORDER.filter((era) => eras[era] !== null);
+  const versions: Partial<Record<ProtocolEra, string>> = {};
+  if (eras.legacy) versions.legacy = eras.legacy.init.protocolVersion ?? eras.legacy.version;
+  if (eras.modern) versions.modern = eras.modern.version;
+  const legacyResult = eras.legacy?.init.result;
+  if (legacyResult) {
+    const info = legacyResult.serverInfo as { name?: unknown; version?: unknown } | undefined;
+    return {
+      name: typeof info?.name === 'string' ? info.name : '',
+      version: typeof info?.version === 'string' ? info.version : '',
+      protocolVersion: eras.legacy?.init.protocolVersion ?? '',
+      ...withStderr,
+      eras: spoken,
+      protocolVersions: versions,
+    };
+  }
+  if (eras.modern) {
+    const meta = eras.modern.discover.result?._meta;
+    const info = isObject(meta) ? meta[META_KEYS.serverInfo] : undefined;
+    const named = isObject(info) ? info : {};
+    return {
+      name: typeof named.name === 'string' ? named.name : '',
+      version: typeof named.version === 'string' ? named.version : '',
+      protocolVersion: eras.modern.version,
+      ...withStderr,
+      eras: spoken,
+      protocolVersions: versions,
+    };
+  }
+  // Null as before when there is nothing to tell (an HTTP server); otherwise what it left behind.
+  return stderr === undefined
+    ? null
+    : { name: '', version: '', protocolVersion: '', initialized: false, ...withStderr };
 }
 
 /**
@@ -214,8 +497,8 @@ async function runOne(check: Check, ctx: CheckContext, verbose: boolean): Promis
   const logMark = ctx.runLog.length;
   if (!check.transports.includes(ctx.transport)) {
     outcome = { status: 'skip', message: `applies to ${check.transports.join(' and ')} only` };
-  } else if (!check.versions.includes(ctx.version)) {
-    outcome = { status: 'skip', message: `not part of protocol version ${ctx.version}` };
+  } else if (!check.versions.includes(ctx.protocolVersion)) {
+    outcome = { status: 'skip', message: `not part of protocol version ${ctx.protocolVersion}` };
   } else {
     const attempt = async (): Promise<CheckOutcome> => {
       try {
@@ -240,6 +523,8 @@ async function runOne(check: Check, ctx: CheckContext, verbose: boolean): Promis
     durationMs: Math.round(performance.now() - started),
     requirement: check.requirement,
     source: check.source,
+    era: ctx.era,
+    protocolVersion: ctx.protocolVersion,
   };
   if (outcome.message !== undefined) result.message = outcome.message;
   if (outcome.expected !== undefined) result.expected = outcome.expected;
@@ -288,16 +573,27 @@ const STDERR_LINE_CHARS = 500;
  * Secrets of the environment the server got (variables whose names say so) are masked here; the
  * target's own secrets are masked with the whole report.
  */
-function serverStderr(ctx: CheckContext, init: InitInfo, target: Target): string[] | undefined {
+function serverStderr(ctx: CheckContext, target: Target): string[] | undefined {
   const probe = ctx.sharedProbe();
   if (!probe || target.transport !== 'stdio') return undefined;
-  if (init.result && probe.exit === null) return undefined;
+  // A modern run has no initialize to fail: only an exit says something went wrong.
+  const healthy = probe.exit === null && (ctx.era === 'modern' || ctx.init.result !== null);
+  if (healthy) return undefined;
   const env = target.command.env ?? process.env;
   const secrets = Object.entries(env)
     .filter(([name, value]) => value !== undefined && isSecretVariableName(name))
     .map(([, value]) => value as string);
   const redactor = new Redactor(secrets);
   return stderrTail(probe.stderr).map((line) => redactor.text(line));
+}
+
+/** The stderr to report: from the first era's shared server that died or did not initialize. */
+function diagnoseStderr(contexts: readonly CheckContext[], target: Target): string[] | undefined {
+  for (const ctx of contexts) {
+    const lines = serverStderr(ctx, target);
+    if (lines !== undefined) return lines;
+  }
+  return undefined;
 }
 
 /** The last non-empty lines of `text`, each cut to a readable length. */
@@ -310,26 +606,6 @@ export function stderrTail(text: string, lines = STDERR_TAIL_LINES): string[] {
     .map((line) =>
       line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}… (${line.length} chars)` : line,
     );
-}
-
-function serverReport(
-  init: InitInfo,
-  serverInfo: { name?: unknown; version?: unknown } | undefined,
-  stderr: string[] | undefined,
-): ServerReport | null {
-  const withStderr = stderr === undefined ? {} : { stderr };
-  if (!init.result) {
-    // Null as before when there is nothing to tell (an HTTP server); otherwise what it left behind.
-    return stderr === undefined
-      ? null
-      : { name: '', version: '', protocolVersion: '', initialized: false, ...withStderr };
-  }
-  return {
-    name: typeof serverInfo?.name === 'string' ? serverInfo.name : '',
-    version: typeof serverInfo?.version === 'string' ? serverInfo.version : '',
-    protocolVersion: init.protocolVersion ?? '',
-    ...withStderr,
-  };
 }
 
 /**

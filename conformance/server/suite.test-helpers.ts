@@ -1,6 +1,6 @@
 /** Shared by the conformance tests: where compiled test servers live, and a runner call with test defaults. */
 import { fileURLToPath } from 'node:url';
-import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import type { KnownProtocolVersion } from '../../src/protocol/versions.js';
 import { startHttpServer } from '../../test-servers/testing.js';
 import type { Report } from './report/model.js';
 import { runSuite } from './runner.js';
@@ -11,7 +11,7 @@ export function testServer(name: string): string {
 }
 
 export interface RunExtras {
-  specVersion?: ProtocolVersion;
+  specVersion?: KnownProtocolVersion;
   callTools?: boolean;
   fuzz?: number;
   only?: string[];

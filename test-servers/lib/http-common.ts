@@ -77,6 +77,8 @@ export interface HttpDefects {
   authNoScopeHint?: boolean;
   /** With --auth-token: insufficient scope is answered 401 instead of 403. */
   insufficientScopeStatus?: number;
+  /** Modern era: Mcp-Name is compared with the body as sent, without decoding the Base64 sentinel. */
+  rawMcpName?: boolean;
 }
 
 export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {

@@ -68,7 +68,7 @@ export async function handleModernPost(
   // An unsupported or missing version is the Session's -32022 (with 400); only a request this server
   // would serve has its headers checked.
   if (versionServed && !defects.acceptHeaderMismatch) {
-    const mismatch = headerMismatch(req, request, definition);
+    const mismatch = headerMismatch(req, request, definition, defects.rawMcpName === true);
     if (mismatch) {
       sendRpcError(res, 400, request.id, ModernErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
       return;
@@ -99,6 +99,7 @@ export function headerMismatch(
   req: IncomingMessage,
   request: { method: string; params?: unknown },
   definition: ServerDefinition,
+  rawName = false,
 ): string | undefined {
   const params = isObject(request.params) ? request.params : {};
   const version = header(req, 'mcp-protocol-version');
@@ -119,7 +120,7 @@ export function headerMismatch(
   if (nameField !== undefined) {
     const raw = header(req, 'mcp-name');
     if (raw === undefined) return 'the Mcp-Name header is required';
-    const name = decodeHeaderValue(raw);
+    const name = rawName ? raw : decodeHeaderValue(raw);
     if (name === undefined) return 'the Mcp-Name header is not valid Base64 of UTF-8';
     if (name !== params[nameField])
       return `Mcp-Name header ${JSON.stringify(name)} does not match params.${nameField}`;

@@ -4,6 +4,8 @@
  * It sits between the raw probes and the conformance session: stdio writes bytes to a process,
  * HTTP posts each message and reads its JSON or SSE reply. Neither hides anything from the checks.
  */
+import { encodeHeaderValue } from '../../../src/mcp/era/tool-headers.js';
+import { META_KEYS } from '../../../src/protocol/versions.js';
 import type { Target, TransportKind } from '../target.js';
 import { waitsFor } from '../timing.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
@@ -78,6 +80,13 @@ export class HttpChannel implements Channel {
   sessionId: string | null = null;
   protocolVersion: string | null = null;
   readonly posts: PostRecord[] = [];
+  /**
+   * Modern era (2026-07-28): every POST carries the request metadata headers mirrored from its body
+   * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), and no session id is taken up or sent back.
+   */
+  modern = false;
+  /** Extra headers for one request id's POST (a tool's `Mcp-Param-*`, or a deliberate contradiction). */
+  readonly headersFor = new Map<string | number, Record<string, string>>();
   private readonly listeners = new Set<(message: unknown) => void>();
   private readonly unansweredListeners = new Set<
     (id: string | number, reason: string, timedOut: boolean) => void
@@ -101,13 +110,16 @@ export class HttpChannel implements Channel {
     const record: PostRecord = { body: text };
     if (id !== undefined) record.requestId = id;
     this.posts.push(record);
+    const extra = id === undefined ? undefined : this.headersFor.get(id);
+    if (id !== undefined) this.headersFor.delete(id);
     try {
       const exchange = await httpRequest(this.target, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
-          ...this.sessionHeaders(),
+          ...(this.modern ? modernRequestHeaders(text) : this.sessionHeaders()),
+          ...extra,
         },
         body: text,
         timeoutMs: this.timeoutMs,
@@ -115,7 +127,7 @@ export class HttpChannel implements Channel {
       });
       record.exchange = exchange;
       const assigned = exchange.headers.get('mcp-session-id');
-      if (this.sessionId === null && assigned !== null) this.sessionId = assigned;
+      if (!this.modern && this.sessionId === null && assigned !== null) this.sessionId = assigned;
       for (const message of exchange.messages) for (const listener of this.listeners) listener(message);
       if (id !== undefined && !exchange.messages.some((message) => isResponseTo(message, id))) {
         const type = exchange.contentType || 'no content type';
@@ -176,6 +188,38 @@ export class HttpChannel implements Channel {
 export async function openChannel(target: Target, timeoutMs: number): Promise<Channel> {
   if (target.transport === 'stdio') return StdioChannel.open(target.command, target.sandbox);
   return new HttpChannel({ url: target.url, headers: target.headers }, timeoutMs);
+}
+
+const NAMED_METHODS: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/**
+ * The request metadata headers of a modern POST (streamable-http, "Request Metadata"), mirrored from the
+ * body the way a conforming client does: the version from `_meta`, the method, and the name or URI.
+ */
+export function modernRequestHeaders(text: string): Record<string, string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof value !== 'object' || value === null) return {};
+  const { method, params } = value as { method?: unknown; params?: unknown };
+  const headers: Record<string, string> = {};
+  if (typeof method === 'string') headers['mcp-method'] = method;
+  const body = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
+  const meta =
+    typeof body._meta === 'object' && body._meta !== null ? (body._meta as Record<string, unknown>) : {};
+  const version = meta[META_KEYS.protocolVersion];
+  if (typeof version === 'string') headers['mcp-protocol-version'] = version;
+  const field = typeof method === 'string' ? NAMED_METHODS[method] : undefined;
+  const name = field === undefined ? undefined : body[field];
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  return headers;
 }
 
 function requestIdOf(text: string): string | number | undefined {

@@ -26,6 +26,8 @@ export function toJsonReport(report: Report): object {
       if (check.actual !== undefined) entry.actual = check.actual;
       entry.durationMs = check.durationMs;
       if (check.wire !== undefined) entry.wire = check.wire;
+      if (check.era !== undefined) entry.era = check.era;
+      if (check.protocolVersion !== undefined) entry.protocolVersion = check.protocolVersion;
       return entry;
     }),
     summary: report.summary,

@@ -2,6 +2,7 @@
  * The report of one run. Its JSON form is a public contract (documented in docs/conformance.md):
  * add fields if needed, never rename or remove one.
  */
+import type { ProtocolEra } from '../../../src/protocol/versions.js';
 import type { MountReport } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status } from '../check.js';
@@ -34,12 +35,20 @@ export interface CheckResult {
    * HTTP exchange (`→` sent, `←` received), redacted like the rest of the report.
    */
   wire?: string[];
+  /** The era the check ran in (legacy: the initialize handshake; modern: 2026-07-28 on). */
+  era?: ProtocolEra;
+  /** The protocol version the check ran at. */
+  protocolVersion?: string;
 }
 
-/** Who answered: what initialize said, and what the server left on stderr when it died or failed to start. */
+/**
+ * Who answered: what initialize (or server/discover) said, and what the server left on stderr when it
+ * died or failed to start. `eras` and `protocolVersions` were added with the modern era (report 1.1).
+ */
 export interface ServerReport {
   name: string;
   version: string;
+  /** The legacy version negotiated by initialize; for a modern-only server, the modern version. */
   protocolVersion: string;
   /** Present (false) only when initialize failed: the other fields are then empty. */
   initialized?: false;
@@ -48,6 +57,10 @@ export interface ServerReport {
    * initialize. Stdio servers only: furfly sees no stderr of an HTTP server.
    */
   stderr?: string[];
+  /** The eras the server speaks and was vetted in, legacy first. */
+  eras?: ProtocolEra[];
+  /** The version each era was vetted at. */
+  protocolVersions?: Partial<Record<ProtocolEra, string>>;
 }
 
 export interface Report {

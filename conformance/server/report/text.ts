@@ -34,9 +34,10 @@ export function renderText(report: Report, options: TextOptions): string {
     `furfly conformance ${report.tool.version} — ${report.target.transport}: ${terminalLine(String(target))}`,
   );
   if (report.server && report.server.initialized !== false) {
-    const { name, version, protocolVersion } = report.server;
+    const { name, version, protocolVersion, eras } = report.server;
+    const spoken = eras && eras.length > 0 ? `; eras: ${eras.join(', ')}` : '';
     lines.push(
-      `server: ${terminalLine(String(name))} ${terminalLine(String(version))}, protocol ${terminalLine(String(protocolVersion))}`,
+      `server: ${terminalLine(String(name))} ${terminalLine(String(version))}, protocol ${terminalLine(String(protocolVersion))}${spoken}`,
     );
   } else {
     lines.push('server: did not initialize');
@@ -46,11 +47,15 @@ export function renderText(report: Report, options: TextOptions): string {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
     if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
   }
-  for (const section of SECTIONS) {
-    const checks = report.checks.filter((check) => check.section === section);
-    if (checks.length === 0) continue;
-    lines.push('', paint(section, '1', options.color));
-    for (const check of checks) lines.push(...checkLines(check, options.color));
+  // One group per era (legacy, then modern); each section heading names the era and version it ran in.
+  const eras = [...new Set(report.checks.map((check) => check.era))];
+  for (const era of eras) {
+    for (const section of SECTIONS) {
+      const checks = report.checks.filter((check) => check.section === section && check.era === era);
+      if (checks.length === 0) continue;
+      lines.push('', paint(`${section}${sectionEra(checks)}`, '1', options.color));
+      for (const check of checks) lines.push(...checkLines(check, options.color));
+    }
   }
   const metrics = Object.entries(report.metrics);
   if (metrics.length > 0) {
@@ -65,6 +70,14 @@ export function renderText(report: Report, options: TextOptions): string {
   const verdict = verdictLine(report, options.strict === true);
   if (verdict) lines.push(verdict);
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (legacy era, 2025-11-25)` after a section name: the era and version its checks ran in. */
+function sectionEra(checks: readonly CheckResult[]): string {
+  const first = checks[0];
+  if (first?.era === undefined) return '';
+  const versions = [...new Set(checks.map((check) => check.protocolVersion).filter((v) => v !== undefined))];
+  return ` (${first.era} era${versions.length > 0 ? `, ${versions.map((v) => terminalLine(String(v))).join(', ')}` : ''})`;
 }
 
 /** ` (2 MUST, 3 SHOULD)` after the failure count, when something failed. */

@@ -26,7 +26,7 @@ import {
   type Target,
 } from '../../../conformance/index.js';
 import { parseServerTarget, TargetUsageError } from '../../mcp/server-target.js';
-import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { isKnownProtocolVersion, KNOWN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
 import { terminalText } from '../../terminal/sanitize.js';
 
@@ -198,8 +198,8 @@ export async function runConformanceCommand(
   let settings: SuiteOptions;
   try {
     const specVersion = options.specVersion;
-    if (specVersion !== undefined && !isProtocolVersion(specVersion)) {
-      throw new UsageError(`--spec-version must be one of ${PROTOCOL_VERSIONS.join(', ')}`);
+    if (specVersion !== undefined && !isKnownProtocolVersion(specVersion)) {
+      throw new UsageError(`--spec-version must be one of ${KNOWN_PROTOCOL_VERSIONS.join(', ')}`);
     }
     const fuzz = positiveInteger(options.fuzz, '--fuzz', 0, 0);
     if (fuzz > 0 && options.callTools !== true) throw new UsageError('--fuzz needs --call-tools');
@@ -213,7 +213,7 @@ export async function runConformanceCommand(
       only: list(options.only),
       skip: list(options.skip),
       ...(options.verbose === true ? { verbose: true } : {}),
-      ...(specVersion !== undefined && isProtocolVersion(specVersion) ? { specVersion } : {}),
+      ...(specVersion !== undefined && isKnownProtocolVersion(specVersion) ? { specVersion } : {}),
     };
   } catch (error) {
     if (error instanceof UsageError) {
@@ -259,7 +259,8 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--header <header>', "HTTP header 'Name: value' (repeatable; with --url)")
     .option(
       '--spec-version <version>',
-      `Protocol version to vet against (${PROTOCOL_VERSIONS.join(', ')}); default: the newest the server accepts`,
+      `Protocol version to vet against (${KNOWN_PROTOCOL_VERSIONS.join(', ')}; 2026-07-28 vets the modern era only, ` +
+        'a 2025 version the legacy era only); default: every era the server speaks, each at its newest version',
     )
     .option('--json', 'Print the JSON report on stdout')
     .option('--junit <file>', 'Also write a JUnit XML report to this file')

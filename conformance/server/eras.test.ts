@@ -1,0 +1,149 @@
+/**
+ * The era-aware suite (#16): which eras a server speaks decides which checks judge it. A modern-only
+ * reference SDK v2 server is never judged by the handshake checks (through the real CLI, exit 0), a
+ * legacy-only server never by the 2026-07-28 checks, and a dual-era server by both, each result naming
+ * its era and version.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { serverPath, startHttpServer } from '../../test-servers/testing.js';
+import { killLeftoverProbes } from './probe/stdio.js';
+import type { CheckResult, Report } from './report/model.js';
+import { renderText } from './report/text.js';
+import { SuiteError } from './runner.js';
+import { runAgainst, runAgainstHttp } from './suite.test-helpers.js';
+
+afterAll(() => {
+  killLeftoverProbes();
+});
+
+const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const SDK = 'reference/sdk-v2';
+
+function furfly(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const HANDSHAKE = [
+  'lifecycle.initialize-valid',
+  'lifecycle.ping-before-initialize',
+  'lifecycle.request-before-initialize',
+];
+
+function byEra(report: { checks: CheckResult[] }, era: 'legacy' | 'modern'): CheckResult[] {
+  return report.checks.filter((check) => check.era === era);
+}
+
+function mustFailures(report: { checks: CheckResult[] }): string[] {
+  return report.checks
+    .filter((c) => c.status === 'fail' && c.level === 'MUST')
+    .map((c) => `${c.era}:${c.id}`);
+}
+
+describe('the era-aware suite', () => {
+  it('a modern-only SDK v2 server over stdio: exit 0, no handshake check judges it (real CLI)', {
+    timeout: 90_000,
+  }, async () => {
+    const result = await furfly([
+      'conformance',
+      '--json',
+      '--',
+      process.execPath,
+      serverPath(SDK),
+      '--era',
+      'modern',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.server?.eras).toEqual(['modern']);
+    expect(report.server?.protocolVersion).toBe('2026-07-28');
+    expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    for (const id of HANDSHAKE) {
+      const check = report.checks.find((c) => c.id === id);
+      expect(check?.status, id).toBe('skip');
+      expect(check?.message).toMatch(/modern era only/);
+    }
+    const modern = byEra(report, 'modern');
+    expect(modern.length).toBeGreaterThan(10);
+    expect(modern.every((c) => c.protocolVersion === '2026-07-28')).toBe(true);
+    expect(modern.find((c) => c.id === 'lifecycle.discover')?.status).toBe('pass');
+  });
+
+  it('--spec-version 2026-07-28 vets a modern-only SDK v2 server over HTTP in the modern era only (real CLI)', {
+    timeout: 90_000,
+  }, async () => {
+    const server = await startHttpServer(SDK, ['--era', 'modern']);
+    try {
+      const result = await furfly([
+        'conformance',
+        '--json',
+        '--spec-version',
+        '2026-07-28',
+        '--url',
+        server.url,
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(report.checks.find((c) => c.id === 'http.header-mismatch')?.status).toBe('pass');
+      expect(report.checks.find((c) => c.id === 'http.unknown-method-404')?.status).toBe('pass');
+      expect(report.checks.find((c) => c.id === 'lifecycle.ping')?.message).toMatch(
+        /--spec-version 2026-07-28/,
+      );
+    } finally {
+      process.kill(server.pid, 'SIGKILL');
+      await server.exited;
+    }
+  });
+
+  it('a dual-era SDK v2 server is vetted in both eras, with no MUST failure but a true finding', {
+    timeout: 90_000,
+  }, async () => {
+    const stdio = await runAgainst(SDK, ['--era', 'dual'], { callTools: true });
+    expect(stdio.server?.eras).toEqual(['legacy', 'modern']);
+    expect(mustFailures(stdio)).toEqual([]);
+    expect(byEra(stdio, 'legacy').find((c) => c.id === 'lifecycle.initialize-valid')?.status).toBe('pass');
+    expect(byEra(stdio, 'modern').find((c) => c.id === 'lifecycle.discover')?.status).toBe('pass');
+    // Over HTTP without --call-tools: the test server's add_tool would register a generated name.
+    const http = await runAgainstHttp(SDK, ['--era', 'dual']);
+    expect(http.server?.eras).toEqual(['legacy', 'modern']);
+    // A true finding, explained in docs/conformance.md: the test server's handler does not check Origin.
+    expect(mustFailures(http)).toEqual(['legacy:http.foreign-origin']);
+  });
+
+  it('a legacy-only server is never judged by a modern check, and the text report names each era', {
+    timeout: 60_000,
+  }, async () => {
+    const report = await runAgainst('well-behaved');
+    expect(report.server?.eras).toEqual(['legacy']);
+    const modern = byEra(report, 'modern');
+    expect(modern.length).toBeGreaterThan(10);
+    expect(modern.every((c) => c.status === 'skip')).toBe(true);
+    const text = renderText(report, { color: false });
+    expect(text).toContain('lifecycle (legacy era, 2025-11-25)');
+    expect(text).toContain('lifecycle (modern era, 2026-07-28)');
+    expect(text).toContain('eras: legacy');
+  });
+
+  it('--spec-version 2026-07-28 against a legacy-only server stops the run', {
+    timeout: 60_000,
+  }, async () => {
+    await expect(runAgainst('well-behaved', [], { specVersion: '2026-07-28' })).rejects.toThrow(SuiteError);
+  });
+});
