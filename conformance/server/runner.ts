@@ -42,6 +42,11 @@ export interface SuiteOptions extends SuiteSettings {
   skip?: readonly string[];
   /** Called before and after each check (for a live progress line). */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Stops the run between checks (a batch's Ctrl-C or its per-server deadline): runSuite then rejects
+   * with the signal's reason, after closing every session it opened. The check in progress ends first.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ProgressEvent {
@@ -138,6 +143,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
       ...selected.filter((check) => check.judgesWholeRun),
     ];
     for (const [index, check] of runOrder.entries()) {
+      options.signal?.throwIfAborted();
       options.onProgress?.({ index, total: selected.length, check });
       const result = await runOne(check, ctx);
       results.push(result);
@@ -320,7 +326,7 @@ export function redactUrl(url: string): string {
 
 let cachedVersion: string | undefined;
 /** furfly's own version, from the package.json above this file (src and dist layouts differ in depth). */
-function toolVersion(): string {
+export function toolVersion(): string {
   if (cachedVersion) return cachedVersion;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
