@@ -31,7 +31,13 @@ import { parseServerTarget, TargetUsageError } from '../../mcp/server-target.js'
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
 import { terminalText } from '../../terminal/sanitize.js';
-import { type BatchIo, failOnOf, runBatchCommand, runMergeCommand } from './conformance-batch.js';
+import {
+  type BatchIo,
+  BatchUsageError,
+  failOnOf,
+  runBatchCommand,
+  runMergeCommand,
+} from './conformance-batch.js';
 
 export interface ConformanceOptions {
   /** `--stdio "<command line>"`: the server command as one string (the alternative to `--`). */
@@ -303,7 +309,7 @@ async function runBatchFromCli(
       sandbox = { policy: sandboxPolicyOf(options), ...(mount === undefined ? {} : { mount }) };
     }
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof BatchUsageError) {
       io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
