@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these strings.
 /**
  * Batch runs through the built CLI, as CI runs them: real server processes, shards as separate furfly
  * processes joined by `furfly conformance merge`, a crashing and a hanging server in the list, and

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are the subject of these strings.
 /** Batch files, registry server.json files and listings become batch entries; bad files are clear errors. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,7 +238,7 @@ describe('registry server.json', () => {
       ['com.example/one', { transport: 'stdio', command: 'npx -y one@1.0.0' }],
       ['com.example/two', { transport: 'http', url: 'https://two.example/mcp' }],
     ]);
-    const single = file(
+    file(
       'one.json',
       JSON.stringify({
         name: 'com.example/one',
