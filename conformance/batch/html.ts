@@ -140,7 +140,7 @@ function details(report: BatchReport, columns: Column[]): string {
             ? ''
             : `<dt>${label}</dt><dd>${pre ? `<pre>${esc(value)}</pre>` : esc(value)}</dd>`;
         return [
-          `<div class="problem s-${check.status}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${check.status}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>` +
+          `<div class="problem p-${check.status}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${check.status}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>` +
             `<dl>${row('message', check.message)}${row('requirement', catalogue?.requirement)}${row('source', catalogue?.source)}${row('expected', check.expected, true)}${row('actual', check.actual, true)}</dl></div>`,
         ];
       });
@@ -173,7 +173,7 @@ td.cell a{color:inherit;text-decoration:none}
 .hidden{display:none}.dim{opacity:.15}
 form{margin:.8em 0}label{margin-right:1em}
 .problem{border-left:4px solid #a10000;padding:.2em .8em;margin:.6em 0;background:#fff7f7}
-.problem.s-warn{border-color:#c9a000;background:#fffbef}
+.problem.p-warn{border-color:#c9a000;background:#fffbef}
 dt{font-weight:bold;float:left;clear:left;width:7em}dd{margin-left:8em}
 pre{white-space:pre-wrap;margin:0;font-size:12px}
 .stderr{background:#f4f4f4;padding:.5em;max-height:20em;overflow:auto}
