@@ -8,6 +8,8 @@ import {
   BATCH_VERSION,
   type BatchReport,
   type CatalogueEntry,
+  type FailOn,
+  serverStatusOf,
   sortedByCatalogue,
   summarize,
 } from './report.js';
@@ -33,14 +35,19 @@ export function asBatchReport(value: unknown, file: string): BatchReport {
   return report as BatchReport;
 }
 
-export function mergeBatchReports(reports: readonly BatchReport[]): BatchReport {
+/**
+ * `failOn`, when given, judges every server anew (shards that ran with `--fail-on never` so that each
+ * CI job succeeds, merged with `--fail-on must` so that the merge step decides); otherwise the shards
+ * must agree on it.
+ */
+export function mergeBatchReports(reports: readonly BatchReport[], failOn?: FailOn): BatchReport {
   const first = reports[0];
   if (!first) throw new MergeError('give at least one report to merge');
   for (const report of reports) {
     if (report.list.digest !== first.list.digest || report.list.total !== first.list.total) {
       throw new MergeError('the reports are of different server lists (their list digests differ)');
     }
-    if (report.failOn !== first.failOn) {
+    if (failOn === undefined && report.failOn !== first.failOn) {
       throw new MergeError(
         `the reports were made with different --fail-on (${first.failOn}, ${report.failOn})`,
       );
@@ -65,7 +72,15 @@ export function mergeBatchReports(reports: readonly BatchReport[]): BatchReport 
   } else if (reports.length > 1) {
     throw new MergeError('these are whole-list reports, not shards: nothing to merge');
   }
-  const servers = reports.flatMap((report) => report.servers).sort((a, b) => a.index - b.index);
+  const judge = failOn ?? first.failOn;
+  const servers = reports
+    .flatMap((report) => report.servers)
+    .map((server) =>
+      failOn !== undefined && server.report
+        ? { ...server, status: serverStatusOf(server.report, judge) }
+        : server,
+    )
+    .sort((a, b) => a.index - b.index);
   const indexes = new Set(servers.map((server) => server.index));
   if (indexes.size !== servers.length) throw new MergeError('a server appears in more than one shard');
   const catalogue: Record<string, CatalogueEntry> = {};
@@ -78,7 +93,7 @@ export function mergeBatchReports(reports: readonly BatchReport[]): BatchReport 
     tool: first.tool,
     startedAt: new Date(start).toISOString(),
     durationMs: end - start,
-    failOn: first.failOn,
+    failOn: judge,
     list: first.list,
     shard: null,
     interrupted: reports.some((report) => report.interrupted),

@@ -169,3 +169,24 @@ describe('merge', () => {
     );
   });
 });
+
+describe('merge --fail-on', () => {
+  it('judges every server anew when given, so shards run with never can be merged with must', () => {
+    const list = ['a', 'b'];
+    const servers = [server('a', 0, ['pass']), { ...server('b', 1, ['fail']), status: 'pass' as const }];
+    const shards = [1, 2].map((index) => ({
+      ...reportOf(
+        selectShard(servers, { index, count: 2 }),
+        list,
+        { index, count: 2 },
+        '2026-01-01T00:00:00.000Z',
+      ),
+      failOn: 'never' as const,
+    }));
+    const merged = mergeBatchReports(shards, 'must');
+    expect(merged.failOn).toBe('must');
+    expect(merged.servers.map((s) => s.status)).toEqual(['pass', 'fail']);
+    expect(merged.summary.servers.fail).toBe(1);
+    expect(mergeBatchReports(shards).servers.map((s) => s.status)).toEqual(['pass', 'pass']);
+  });
+});

@@ -221,7 +221,8 @@ export function runMergeCommand(files: readonly string[], options: BatchCliOptio
       }
       return asBatchReport(parsed, file);
     });
-    return emit(mergeBatchReports(reports), options, io);
+    const failOn = options.failOn === undefined ? undefined : failOnOf(options.failOn);
+    return emit(mergeBatchReports(reports, failOn), options, io);
   } catch (error) {
     return usage(io, error);
   }
