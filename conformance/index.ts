@@ -7,6 +7,50 @@
  *   exitCodeOf(report, false);   // 0: no MUST failed
  */
 
+// Batch runs, shards, merged reports and the HTML page (docs/vetting-at-scale.md): built on runSuite.
+export type { BatchEntry, EntryFlags } from './batch/entries.js';
+export { renderHtml } from './batch/html.js';
+export { renderBatchJunit } from './batch/junit.js';
+export { BatchFileError, loadBatchFiles } from './batch/load.js';
+export { asBatchReport, MergeError, mergeBatchReports } from './batch/merge.js';
+export {
+  BATCH_FORMAT,
+  BATCH_VERSION,
+  type BatchReport,
+  type BatchServer,
+  type BatchSummary,
+  batchExitCode,
+  type CatalogueEntry,
+  checkFails,
+  eraOf,
+  FAIL_ON,
+  type FailOn,
+  type JsonCheck,
+  type JsonServerReport,
+  SERVER_STATUSES,
+  type ServerStatus,
+} from './batch/report.js';
+export {
+  ABORT_GRACE_MS,
+  type BatchDefaults,
+  type BatchOptions,
+  batchOfOne,
+  DEFAULT_SERVER_TIMEOUT_MS,
+  defaultJobs,
+  type IndexedEntry,
+  runBatch,
+} from './batch/run.js';
+export {
+  listDigest,
+  parseShard,
+  SHARD_COUNT_ENV,
+  SHARD_INDEX_ENV,
+  type Shard,
+  ShardUsageError,
+  selectShard,
+  shardFromEnv,
+} from './batch/shard.js';
+export { type VetOptions, vet } from './batch/vet.js';
 export type {
   Check,
   CheckOutcome,

@@ -3,9 +3,11 @@
  * `npm run demo` (after `npm run build`, which predemo does): show `furfly mcp tools` and
  * `furfly mcp call` against the bundled well-behaved test server, then `furfly conformance` against the
  * well-behaved server (passes, exit 0) and a misbehaving one (fails, exit 1: expected, it is a demo),
+ * then a batch over the bundled test servers that writes the HTML report page and says where it is,
  * exactly as a user would type them.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +16,7 @@ const furfly = path.join(root, 'dist/src/cli/main.js');
 const server = `node ${path.relative(root, path.join(root, 'dist/test-servers/well-behaved.js'))}`;
 
 const node = 'node';
+const htmlReport = 'test-output/demo-report.html';
 const breaker = path.relative(root, path.join(root, 'dist/test-servers/spec-breaker.js'));
 
 /** [what the step shows, arguments, the exit code that step is meant to end with] */
@@ -41,6 +44,12 @@ const steps = [
     ['conformance', '--', node, breaker, '--break', 'ping-result'],
     1,
   ],
+  [
+    'Vet all the bundled test servers in one batch, two at a time, and write the HTML report page. Some of\n' +
+      'them are broken on purpose and one needs a key you did not set, so the batch ends with exit code 1.',
+    ['conformance', '--batch', 'test-servers/demo-batch.yaml', '--jobs', '2', '--html', htmlReport],
+    1,
+  ],
 ];
 
 /** Quote a word for display the way the user would type it in a POSIX shell. */
@@ -49,9 +58,12 @@ function shellWord(word) {
 }
 
 console.log(
-  `furfly demo: ${steps.length} steps run the built CLI as you would type it. Two of them end with exit code 1 on\n` +
-    'purpose (a tool error and a broken server); the demo itself succeeds when every step ends as announced.',
+  `furfly demo: ${steps.length} steps run the built CLI as you would type it. Three of them end with exit code 1 on\n` +
+    'purpose (a tool error, a broken server, a batch with broken servers); the demo itself succeeds when every\n' +
+    'step ends as announced.',
 );
+// The batch step writes its HTML page here (gitignored).
+mkdirSync(path.join(root, 'test-output'), { recursive: true });
 let unexpected = 0;
 for (const [what, args, expectedCode] of steps) {
   console.log(`\n# ${what}\n$ furfly ${args.map(shellWord).join(' ')}`);
@@ -70,4 +82,5 @@ if (unexpected > 0) {
   console.log(
     `\ndemo: all ${steps.length} steps ended as expected (the exit-code-1 steps show failures on purpose).`,
   );
+  console.log(`The batch's HTML report (open it in a browser): ${path.join(root, htmlReport)}`);
 }

@@ -69,6 +69,11 @@ export interface SuiteOptions extends SuiteSettings {
   onProgress?: (event: ProgressEvent) => void;
   /** `--verbose`: each failed check carries the wire exchange it made (`CheckResult.wire`). */
   verbose?: boolean;
+  /**
+   * Stops the run between checks (a batch's Ctrl-C or its per-server deadline): runSuite then rejects
+   * with the signal's reason, after closing every session it opened. The check in progress ends first.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ProgressEvent {
@@ -167,6 +172,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
       const runOrder = [...inEra.filter((c) => !c.judgesWholeRun), ...inEra.filter((c) => c.judgesWholeRun)];
       const eraResults: CheckResult[] = [];
       for (const check of runOrder) {
+        options.signal?.throwIfAborted();
         options.onProgress?.({ index, total, check });
         const result = await runOne(check, ctx, options.verbose === true);
         eraResults.push(result);
@@ -689,7 +695,7 @@ export function redactUrl(url: string): string {
 
 let cachedVersion: string | undefined;
 /** furfly's own version, from the package.json above this file (src and dist layouts differ in depth). */
-function toolVersion(): string {
+export function toolVersion(): string {
   if (cachedVersion) return cachedVersion;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {

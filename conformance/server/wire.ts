@@ -10,7 +10,6 @@
  * Lines are raw here; the runner redacts them with the report, the text reporter sanitizes them.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LoggedMessage } from './session.js';
 
 /** Most lines kept per check: the start of an exchange explains a failure, not its thousandth echo. */
 export const WIRE_LINES = 60;
@@ -107,8 +106,17 @@ export function exchangeLines(exchange: WireExchange): string[] {
   return lines;
 }
 
+/**
+ * One entry of a session's run log (session.ts's LoggedMessage, restated here: the HTTP probe writes to
+ * this module, and importing the session from it would close a circle back to the probe).
+ */
+interface LoggedEntry {
+  direction: 'in' | 'out';
+  message: unknown;
+}
+
 /** The stdio side: messages of the run log, `→` sent, `←` received. */
-export function messageLines(entries: readonly LoggedMessage[]): string[] {
+export function messageLines(entries: readonly LoggedEntry[]): string[] {
   return entries.map(
     (entry) =>
       `${entry.direction === 'out' ? '→' : '←'} ${typeof entry.message === 'string' ? entry.message : jsonLine(entry.message)}`,

@@ -86,6 +86,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       [0, 'no MUST check failed (with --strict: no SHOULD check either)'],
       [1, 'some MUST check failed (with --strict: or some SHOULD check)'],
       [2, 'the suite could not run: usage error, server cannot start or be reached, version not spoken'],
+      [130, 'Ctrl-C stopped a --batch run (its partial report was written)'],
     ],
   },
   sandbox: {

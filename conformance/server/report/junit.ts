@@ -19,7 +19,7 @@ export interface JunitOptions {
  * Characters XML cannot hold become U+FFFD; DEL, C1, bidi and invisible characters (which XML can
  * hold, but a terminal showing the file would obey or hide) become character references.
  */
-function escapeXml(text: string): string {
+export function escapeXml(text: string): string {
   const escaped = text
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/&/g, '&amp;')

@@ -13,10 +13,12 @@ import path from 'node:path';
 import type { CAC } from 'cac';
 import {
   ALL_CHECKS,
+  batchOfOne,
   CLEAR_LINE,
   exitCodeOf,
   globMatches,
   progressLine,
+  renderHtml,
   renderJson,
   renderJunit,
   renderText,
@@ -29,6 +31,13 @@ import { parseServerTarget, TargetUsageError } from '../../mcp/server-target.js'
 import { isKnownProtocolVersion, KNOWN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
 import { terminalText } from '../../terminal/sanitize.js';
+import {
+  type BatchIo,
+  BatchUsageError,
+  failOnOf,
+  runBatchCommand,
+  runMergeCommand,
+} from './conformance-batch.js';
 
 export interface ConformanceOptions {
   /** `--stdio "<command line>"`: the server command as one string (the alternative to `--`). */
@@ -54,6 +63,14 @@ export interface ConformanceOptions {
   pids?: string | number;
   /** Show the wire exchange of each failed check. */
   verbose?: boolean;
+  /** Batch runs (conformance-batch.ts): list files, servers at once, slice, exit rule, deadline. */
+  batch?: string | string[];
+  jobs?: string | number;
+  shard?: string;
+  failOn?: string;
+  serverTimeout?: string | number;
+  /** Also write the HTML report page to this file (single runs and batches). */
+  html?: string;
 }
 
 export interface ConformanceIo {
@@ -129,13 +146,13 @@ export function sandboxPolicyOf(
 const LIMIT_FLAGS = ['memory', 'cpus', 'pids'] as const;
 
 /** Checked before the run, so a typo in the path does not throw away a finished run. */
-function checkJunitFolder(file: string): void {
+function checkJunitFolder(file: string, flag = '--junit'): void {
   const folder = path.dirname(path.resolve(file));
   try {
     if (!statSync(folder).isDirectory()) throw new Error('not a folder');
     accessSync(folder, constants.W_OK);
   } catch {
-    throw new UsageError(`--junit: folder ${folder} does not exist or is not writable`);
+    throw new UsageError(`${flag}: folder ${folder} does not exist or is not writable`);
   }
 }
 
@@ -193,10 +210,15 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
 export async function runConformanceCommand(
   options: ConformanceOptions,
   command: string[],
-  io: ConformanceIo,
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
 ): Promise<number> {
+  if (options.batch !== undefined) return runBatchFromCli(options, command, io);
   let settings: SuiteOptions;
   try {
+    if (options.jobs !== undefined || options.shard !== undefined || options.serverTimeout !== undefined) {
+      throw new UsageError('--jobs, --shard and --server-timeout go with --batch');
+    }
+    if (options.html !== undefined) checkJunitFolder(String(options.html), '--html');
     const specVersion = options.specVersion;
     if (specVersion !== undefined && !isKnownProtocolVersion(specVersion)) {
       throw new UsageError(`--spec-version must be one of ${KNOWN_PROTOCOL_VERSIONS.join(', ')}`);
@@ -233,6 +255,11 @@ export async function runConformanceCommand(
     if (live) io.stderr(CLEAR_LINE);
     const strict = options.strict === true;
     if (options.junit !== undefined) writeFileSync(String(options.junit), renderJunit(report, { strict }));
+    if (options.html !== undefined) {
+      const name = report.server?.name || String(report.target.command ?? report.target.url ?? 'server');
+      writeFileSync(String(options.html), renderHtml(batchOfOne(report, name, strict ? 'should' : 'must')));
+      io.stderr(`HTML report: ${terminalText(String(options.html))}\n`);
+    }
     io.stdout(
       options.json === true ? renderJson(report) : renderText(report, { color: io.interactive, strict }),
     );
@@ -246,6 +273,69 @@ export async function runConformanceCommand(
     }
     throw error;
   }
+}
+
+/** `--batch`: the target flags do not apply; the sandbox flags apply to every stdio server of the list. */
+async function runBatchFromCli(
+  options: ConformanceOptions,
+  command: string[],
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
+): Promise<number> {
+  let sandbox: { policy: SandboxPolicy; mount?: string } | undefined;
+  try {
+    if (
+      command.length > 0 ||
+      options.stdio !== undefined ||
+      options.url !== undefined ||
+      options.header !== undefined
+    ) {
+      throw new UsageError(
+        '--batch takes its servers from the file: give no command, --stdio, --url or --header',
+      );
+    }
+    if (options.strict === true)
+      throw new UsageError('with --batch, use --fail-on should instead of --strict');
+    if (options.fuzz !== undefined && Number(options.fuzz) !== 0)
+      throw new UsageError('--fuzz does not apply to --batch');
+    failOnOf(options.failOn);
+    if (options.junit !== undefined) checkJunitFolder(String(options.junit));
+    if (options.html !== undefined) checkJunitFolder(String(options.html), '--html');
+    checkOnlyMatches(list(options.only));
+    const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined);
+    if (options.sandbox === undefined) {
+      if (limitFlags.length > 0 || options.mount !== undefined) {
+        throw new UsageError('--memory, --cpus, --pids and --mount apply to --sandbox docker only');
+      }
+    } else {
+      if (options.sandbox !== 'docker') throw new UsageError('--sandbox must be docker');
+      const mount = options.mount === undefined ? undefined : path.resolve(String(options.mount));
+      sandbox = { policy: sandboxPolicyOf(options), ...(mount === undefined ? {} : { mount }) };
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof BatchUsageError) {
+      io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  return runBatchCommand(options, sandbox, io);
+}
+
+/**
+ * Ctrl-C during a batch: the first stops every server and lets the partial report be written; a
+ * second one exits at once (the exit hook still kills every server by its process group).
+ */
+function interruptible(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) {
+      process.exit(130);
+    }
+    process.stderr.write('\nfurfly conformance: stopping every server (Ctrl-C again to quit at once)…\n');
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSigint);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
 }
 
 export function registerConformanceCommand(cli: CAC): void {
@@ -285,18 +375,53 @@ export function registerConformanceCommand(cli: CAC): void {
       '--pids <n>',
       `With --sandbox: most processes and threads at once (default ${DEFAULT_LIMITS.pids}, at least ${MIN_PIDS})`,
     )
+    .option('--html <file>', 'Also write the report as one self-contained HTML page')
+    .option(
+      '--batch <file>',
+      'Vet every server listed in this file (batch YAML/JSON, server.json, registry listing; repeatable)',
+    )
+    .option('--jobs <n>', 'With --batch: servers vetted at once (default: the number of cores)')
+    .option(
+      '--shard <i/n>',
+      'With --batch: vet only slice i of n (1-based); default from JOB_COMPLETION_INDEX and FURFLY_SHARD_COUNT',
+    )
+    .option(
+      '--fail-on <level>',
+      'With --batch: must, should or never: which failures make the exit code 1 (default must)',
+    )
+    .option(
+      '--server-timeout <ms>',
+      "With --batch: most milliseconds one server's whole run may take (default 300000)",
+    )
     .example('furfly conformance -- node dist/server.js')
     .example('furfly conformance --stdio "npx -y @modelcontextprotocol/server-everything" --call-tools')
     .example('furfly conformance --url http://127.0.0.1:3000/mcp --header "Authorization: Bearer $TOKEN"')
     .example('furfly conformance --json --junit report.xml -- python server.py')
     .action(async (positional: string[], options: ConformanceOptions & { '--'?: string[] }) => {
+      const io = {
+        stdout: (text: string) => process.stdout.write(text),
+        stderr: (text: string) => process.stderr.write(text),
+        interactive: process.stdout.isTTY === true && !process.env.NO_COLOR,
+      };
+      // `furfly conformance merge <report>…` (a server program named merge goes after --).
+      if (positional[0] === 'merge') {
+        process.exitCode = runMergeCommand(positional.slice(1), options, io);
+        return;
+      }
       const command = [...positional, ...(options['--'] ?? [])];
-      const interactive = process.stdout.isTTY === true && !process.env.NO_COLOR;
-      const code = await runConformanceCommand(options, command, {
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
-        interactive,
-      });
+      if (options.batch === undefined) {
+        process.exitCode = await runConformanceCommand(options, command, io);
+        return;
+      }
+      const interrupt = interruptible();
+      const code = await runConformanceCommand(options, command, { ...io, signal: interrupt.signal });
+      interrupt.dispose();
+      if (code === 130) {
+        // Runs still winding down would keep the process alive: leave now, once stdout is flushed; the
+        // exit hook kills every server still running.
+        process.stdout.write('', () => process.exit(130));
+        return;
+      }
       process.exitCode = code;
     });
 }

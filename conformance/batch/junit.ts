@@ -1,0 +1,61 @@
+/**
+ * JUnit XML of a batch: one testsuite per server, one testcase per check (classname
+ * `<server>.<section>`). A server that could not be vetted or run is a testsuite with one errored
+ * testcase saying why. `<failure>` marks exactly what fails the batch under --fail-on.
+ */
+import { escapeXml } from '../server/report/junit.js';
+import { type BatchReport, type BatchServer, checkFails, type JsonCheck } from './report.js';
+
+function testcase(server: BatchServer, check: JsonCheck, report: BatchReport): string {
+  const era = check.era ? ` [${check.era}]` : '';
+  const open = `    <testcase classname="${escapeXml(`${server.name}.${check.section}`)}" name="${escapeXml(check.id + era)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
+  const catalogue = report.checks[check.id];
+  const detail = [
+    check.message ?? '',
+    catalogue ? `requirement (${check.level}): ${catalogue.requirement}` : '',
+    catalogue ? `source: ${catalogue.source}` : '',
+    check.expected !== undefined ? `expected: ${check.expected}` : '',
+    check.actual !== undefined ? `actual: ${check.actual}` : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+  switch (check.status) {
+    case 'pass':
+      return `${open}/>`;
+    case 'skip':
+      return `${open}>\n      <skipped message="${escapeXml(check.message ?? '')}"/>\n    </testcase>`;
+    case 'warn':
+      return `${open}>\n      <system-out>${escapeXml(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
+    case 'fail':
+      if (!checkFails(check, report.failOn) || report.failOn === 'never') {
+        return `${open}>\n      <system-out>${escapeXml(`${check.level} NOT MET (does not fail the batch with --fail-on ${report.failOn}): ${detail}`)}</system-out>\n    </testcase>`;
+      }
+      return `${open}>\n      <failure message="${escapeXml(check.message ?? 'failed')}" type="${check.level}">${escapeXml(detail)}</failure>\n    </testcase>`;
+  }
+}
+
+function suite(
+  server: BatchServer,
+  report: BatchReport,
+): { xml: string; tests: number; failures: number; errors: number; skipped: number } {
+  const name = escapeXml(server.name);
+  if (!server.report) {
+    const xml = `  <testsuite name="${name}" tests="1" failures="0" errors="1" skipped="0" time="0.000">\n    <testcase classname="${name}" name="${server.status}">\n      <error message="${escapeXml(server.reason ?? server.status)}" type="${server.status}"/>\n    </testcase>\n  </testsuite>`;
+    return { xml, tests: 1, failures: 0, errors: 1, skipped: 0 };
+  }
+  const checks = server.report.checks;
+  const failures =
+    report.failOn === 'never' ? 0 : checks.filter((check) => checkFails(check, report.failOn)).length;
+  const skipped = checks.filter((check) => check.status === 'skip').length;
+  const time = (server.report.durationMs / 1000).toFixed(3);
+  const body = checks.map((check) => testcase(server, check, report)).join('\n');
+  const xml = `  <testsuite name="${name}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time}">\n${body}\n  </testsuite>`;
+  return { xml, tests: checks.length, failures, errors: 0, skipped };
+}
+
+export function renderBatchJunit(report: BatchReport): string {
+  const suites = report.servers.map((server) => suite(server, report));
+  const sum = (key: 'tests' | 'failures' | 'errors' | 'skipped') =>
+    suites.reduce((total, s) => total + s[key], 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="furfly conformance batch" tests="${sum('tests')}" failures="${sum('failures')}" errors="${sum('errors')}" skipped="${sum('skipped')}" time="${(report.durationMs / 1000).toFixed(3)}" timestamp="${report.startedAt}">\n${suites.map((s) => s.xml).join('\n')}\n</testsuites>\n`;
+}

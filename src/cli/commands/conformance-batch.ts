@@ -1,0 +1,229 @@
+/**
+ * `furfly conformance --batch <file>…` and `furfly conformance merge <report>…` (docs/vetting-at-scale.md).
+ *
+ * A batch vets many servers, `--jobs` at a time, each by the single-server suite; `--shard i/n` (or a
+ * Kubernetes Indexed Job's environment) takes a slice; `merge` joins the shards' JSON reports. Output:
+ * the batch JSON report (`--json`) or a summary per server on stdout, JUnit (`--junit`), the HTML page
+ * (`--html`). Ctrl-C stops every server and still writes the partial report. Exit codes: 0 every server
+ * passed (or --fail-on never), 1 one did not, 2 bad usage or input, 130 interrupted.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  asBatchReport,
+  BatchFileError,
+  type BatchReport,
+  type BatchServer,
+  batchExitCode,
+  DEFAULT_SERVER_TIMEOUT_MS,
+  defaultJobs,
+  FAIL_ON,
+  type FailOn,
+  type IndexedEntry,
+  listDigest,
+  loadBatchFiles,
+  MergeError,
+  mergeBatchReports,
+  parseShard,
+  renderBatchJunit,
+  renderHtml,
+  runBatch,
+  type Shard,
+  ShardUsageError,
+  selectShard,
+  shardFromEnv,
+} from '../../../conformance/index.js';
+import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+
+export interface BatchCliOptions {
+  batch?: string | string[];
+  jobs?: string | number;
+  shard?: string;
+  failOn?: string;
+  html?: string;
+  json?: boolean;
+  junit?: string;
+  timeout?: string | number;
+  serverTimeout?: string | number;
+  specVersion?: string;
+  callTools?: boolean;
+  only?: string | string[];
+  skip?: string | string[];
+}
+
+export interface BatchIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Aborted on Ctrl-C (the CLI wires SIGINT to it). */
+  signal?: AbortSignal;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export class BatchUsageError extends Error {}
+
+function values(value: string | string[] | undefined): string[] {
+  return (value === undefined ? [] : Array.isArray(value) ? value : [value]).map(String);
+}
+
+function globs(value: string | string[] | undefined): string[] | undefined {
+  const list = values(value)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  return list.length === 0 ? undefined : list;
+}
+
+function whole(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new BatchUsageError(`${name} must be a whole number >= 1`);
+  return number;
+}
+
+export function failOnOf(value: string | undefined): FailOn {
+  if (value === undefined) return 'must';
+  if (!(FAIL_ON as readonly string[]).includes(value))
+    throw new BatchUsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
+  return value as FailOn;
+}
+
+/** The shard: --shard, else a Kubernetes Indexed Job's environment, else none (the whole list). */
+function shardOf(
+  option: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Shard | null {
+  try {
+    if (option !== undefined) return parseShard(String(option));
+    return shardFromEnv(env) ?? null;
+  } catch (error) {
+    if (error instanceof ShardUsageError) throw new BatchUsageError(error.message);
+    throw error;
+  }
+}
+
+const MARKS: Record<BatchServer['status'], string> = {
+  pass: '✔',
+  fail: '✘',
+  error: '✘',
+  'not-runnable': '-',
+  interrupted: '-',
+};
+
+function serverLine(server: BatchServer): string {
+  const name = terminalLine(server.name);
+  if (!server.report)
+    return `${MARKS[server.status]} ${name}: ${server.status}: ${terminalLine(server.reason ?? '')}`;
+  const { pass, fail, warn, skip } = server.report.summary;
+  const failed = server.report.checks.filter((check) => check.status === 'fail');
+  const ids =
+    failed.length === 0 ? '' : `: ${failed.map((check) => `${check.id} [${check.level}]`).join(', ')}`;
+  return `${MARKS[server.status]} ${name}: ${server.status} (${pass} passed, ${fail} failed, ${warn} warnings, ${skip} skipped)${terminalLine(ids)}`;
+}
+
+/** The summary printed when --json is not given. */
+export function renderBatchText(report: BatchReport): string {
+  const lines = report.servers.map(serverLine);
+  const s = report.summary.servers;
+  lines.push(
+    '',
+    `${s.total} servers: ${s.pass} pass, ${s.fail} fail, ${s.error} error, ${s['not-runnable']} not runnable, ${s.interrupted} interrupted`,
+  );
+  for (const [era, c] of Object.entries(report.summary.eras)) {
+    lines.push(`  ${era} era: ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped`);
+  }
+  if (report.shard)
+    lines.push(`shard ${report.shard.index}/${report.shard.count} of ${report.list.total} servers`);
+  if (report.interrupted) lines.push('Interrupted (Ctrl-C): the report holds what finished.');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes --junit, --html and stdout; returns the exit code. */
+function emit(report: BatchReport, options: BatchCliOptions, io: BatchIo): number {
+  if (options.junit !== undefined) writeFileSync(String(options.junit), renderBatchJunit(report));
+  if (options.html !== undefined) writeFileSync(String(options.html), renderHtml(report));
+  io.stdout(options.json === true ? `${terminalSafeJson(report, 2)}\n` : renderBatchText(report));
+  if (options.html !== undefined) io.stderr(`HTML report: ${terminalLine(String(options.html))}\n`);
+  return batchExitCode(report);
+}
+
+function usage(io: BatchIo, error: unknown): number {
+  if (error instanceof BatchUsageError || error instanceof BatchFileError || error instanceof MergeError) {
+    io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
+    return 2;
+  }
+  throw error;
+}
+
+export async function runBatchCommand(
+  options: BatchCliOptions,
+  sandbox: { policy: import('../../sandbox/policy.js').SandboxPolicy; mount?: string } | undefined,
+  io: BatchIo,
+): Promise<number> {
+  const env = io.env ?? process.env;
+  let entries: IndexedEntry[];
+  let settings: Parameters<typeof runBatch>[1];
+  try {
+    const files = values(options.batch);
+    if (files.length === 0) throw new BatchUsageError('--batch needs a file');
+    const specVersion = options.specVersion;
+    if (specVersion !== undefined && !isProtocolVersion(specVersion)) {
+      throw new BatchUsageError(`--spec-version must be one of ${PROTOCOL_VERSIONS.join(', ')}`);
+    }
+    const all = loadBatchFiles(files, { env });
+    const shard = shardOf(options.shard, env);
+    const indexed = all.map((entry, index) => ({ entry, index }));
+    entries = shard
+      ? selectShard(
+          indexed.map((item) => ({ ...item, name: item.entry.name })),
+          shard,
+        )
+      : indexed;
+    const only = globs(options.only);
+    const skip = globs(options.skip);
+    settings = {
+      jobs: whole(options.jobs, '--jobs', defaultJobs()),
+      failOn: failOnOf(options.failOn),
+      defaults: {
+        timeoutMs: whole(options.timeout, '--timeout', 10_000),
+        serverTimeoutMs: whole(options.serverTimeout, '--server-timeout', DEFAULT_SERVER_TIMEOUT_MS),
+        callTools: options.callTools === true,
+        fuzz: 0,
+        ...(specVersion !== undefined && isProtocolVersion(specVersion) ? { specVersion } : {}),
+        ...(only ? { only } : {}),
+        ...(skip ? { skip } : {}),
+      },
+      ...(sandbox ? { sandbox } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+      list: { total: all.length, digest: listDigest(all.map((entry) => entry.name)) },
+      shard,
+      onServerDone: (server, done, total) => io.stderr(`[${done}/${total}] ${serverLine(server)}\n`),
+    };
+    if (shard) io.stderr(`shard ${shard.index}/${shard.count}: ${entries.length} of ${all.length} servers\n`);
+  } catch (error) {
+    return usage(io, error);
+  }
+  const report = await runBatch(entries, settings);
+  return emit(report, options, io);
+}
+
+export function runMergeCommand(files: readonly string[], options: BatchCliOptions, io: BatchIo): number {
+  try {
+    if (files.length === 0) throw new BatchUsageError('merge needs the JSON reports of the shards');
+    const reports = files.map((file) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new MergeError(
+          `${file}: cannot read it as JSON (${error instanceof Error ? error.message : String(error)})`,
+        );
+      }
+      return asBatchReport(parsed, file);
+    });
+    const failOn = options.failOn === undefined ? undefined : failOnOf(options.failOn);
+    return emit(mergeBatchReports(reports, failOn), options, io);
+  } catch (error) {
+    return usage(io, error);
+  }
+}
