@@ -288,7 +288,9 @@ export class McpClient {
       await withTimeout(this.peer.start(), timeoutMs, 'start');
       const pinned = this.options.protocolVersion;
       let legacyVersion: ProtocolVersion | undefined = isModernVersion(pinned) ? undefined : pinned;
-      if (pinned === undefined || isModernVersion(pinned)) {
+      // A transport of the legacy era only (HTTP+SSE) has nothing to probe: straight to initialize.
+      const probe = isModernVersion(pinned) || (pinned === undefined && this.transport.eraHint !== 'legacy');
+      if (probe) {
         phase = 'discover';
         const detected = await this.detectEra(deadline, pinned);
         if (detected !== 'modern') legacyVersion = detected;
