@@ -290,6 +290,7 @@ export class McpClient {
       let legacyVersion: ProtocolVersion | undefined = isModernVersion(pinned) ? undefined : pinned;
       // A transport of the legacy era only (HTTP+SSE) has nothing to probe: straight to initialize.
       const probe = isModernVersion(pinned) || (pinned === undefined && this.transport.eraHint !== 'legacy');
+      if (!probe && legacyVersion === undefined) legacyVersion = LATEST_PROTOCOL_VERSION;
       if (probe) {
         phase = 'discover';
         const detected = await this.detectEra(deadline, pinned);
