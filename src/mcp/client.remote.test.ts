@@ -5,6 +5,8 @@
  * SSEServerTransport), and the fallback from Streamable HTTP to it. Every process is killed by pid.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,8 +21,14 @@ import { StreamableHttpTransport } from './transports/http/streamable-http-trans
 const clients: McpClient[] = [];
 const dirs: string[] = [];
 
+const scripted: Server[] = [];
+
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
+  for (const server of scripted.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
   await stopAllServers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -225,5 +233,60 @@ describe('Streamable HTTP first, HTTP+SSE when initialize is refused with 400/40
     expect(error).toBeInstanceOf(McpConnectError);
     expect((error as Error).message).toContain('HTTP 404');
     expect((error as Error).message).toContain('the old HTTP+SSE transport was tried next and failed too');
+  });
+});
+
+/**
+ * An HTTP+SSE server that speaks only 2024-11-05, scripted here (a real HTTP server on 127.0.0.1): it
+ * answers every initialize with 2024-11-05, whatever was proposed, as such servers do.
+ */
+async function startOnly20241105(): Promise<{ url: string; posted: unknown[] }> {
+  let stream: ServerResponse | undefined;
+  const posted: unknown[] = [];
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: /messages\n\n');
+      stream = res;
+      return;
+    }
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      res.writeHead(202).end('Accepted');
+      const message = JSON.parse(body) as { id?: number; method: string };
+      posted.push(message);
+      const results: Record<string, unknown> = {
+        initialize: {
+          protocolVersion: '2024-11-05',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'old', version: '1' },
+        },
+        'tools/list': { tools: [{ name: 'hello', inputSchema: { type: 'object' } }] },
+        'tools/call': { content: [{ type: 'text', text: 'hello from 2024' }] },
+      };
+      if (message.id !== undefined) {
+        stream?.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: results[message.method] ?? {} })}\n\n`,
+        );
+      }
+    });
+  });
+  scripted.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`, posted };
+}
+
+describe('protocol 2024-11-05', () => {
+  it('is accepted when an HTTP+SSE server answers initialize with it, and its schemas check the session', async () => {
+    const { url, posted } = await startOnly20241105();
+    const client = await connected(new LegacySseTransport({ url }));
+    expect(client.protocolVersion).toBe('2024-11-05');
+    expect(client.era).toBe('legacy');
+    expect(text(await client.callTool('hello'))).toBe('hello from 2024');
+    // furfly proposed its newest 2025 version; the server chose 2024-11-05.
+    expect((posted[0] as { params: { protocolVersion: string } }).params.protocolVersion).toBe('2025-11-25');
   });
 });

@@ -23,7 +23,7 @@
 
 import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
-import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
+import { featuresOf, isKnownProtocolVersion } from '../../../protocol/versions.js';
 import { isObject } from '../../../util/is-object.js';
 import { modernVersionOf } from '../../era/modern.js';
 import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
@@ -175,7 +175,7 @@ export class StreamableHttpTransport implements Transport {
 
   setProtocolVersion(version: string): void {
     // Versions we do not know are newer than ours, and every version since 2025-06-18 wants the header.
-    const wantsHeader = isProtocolVersion(version) ? featuresOf(version).protocolVersionHeader : true;
+    const wantsHeader = isKnownProtocolVersion(version) ? featuresOf(version).protocolVersionHeader : true;
     this.protocolVersionHeader = wantsHeader ? version : undefined;
     this.negotiatedVersion = version;
   }
