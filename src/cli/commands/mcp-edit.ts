@@ -3,7 +3,7 @@
  * names and meaning Claude Code uses where they overlap.
  *
  *   furfly mcp add [--scope user|project] [-e KEY=VALUE]… <name> -- <command> [args…]
- *   furfly mcp add [--scope user|project] [--transport http] [--header 'K: V']… <name> <url>
+ *   furfly mcp add [--scope user|project] [--transport http|sse] [--header 'K: V']… <name> <url>
  *   furfly mcp add-json [--scope …] <name> '<json>'        a server block as Claude's files write it
  *   furfly mcp get <name>                                   the entry as a run uses it, and its file
  *   furfly mcp remove [--scope …] <name>

@@ -370,7 +370,7 @@ export function registerMcpCommands(cli: CAC): void {
     .option('-s, --scope <scope>', 'add/add-json/remove/import: user (your file, the default) or project')
     .option(
       '-t, --transport <transport>',
-      'add: stdio (default), http (default for a URL); sse is not supported yet',
+      'add: stdio (default), http (default for a URL), or sse (the old HTTP+SSE transport)',
     )
     .option('-e, --env <KEY=VALUE>', 'add: an environment variable for a stdio server (repeatable)')
     .option('--from <source>', 'import: claude-desktop | claude-code | .mcp.json | <file>')
