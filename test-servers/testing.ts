@@ -187,7 +187,7 @@ export interface HttpServer {
 export async function startHttpServer(name: string, args: string[] = []): Promise<HttpServer> {
   const server = startStdioServer(name, ['--http', '--port', '0', ...args]);
   const line = await server.nextLine(DEFAULT_WAIT_MS);
-  const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/.exec(line);
+  const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/(?:mcp|sse))$/.exec(line);
   if (!match) throw new Error(`unexpected first line from ${name}: ${line}`);
   return {
     child: server.child,

@@ -236,23 +236,42 @@ describe('McpClient over Streamable HTTP against sse-erroring: a clear error on 
     expect(((error as Error).cause as HttpTransportError).kind).toBe('stream-ended');
   });
 
-  it('expire-after: the call that meets the expired session says "session expired", and so does every later one', async () => {
+  it('expire-after: a dropped session is replaced once; a call that meets a 404 on the new one too says the server keeps dropping sessions', async () => {
     const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '1']);
     const { client, closes } = await connectClient(server.url);
     expect(await client.callTool('trigger')).toMatchObject({ isError: false });
+    // Every later trigger drops the session it is called in: the new session meets the same fate.
     const expired = await client.callTool('trigger');
     expect(expired.isError).toBe(true);
-    expect(resultText(expired)).toContain('session expired');
-    await waitFor('the close', () => closes.length === 1);
-    expect(closes[0]).toContain('session expired');
-    const later = await client.callTool('echo', { text: 'too late' });
-    expect(later.isError).toBe(true);
-    expect(resultText(later)).toContain('session expired');
+    expect(resultText(expired)).toContain('session expired again');
+    expect(resultText(expired)).toContain('keeps dropping sessions');
+    // The connection is not given up: the next call starts another new session and goes through.
+    const later = await client.callTool('echo', { text: 'next' });
+    expect(later.isError).toBe(false);
+    expect(closes).toEqual([]);
   });
 
-  it('expire-after: the transport error behind it is a SessionExpiredError', async () => {
+  it('expire-after: the transport error behind it is a session-expired HttpTransportError', async () => {
     const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '0']);
     const { peer } = await connect(server.url);
+    const error = await peer
+      .request('tools/call', { name: 'trigger', arguments: {} })
+      .catch((e: unknown) => e);
+    expect((error as Error).cause).toBeInstanceOf(HttpTransportError);
+    expect(((error as Error).cause as HttpTransportError).kind).toBe('session-expired');
+  });
+
+  it('expire-after without session recovery: the session-expired error ends the transport', async () => {
+    const server = await startHttpServer('sse-erroring', ['--mode', 'expire-after', '--after', '0']);
+    const transport = new StreamableHttpTransport({ url: server.url, recoverSessions: false });
+    const peer = new JsonRpcPeer<ClientRequests, ClientNotifications>(transport, {
+      defaultTimeoutMs: 10_000,
+    });
+    peers.push(peer);
+    await peer.start();
+    const result = await peer.request('initialize', initializeParams(), { validateResult: false });
+    transport.setProtocolVersion(result.protocolVersion);
+    await peer.notify('notifications/initialized');
     const error = await peer
       .request('tools/call', { name: 'trigger', arguments: {} })
       .catch((e: unknown) => e);

@@ -9,9 +9,6 @@ export type ConvertedServer =
   | { readonly ok: true; readonly server: Record<string, unknown> }
   | { readonly ok: false; readonly message: string };
 
-export const SSE_NOT_SUPPORTED =
-  'type "sse" (the legacy HTTP+SSE transport) is not supported yet; a server that also speaks Streamable HTTP works as type "http"';
-
 /** The `type` another client's entry means, or undefined when it cannot tell. */
 export function impliedServerType(entry: {
   readonly type?: unknown;
@@ -33,7 +30,6 @@ export function fromClaudeServer(value: unknown): ConvertedServer {
   }
   const entry = value as Record<string, unknown>;
   const type = impliedServerType(entry);
-  if (type === 'sse') return { ok: false, message: SSE_NOT_SUPPORTED };
   if (type === undefined) {
     return { ok: false, message: 'a server needs "command" (stdio) or "url" (http)' };
   }

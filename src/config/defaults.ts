@@ -2,7 +2,7 @@
  * Fills in the documented defaults after validation, each with origin "default" so that
  * `config show --origin` can tell a written value from a supplied one.
  */
-import { isServerType, type ObjectKind, SHAPES } from './shape.js';
+import { isServerType, type ObjectKind, SHAPES, shapeOfServerType } from './shape.js';
 import { type ConfigNode, entry, type MapEntry, type MapNode } from './tree.js';
 
 export function applyDefaults(root: MapNode): MapNode {
@@ -24,7 +24,8 @@ export function applyDefaults(root: MapNode): MapNode {
 function fillServer(server: ConfigNode): ConfigNode {
   if (server.kind !== 'map') return server;
   const type = entry(server, 'type')?.value;
-  const kind = type?.kind === 'scalar' && isServerType(type.value) ? type.value : undefined;
+  const kind =
+    type?.kind === 'scalar' && isServerType(type.value) ? shapeOfServerType(type.value) : undefined;
   return kind === undefined ? server : fillMap(server, kind);
 }
 

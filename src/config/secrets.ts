@@ -59,7 +59,7 @@ export function toMaskedPlain(
  * credentials and query values of its URL (and of URLs among its arguments).
  */
 export function serverSecrets(server: ResolvedServer): string[] {
-  if (server.type === 'http') return [...headerSecrets(server.headers), ...urlSecrets(server.url)];
+  if (server.type !== 'stdio') return [...headerSecrets(server.headers), ...urlSecrets(server.url)];
   return [...Object.values(server.env ?? {}), ...(server.args ?? []).flatMap(urlSecrets)];
 }
 

@@ -86,11 +86,16 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
   sandboxLimits: { keys: ['memory_mb', 'cpus', 'pids'], required: [], defaults: {} },
 };
 
-export const SERVER_TYPES = ['stdio', 'http'] as const;
+export const SERVER_TYPES = ['stdio', 'http', 'sse'] as const;
 export type ServerType = (typeof SERVER_TYPES)[number];
 
 export function isServerType(value: unknown): value is ServerType {
-  return value === 'stdio' || value === 'http';
+  return value === 'stdio' || value === 'http' || value === 'sse';
+}
+
+/** The schema object a server type's entry is: `sse` entries have the same keys as `http` ones. */
+export function shapeOfServerType(type: ServerType): 'stdio' | 'http' {
+  return type === 'stdio' ? 'stdio' : 'http';
 }
 
 /**
@@ -103,7 +108,8 @@ export function objectKindAt(path: readonly PathSegment[], serverType?: unknown)
   if (path.length === 1 && path[0] === 'tools') return 'tools';
   if (path.length === 2 && path[0] === 'providers') return 'provider';
   if (path.length === 3 && path[0] === 'permissions' && path[1] === 'rules') return 'rule';
-  if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType)) return serverType;
+  if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType))
+    return shapeOfServerType(serverType);
   if (path.length === 3 && path[0] === 'mcp_servers' && path[2] === 'sandbox_limits') return 'sandboxLimits';
   return undefined;
 }

@@ -150,7 +150,11 @@ function splitServers(servers: MapNode, userServers: MapNode | undefined, risky:
     if (userEntry === undefined) {
       const type = e.value.kind === 'map' ? scalarAt(e.value, ['type']) : undefined;
       const kind =
-        type?.value === 'stdio' ? 'stdio-server' : type?.value === 'http' ? 'http-server' : 'server';
+        type?.value === 'stdio'
+          ? 'stdio-server'
+          : type?.value === 'http' || type?.value === 'sse'
+            ? 'http-server'
+            : 'server';
       risky.push(part(kind, path, e.value, serverEffects(e.value)));
       continue;
     }

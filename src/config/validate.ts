@@ -11,7 +11,7 @@
 import { validateConfig } from '../generated/config/validate.js';
 import type { ConfigError } from './errors.js';
 import { isSecretPath } from './secrets.js';
-import { isServerType, objectKindAt, SHAPES } from './shape.js';
+import { isServerType, objectKindAt, SHAPES, shapeOfServerType } from './shape.js';
 import { nearest } from './suggest.js';
 import {
   type ConfigNode,
@@ -319,14 +319,13 @@ function filterServerError(
       };
     }
     const got = shownValue(typeNode, [...server.path, 'type']);
-    const sse = typeNode.kind === 'scalar' && typeNode.value === 'sse';
     return {
       origin: primaryOrigin(typeNode),
       path: displayPath([...server.path, 'type']),
-      message: `must be one of: stdio, http${got === undefined ? '' : ` (got ${got})`}${sse ? '; the legacy HTTP+SSE transport is not supported yet (a server that also speaks Streamable HTTP works as type: http)' : ''}`,
+      message: `must be one of: stdio, http, sse${got === undefined ? '' : ` (got ${got})`}`,
     };
   }
-  const shape = SHAPES[server.type];
+  const shape = SHAPES[shapeOfServerType(server.type)];
   if (atServer) {
     if (error.keyword === 'oneOf') return 'drop';
     if (error.keyword === 'additionalProperties')
@@ -336,6 +335,6 @@ function filterServerError(
     return 'keep';
   }
   const field = String(path[2]);
-  if (field === 'type' && error.keyword === 'const') return 'drop';
+  if (field === 'type' && (error.keyword === 'const' || error.keyword === 'enum')) return 'drop';
   return shape.keys.includes(field) ? 'keep' : 'drop';
 }

@@ -54,4 +54,9 @@ export interface Transport {
   setToolHeaders?(tools: ReadonlyMap<string, readonly { path: readonly string[]; header: string }[]>): void;
   /** Text for error messages (stderr tail, last noise lines). Never contains secrets. */
   diagnostics?(): string;
+  /**
+   * Set by a transport that only exists in one era (the old HTTP+SSE transport predates the modern
+   * one): the client then skips era detection and starts with `initialize`.
+   */
+  readonly eraHint?: 'legacy';
 }

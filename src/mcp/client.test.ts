@@ -148,13 +148,20 @@ describe('McpClient.connect', () => {
     expect((error as Error).message).toContain('proposed "2025-06-18"');
   });
   it('rejects an unsupported version, naming both, and closes the connection', async () => {
-    const { server, client: c } = client({ initialize: initializeResult('2024-11-05') });
+    const { server, client: c } = client({ initialize: initializeResult('2024-10-07') });
     const error = await c.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as Error).message).toContain('"2024-11-05"');
+    expect((error as Error).message).toContain('"2024-10-07"');
     expect((error as Error).message).toContain('"2025-11-25"');
     expect(server.closed).toBe(true);
     expect(server.methods()).toEqual(['server/discover', 'initialize']);
+  });
+
+  it('accepts 2024-11-05 when the server answers it (never proposed), checked by its own schemas', async () => {
+    const { client: c } = client({ initialize: initializeResult('2024-11-05') });
+    await c.connect();
+    expect(c.protocolVersion).toBe('2024-11-05');
+    expect(c.era).toBe('legacy');
   });
 
   it('fails with the phase, the budget and the diagnostics when initialize hangs', async () => {

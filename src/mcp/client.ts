@@ -37,8 +37,10 @@ import type {
 } from '../protocol/types.js';
 import { validatorsFor } from '../protocol/validate.js';
 import {
+  isOlderLegacyProtocolVersion,
   isProtocolVersion,
   LATEST_PROTOCOL_VERSION,
+  type OlderLegacyProtocolVersion,
   PROTOCOL_VERSIONS,
   type ProtocolVersion,
 } from '../protocol/versions.js';
@@ -71,6 +73,8 @@ import { registerLegacyServerRequests } from './server-requests/legacy-requests.
 
 /** Any protocol version furfly speaks, of either era. */
 export type AnyProtocolVersion = ProtocolVersion | ModernProtocolVersion;
+/** A version a server may answer `initialize` with: the ones furfly proposes, and 2024-11-05. */
+export type AnsweredProtocolVersion = AnyProtocolVersion | OlderLegacyProtocolVersion;
 
 /** A tool as the server lists it: the generated `Tool` (members beyond the schema pass through untouched). */
 export type McpTool = Tool;
@@ -93,7 +97,7 @@ export interface McpClientOptions {
   /** Default time allowed for one request (60 s). */
   requestTimeoutMs?: number;
   /** Validators per protocol version; the generated ones by default. */
-  validators?: (version: AnyProtocolVersion) => PeerValidator;
+  validators?: (version: AnsweredProtocolVersion) => PeerValidator;
   /** Stop following `nextCursor` after this many pages (1000). */
   maxToolPages?: number;
   /**
@@ -194,7 +198,7 @@ export class McpClient {
   readonly name: string;
   serverInfo: Implementation | undefined;
   capabilities: Record<string, unknown> = {};
-  protocolVersion: AnyProtocolVersion | undefined;
+  protocolVersion: AnsweredProtocolVersion | undefined;
   /** The era in use once connected: `modern` (2026-07-28 and later) or `legacy` (`initialize`). */
   era: Era | undefined;
   /** Why the server was taken for legacy (the probe's outcome), when it was. */
@@ -223,7 +227,7 @@ export class McpClient {
   /** The ids of the open `subscriptions/listen` requests: a modern notification must name one of them. */
   private readonly subscriptionIds = new Set<number>();
   private state: ClientState = 'new';
-  private readonly validators: (version: AnyProtocolVersion) => PeerValidator;
+  private readonly validators: (version: AnsweredProtocolVersion) => PeerValidator;
   private closing: Promise<void> | undefined;
   private readonly redact: (text: string) => string;
   /** Names of the legacy tool calls awaiting their result, to say what a server's request is about. */
@@ -300,7 +304,10 @@ export class McpClient {
       await withTimeout(this.peer.start(), timeoutMs, 'start');
       const pinned = this.options.protocolVersion;
       let legacyVersion: ProtocolVersion | undefined = isModernVersion(pinned) ? undefined : pinned;
-      if (pinned === undefined || isModernVersion(pinned)) {
+      // A transport of the legacy era only (HTTP+SSE) has nothing to probe: straight to initialize.
+      const probe = isModernVersion(pinned) || (pinned === undefined && this.transport.eraHint !== 'legacy');
+      if (!probe && legacyVersion === undefined) legacyVersion = LATEST_PROTOCOL_VERSION;
+      if (probe) {
         phase = 'discover';
         const detected = await this.detectEra(deadline, pinned);
         if (detected !== 'modern') legacyVersion = detected;
@@ -714,7 +721,9 @@ export class McpClient {
   private acceptInitializeResult(result: unknown, proposed: ProtocolVersion): void {
     if (!isObject(result)) throw new RpcProtocolError('/result', 'must be an object', 'initialize');
     const answered = result.protocolVersion;
-    if (!isProtocolVersion(answered)) throw new McpVersionError(proposed, answered, PROTOCOL_VERSIONS);
+    // 2024-11-05 is never proposed, but a server that speaks only it answers with it (as the spec allows).
+    if (!isProtocolVersion(answered) && !isOlderLegacyProtocolVersion(answered))
+      throw new McpVersionError(proposed, answered, PROTOCOL_VERSIONS);
     const validator = this.validators(answered);
     const issues = validator.result('initialize', result);
     if (issues.length > 0) {

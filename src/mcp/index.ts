@@ -34,6 +34,14 @@ export {
 export { McpConnectError, McpVersionError } from './errors.js';
 export { HttpTransportError, SessionExpiredError } from './transports/http/errors.js';
 export {
+  HttpTransportWithSseFallback,
+  type HttpTransportWithSseFallbackOptions,
+} from './transports/http/http-transport-with-sse-fallback.js';
+export {
+  LegacySseTransport,
+  type LegacySseTransportOptions,
+} from './transports/http/legacy-sse-transport.js';
+export {
   StreamableHttpTransport,
   type StreamableHttpTransportOptions,
 } from './transports/http/streamable-http-transport.js';

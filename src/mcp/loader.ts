@@ -27,7 +27,7 @@ import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
 import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
 
-export type ServerTransportKind = 'stdio' | 'http';
+export type ServerTransportKind = 'stdio' | 'http' | 'sse';
 export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
 
 export interface ServerEvent {

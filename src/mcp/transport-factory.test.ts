@@ -5,7 +5,8 @@ import { Redactor } from '../redaction/index.js';
 import { DEFAULT_LIMITS, sandboxPolicy } from '../sandbox/policy.js';
 import { createTransport, redactorFor } from './transport-factory.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
-import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
+import { HttpTransportWithSseFallback } from './transports/http/http-transport-with-sse-fallback.js';
+import { LegacySseTransport } from './transports/http/legacy-sse-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
 const stdioEntry = (extra: Record<string, unknown> = {}) =>
@@ -35,7 +36,23 @@ describe('createTransport', () => {
       timeout: 5,
       enabled: true,
     } as ResolvedServer;
-    expect(createTransport('web', entry, { cwd: '/tmp' })).toBeInstanceOf(StreamableHttpTransport);
+    // Streamable HTTP, behind the fallback to the old HTTP+SSE transport.
+    const transport = createTransport('web', entry, { cwd: '/tmp' });
+    expect(transport).toBeInstanceOf(HttpTransportWithSseFallback);
+    expect((transport as HttpTransportWithSseFallback).transport).toBe('streamable-http');
+  });
+
+  it('builds the old HTTP+SSE transport for an sse entry', () => {
+    const entry = {
+      type: 'sse',
+      url: 'http://127.0.0.1:1/sse',
+      category: 'read',
+      timeout: 5,
+      enabled: true,
+    } as ResolvedServer;
+    const transport = createTransport('old', entry, { cwd: '/tmp' });
+    expect(transport).toBeInstanceOf(LegacySseTransport);
+    expect(transport.eraHint).toBe('legacy');
   });
 
   it('runs sandbox: docker entries in a container transport (nothing starts until start())', () => {

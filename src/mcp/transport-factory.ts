@@ -10,7 +10,8 @@ import { Redactor } from '../redaction/index.js';
 import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
-import { StreamableHttpTransport } from './transports/http/streamable-http-transport.js';
+import { HttpTransportWithSseFallback } from './transports/http/http-transport-with-sse-fallback.js';
+import { LegacySseTransport } from './transports/http/legacy-sse-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
 export interface TransportFactoryOptions {
@@ -26,8 +27,12 @@ export function createTransport(
   server: ResolvedServer,
   options: TransportFactoryOptions,
 ): Transport {
-  if (server.type === 'http') {
-    return new StreamableHttpTransport({ url: server.url, headers: server.headers });
+  if (server.type !== 'stdio') {
+    // `sse`: the old HTTP+SSE transport only. `http`: Streamable HTTP, with the specification's
+    // fallback to the old transport (see http-transport-with-sse-fallback.ts).
+    return server.type === 'sse'
+      ? new LegacySseTransport({ url: server.url, headers: server.headers })
+      : new HttpTransportWithSseFallback({ url: server.url, headers: server.headers });
   }
   if (server.sandbox === 'docker') {
     // One folder is mounted read-only (mount-plan.ts); see docs/sandbox.md for everything it cannot reach.

@@ -36,6 +36,13 @@ const KNOWN: Readonly<Record<string, string>> = {
     'an error response may omit its id only from 2025-11-25',
   '2025-06-18/invalid/before-2025-11-25.json cancelled-without-request-id':
     'notifications/cancelled may omit requestId only from 2025-11-25',
+  '2024-11-05/invalid/http-sse-era.json audio-content-came-in-2025-03-26':
+    'audio content appeared in 2025-03-26',
+  '2024-11-05/invalid/http-sse-era.json prompt-message-audio': 'audio content appeared in 2025-03-26',
+  '2024-11-05/invalid/http-sse-era.json resource-link-block-does-not-exist-yet':
+    'resource_link content appeared in 2025-06-18',
+  '2024-11-05/invalid/http-sse-era.json error-response-without-id':
+    'an error response may omit its id only from 2025-11-25',
   // Where the SDK is stricter or looser than the specification's schema.ts, which we follow.
   'shared/valid/empty-result.json with-extension-field':
     "the SDK's EmptyResult is a strict object; the spec's EmptyResult is a Result, which is open",

@@ -10,6 +10,8 @@
  * "invalid params"); `params` and `result` check the payload by method; `definition` checks any named
  * definition. A method the schemas do not know is checked only as an object.
  */
+import * as methods20241105 from '../generated/mcp/2024-11-05/methods.js';
+import * as validators20241105 from '../generated/mcp/2024-11-05/validators.js';
 import * as methods20250326 from '../generated/mcp/2025-03-26/methods.js';
 import * as validators20250326 from '../generated/mcp/2025-03-26/validators.js';
 import * as methods20250618 from '../generated/mcp/2025-06-18/methods.js';
@@ -71,6 +73,12 @@ interface VersionTables {
 }
 
 const TABLES: Record<KnownProtocolVersion, VersionTables> = {
+  '2024-11-05': {
+    validators: validators20241105 as unknown as Record<string, Validator>,
+    definitions: methods20241105.DEFINITIONS,
+    requests: methods20241105.REQUESTS,
+    notifications: methods20241105.NOTIFICATIONS,
+  },
   '2025-03-26': {
     validators: validators20250326 as unknown as Record<string, Validator>,
     definitions: methods20250326.DEFINITIONS,
@@ -99,6 +107,7 @@ const TABLES: Record<KnownProtocolVersion, VersionTables> = {
 
 /** Every definition name each version's schema exposes (what `definition(name, …)` accepts). */
 export const PROTOCOL_DEFINITIONS: Readonly<Record<KnownProtocolVersion, readonly string[]>> = {
+  '2024-11-05': TABLES['2024-11-05'].definitions,
   '2025-03-26': TABLES['2025-03-26'].definitions,
   '2025-06-18': TABLES['2025-06-18'].definitions,
   '2025-11-25': TABLES['2025-11-25'].definitions,

@@ -26,12 +26,22 @@ describe('protocol versions and eras', () => {
   });
 
   it('knows both eras, newest first, and tells them apart', () => {
-    expect(KNOWN_PROTOCOL_VERSIONS).toEqual(['2026-07-28', ...LEGACY_PROTOCOL_VERSIONS]);
+    expect(KNOWN_PROTOCOL_VERSIONS).toEqual(['2026-07-28', ...LEGACY_PROTOCOL_VERSIONS, '2024-11-05']);
     expect(LATEST_MODERN_PROTOCOL_VERSION).toBe('2026-07-28');
     expect(isModernProtocolVersion('2026-07-28')).toBe(true);
     expect(isModernProtocolVersion('2025-11-25')).toBe(false);
     expect(isKnownProtocolVersion('2026-07-28')).toBe(true);
-    expect(isKnownProtocolVersion('2024-11-05')).toBe(false);
+    expect(isKnownProtocolVersion('2024-10-07')).toBe(false);
+    // 2024-11-05 is known (accepted in an initialize answer) but never proposed.
+    expect(isKnownProtocolVersion('2024-11-05')).toBe(true);
+    expect(isProtocolVersion('2024-11-05')).toBe(false);
+    expect(eraOf('2024-11-05')).toBe('legacy');
+    expect(featuresOf('2024-11-05')).toMatchObject({
+      streamableHttp: false,
+      batching: false,
+      httpSessions: false,
+    });
+    expect(featuresOf('2025-03-26').streamableHttp).toBe(true);
     for (const version of LEGACY_PROTOCOL_VERSIONS) expect(eraOf(version)).toBe('legacy');
     for (const version of MODERN_PROTOCOL_VERSIONS) expect(eraOf(version)).toBe('modern');
   });

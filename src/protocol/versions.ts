@@ -18,12 +18,24 @@
 export const LEGACY_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 /** Versions spoken without a handshake (version in every request's `_meta`), newest first. */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+/**
+ * Older than every version furfly proposes, and accepted only when a server answers `initialize` with it:
+ * 2024-11-05, the version of the old HTTP+SSE transport, which many hosted servers still speak. It has
+ * schemas and features like the others, but furfly never proposes it, the conformance suite does not vet
+ * it, and a config cannot pin it.
+ */
+export const OLDER_LEGACY_PROTOCOL_VERSIONS = ['2024-11-05'] as const;
 /** Every version furfly has schemas for, newest first. */
-export const KNOWN_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS] as const;
+export const KNOWN_PROTOCOL_VERSIONS = [
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...LEGACY_PROTOCOL_VERSIONS,
+  ...OLDER_LEGACY_PROTOCOL_VERSIONS,
+] as const;
 
 export type LegacyProtocolVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number];
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
-export type KnownProtocolVersion = LegacyProtocolVersion | ModernProtocolVersion;
+export type OlderLegacyProtocolVersion = (typeof OLDER_LEGACY_PROTOCOL_VERSIONS)[number];
+export type KnownProtocolVersion = LegacyProtocolVersion | ModernProtocolVersion | OlderLegacyProtocolVersion;
 export type ProtocolEra = 'legacy' | 'modern';
 
 /**
@@ -98,6 +110,11 @@ export interface VersionFeatures {
   methodHeaders: boolean;
   /** SSE event ids and `Last-Event-ID` resumption; without them a broken stream loses the request. */
   sseResumability: boolean;
+  /**
+   * HTTP servers speak Streamable HTTP (one endpoint). 2024-11-05 had the old HTTP+SSE transport
+   * instead: a GET event stream whose `endpoint` event names where to POST (LegacySseTransport).
+   */
+  streamableHttp: boolean;
   /** The error code for an unknown resource in `resources/read`. */
   resourceNotFoundCode: -32002 | -32602;
 }
@@ -116,10 +133,27 @@ const LEGACY_BASE = {
   cacheHints: false,
   methodHeaders: false,
   sseResumability: true,
+  streamableHttp: true,
   resourceNotFoundCode: -32002,
 } as const satisfies Partial<VersionFeatures>;
 
 const FEATURES: Record<KnownProtocolVersion, VersionFeatures> = {
+  /** The 2025-03-26 shapes without batches, audio content and tool annotations (see the schema). */
+  '2024-11-05': {
+    ...LEGACY_BASE,
+    batching: false,
+    protocolVersionHeader: false,
+    structuredContent: false,
+    resourceLink: false,
+    titles: false,
+    icons: false,
+    toolNameRules: false,
+    inputValidationAsToolError: false,
+    // No Streamable HTTP yet: no Mcp-Session-Id, no GET stream of its own, no resumption.
+    httpSessions: false,
+    sseResumability: false,
+    streamableHttp: false,
+  },
   '2025-03-26': {
     ...LEGACY_BASE,
     batching: true,
@@ -175,6 +209,7 @@ const FEATURES: Record<KnownProtocolVersion, VersionFeatures> = {
     cacheHints: true,
     methodHeaders: true,
     sseResumability: false,
+    streamableHttp: true,
     resourceNotFoundCode: -32602,
   },
 };
@@ -190,9 +225,14 @@ export function isModernProtocolVersion(value: unknown): value is ModernProtocol
   return typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
 }
 
+/** 2024-11-05: accepted in an initialize answer, never proposed. */
+export function isOlderLegacyProtocolVersion(value: unknown): value is OlderLegacyProtocolVersion {
+  return typeof value === 'string' && (OLDER_LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(value);
+}
+
 /** Any version furfly has schemas for, of either era. */
 export function isKnownProtocolVersion(value: unknown): value is KnownProtocolVersion {
-  return isProtocolVersion(value) || isModernProtocolVersion(value);
+  return isProtocolVersion(value) || isModernProtocolVersion(value) || isOlderLegacyProtocolVersion(value);
 }
 
 export function eraOf(version: KnownProtocolVersion): ProtocolEra {

@@ -6,6 +6,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { runHttp } from './http.js';
 import type { HttpOptions } from './http-common.js';
+import { runLegacySse } from './http-legacy-sse.js';
 import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
@@ -29,6 +30,9 @@ export interface CommonFlags {
   era: Era;
   /** `--auth-token T`: HTTP requests need `Authorization: Bearer T` (see lib/http-auth.ts). */
   authToken?: string;
+  dropSessionAfter?: number;
+  closeStreamsEarly?: number;
+  legacySse: boolean;
 }
 
 export interface ServerSetup {
@@ -57,6 +61,10 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'late-tool': { type: 'string' },
   era: { type: 'string' },
   'auth-token': { type: 'string' },
+  'drop-session-after': { type: 'string' },
+  'close-streams-early': { type: 'string' },
+  'legacy-sse': { type: 'boolean' },
+  'sse-endpoint': { type: 'string' },
   help: { type: 'boolean' },
 };
 
@@ -74,7 +82,14 @@ const COMMON_USAGE = `Common flags:
   --reply json|sse          HTTP reply type for requests (default json)
   --no-get-stream           answer GET /mcp with 405 instead of opening an SSE stream
   --auth-token T            HTTP: require Authorization: Bearer T; 401 with resource_metadata and
-                            scope otherwise; serve RFC 9728 protected resource metadata`;
+                            scope otherwise; serve RFC 9728 protected resource metadata
+  --drop-session-after N    HTTP: each session serves N requests after initialize, then answers 404
+                            and is forgotten
+  --close-streams-early MS  HTTP: every SSE reply ends after a priming event with retry: MS; its
+                            messages are served on a GET that resumes with Last-Event-ID (implies --reply sse)
+  --legacy-sse              the old HTTP+SSE transport (2024-11-05) instead: GET /sse opens the event
+                            stream, whose endpoint event names /messages?sessionId=...; POST /sse gets 405
+  --sse-endpoint URL        with --legacy-sse: announce URL as the endpoint instead (e.g. another origin)`;
 
 export class UsageError extends Error {}
 
@@ -181,10 +196,14 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       lateTools: namesFlag('late-tool', flags['late-tool']),
       era: choiceFlag('era', flags.era, ERAS) ?? 'legacy',
       authToken: typeof flags['auth-token'] === 'string' ? flags['auth-token'] : undefined,
+      dropSessionAfter: integerFlag('drop-session-after', flags['drop-session-after']),
+      closeStreamsEarly: integerFlag('close-streams-early', flags['close-streams-early']),
+      legacySse: flags['legacy-sse'] === true,
     };
     if (common.authToken !== undefined && (common.authToken === '' || !common.http)) {
       throw new UsageError('--auth-token needs a token and --http');
     }
+    if (common.closeStreamsEarly !== undefined) common.reply = 'sse';
     if (common.lateTools.length > 0 && common.listChangedAfterMs === undefined) {
       throw new UsageError('--late-tool needs --list-changed-after');
     }
@@ -196,8 +215,17 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
   const record = createRecorder(common.record);
   const listing = withExtraTools(setup.definition, common);
   setup = { ...setup, definition: listing.definition };
-  if (common.http) {
+  if (common.http && common.legacySse) {
+    runLegacySse(setup.definition, record, {
+      port: common.port,
+      ignoreSignals: setup.stdio?.ignoreSignals ?? false,
+      endpoint: typeof flags['sse-endpoint'] === 'string' ? flags['sse-endpoint'] : undefined,
+    });
+  } else if (common.http) {
     runHttp(setup.definition, record, {
+      dropSessionAfter: common.dropSessionAfter,
+      closeStreamsEarly: common.closeStreamsEarly !== undefined,
+      closeStreamsEarlyRetryMs: common.closeStreamsEarly,
       port: common.port,
       reply: common.reply,
       getStream: common.getStream,

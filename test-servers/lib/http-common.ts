@@ -21,6 +21,17 @@ export interface HttpOptions {
    * stands in for an OAuth access token); the server names its RFC 9728 protected resource metadata.
    */
   auth?: { token: string };
+  /**
+   * Each session serves this many requests after initialize; the next request naming it gets 404 and
+   * the session is forgotten (the client must start a new one).
+   */
+  dropSessionAfter?: number;
+  /**
+   * SSE replies end right after a priming event (an id and `retry: closeStreamsEarlyRetryMs`); the
+   * messages of the request are kept and served on a GET that resumes with `Last-Event-ID`.
+   */
+  closeStreamsEarly?: boolean;
+  closeStreamsEarlyRetryMs?: number;
 }
 
 /** One switch per Streamable HTTP rule the spec-breaker server can break. */

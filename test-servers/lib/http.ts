@@ -35,6 +35,19 @@ interface HttpSession {
   nextStream: number;
   /** Every SSE event sent in this session (bounded), so a stream can be resumed with Last-Event-ID. */
   events: StoredEvent[];
+  /** Requests served since initialize (for `dropSessionAfter`). */
+  served: number;
+  /** Reply streams closed early (`closeStreamsEarly`), by key, for resumption. */
+  earlyClosed: Map<string, EarlyClosedStream>;
+}
+
+/** The messages of one request whose SSE stream was closed after its priming event. */
+interface EarlyClosedStream {
+  key: string;
+  events: string[];
+  /** The GET that resumed it, while open. */
+  resumedBy?: ServerResponse;
+  done: boolean;
 }
 
 /** One SSE stream of a session: a POST reply, a GET stream, or a resumption of either. */
@@ -212,6 +225,17 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     const isInitialize = isObject(value) && value.method === 'initialize';
     const target = isInitialize ? newSession() : findSession(res, sessionId);
     if (!target) return;
+    if (!isInitialize && options.dropSessionAfter !== undefined && classify(value) === 'reply') {
+      if (target.served >= options.dropSessionAfter) {
+        // The session is forgotten, as a server restart or an expiry would do.
+        sessions.delete(target.id);
+        target.session.close();
+        for (const stream of target.getStreams) stream.res.end();
+        sendError(res, 404, 'Session not found');
+        return;
+      }
+      target.served += 1;
+    }
     record({ kind: 'message', message: value, sessionId: isInitialize ? null : target.id });
 
     const shape = classify(value);
@@ -225,13 +249,10 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     }
 
     // An invalid body is answered with its error and status 400, never as a stream.
-    const reply = createReply(
-      res,
-      target,
-      shape === 'invalid' ? 'json' : options.reply,
-      isInitialize,
-      defects,
-    );
+    const reply =
+      options.closeStreamsEarly && shape !== 'invalid' && !isInitialize
+        ? createEarlyClosingReply(res, target, options.closeStreamsEarlyRetryMs ?? 100)
+        : createReply(res, target, shape === 'invalid' ? 'json' : options.reply, isInitialize, defects);
     await target.session.receive(value, reply.sink);
     if (isInitialize && target.session.version !== undefined) sessions.set(target.id, target);
     reply.finish(shape === 'invalid' ? 400 : 200);
@@ -245,6 +266,8 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
     }
     const target = findSession(res, sessionId);
     if (!target) return;
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined && resumeEarlyClosed(res, target, lastEventId)) return;
     if (defects.getAnswersJson) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       return;
@@ -253,7 +276,6 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       sendError(res, 406, 'Not Acceptable: GET needs Accept: text/event-stream');
       return;
     }
-    const lastEventId = header(req, 'last-event-id');
     if (lastEventId !== undefined) {
       resume(res, target, lastEventId);
       return;
@@ -320,6 +342,8 @@ export function runHttp(definition: ServerDefinition, record: Recorder, options:
       nextEventId: 1,
       nextStream: 1,
       events: [],
+      served: 0,
+      earlyClosed: new Map(),
     };
     const toGetStream: Sink = { write: (text) => forwardToGetStream(created, text, defects) };
     created.session = new Session(definition, toGetStream);
@@ -416,6 +440,56 @@ function createReply(
       }
     },
   };
+}
+
+/**
+ * A reply whose stream ends right after its priming event (`id: <key>/0`, `retry`), the way a polling
+ * server or a load balancer does it. What the request produces is kept, event `<key>/<n>` being the
+ * n-th message, and served to a GET that resumes from one of its ids.
+ */
+function createEarlyClosingReply(res: ServerResponse, target: HttpSession, retryMs: number) {
+  const stream: EarlyClosedStream = { key: `${target.id}.${target.nextEventId++}`, events: [], done: false };
+  target.earlyClosed.set(stream.key, stream);
+  startEventStream(res);
+  res.end(`id: ${stream.key}/0\nretry: ${retryMs}\ndata: \n\n`);
+  return {
+    sink: {
+      write(text: string) {
+        stream.events.push(text);
+        const open = stream.resumedBy;
+        if (open && !open.writableEnded) open.write(earlyEvent(stream, stream.events.length, text));
+      },
+    } satisfies Sink,
+    finish(): void {
+      stream.done = true;
+      stream.resumedBy?.end();
+    },
+  };
+}
+
+function earlyEvent(stream: EarlyClosedStream, n: number, text: string): string {
+  return `id: ${stream.key}/${n}\nevent: message\ndata: ${text}\n\n`;
+}
+
+/** A GET with `Last-Event-ID` naming an early-closed stream: the rest of it. False when it names none. */
+function resumeEarlyClosed(res: ServerResponse, target: HttpSession, lastEventId: string): boolean {
+  const slash = lastEventId.lastIndexOf('/');
+  const stream = target.earlyClosed.get(lastEventId.slice(0, slash));
+  const seen = Number(lastEventId.slice(slash + 1));
+  if (slash < 0 || stream === undefined || !Number.isSafeInteger(seen)) return false;
+  startEventStream(res);
+  stream.events.slice(seen).forEach((text, i) => {
+    res.write(earlyEvent(stream, seen + i + 1, text));
+  });
+  if (stream.done) {
+    res.end();
+    return true;
+  }
+  stream.resumedBy = res;
+  res.on('close', () => {
+    if (stream.resumedBy === res) stream.resumedBy = undefined;
+  });
+  return true;
 }
 
 /** A server-initiated message goes on one open GET stream (never on several), or waits for one. */

@@ -153,9 +153,18 @@ describe('furfly mcp add / get / remove', { timeout: 60_000 }, () => {
     const notJson = await furfly(['mcp', 'add-json', 'bad', '{command:']);
     expect(notJson.code).toBe(2);
     expect(notJson.err).toContain('not valid JSON');
-    const sse = await furfly(['mcp', 'add', '--transport', 'sse', 'old', 'https://old.example.com/sse']);
-    expect(sse.code).toBe(1);
-    expect(sse.err).toContain('not supported yet');
+    const sseWithEnv = await furfly([
+      'mcp',
+      'add',
+      '--transport',
+      'sse',
+      '-e',
+      'A=b',
+      'old',
+      'https://o.example.com/sse',
+    ]);
+    expect(sseWithEnv.code).toBe(2);
+    expect(sseWithEnv.err).toContain('an sse server takes --header');
     // Without `--` the server's own options could be taken for furfly's (`--cwd`, `--json`): refused.
     const noDashes = await furfly(['mcp', 'add', 'srv', 'node', 'server.js']);
     expect(noDashes.code).toBe(2);
@@ -268,12 +277,36 @@ describe("another client's files", { timeout: 90_000 }, () => {
     expect(JSON.parse(shown.out).mcp_servers.shared.command).toBe('node');
   });
 
-  it('a .mcp.json entry with type sse says what it got', async () => {
+  it('a .mcp.json entry with type sse is an HTTP+SSE server; an unknown type says what it got', async () => {
     mcpJson({ old: { type: 'sse', url: 'https://old.example.com/sse' } });
-    const shown = await furfly(['config', 'validate']);
-    expect(shown.code).toBe(1);
-    expect(shown.err).toContain('mcp_servers.old.type: must be one of: stdio, http (got "sse")');
-    expect(shown.err).toContain('.mcp.json');
+    const shown = await furfly(['config', 'show', '--json', '--trust-project']);
+    expect(shown.code, shown.err).toBe(0);
+    expect(JSON.parse(shown.out).mcp_servers.old).toMatchObject({
+      type: 'sse',
+      url: 'https://old.example.com/sse',
+    });
+    mcpJson({ old: { type: 'websocket', url: 'wss://old.example.com/ws' } });
+    const wrong = await furfly(['config', 'validate']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('mcp_servers.old.type: must be one of: stdio, http, sse (got "websocket")');
+    expect(wrong.err).toContain('.mcp.json');
+  });
+
+  it('mcp add --transport sse writes an HTTP+SSE server with its headers', async () => {
+    const added = await furfly([
+      'mcp',
+      'add',
+      '--transport',
+      'sse',
+      '--header',
+      'Authorization: Bearer ${OLD_TOKEN}',
+      'old',
+      'https://old.example.com/sse',
+    ]);
+    expect(added.code, added.err).toBe(0);
+    const text = read(userFile());
+    expect(text).toMatch(/old:\n {4}type: sse\n {4}url: https:\/\/old\.example\.com\/sse/);
+    expect(text).toContain('Authorization: Bearer ${OLD_TOKEN}');
   });
 
   const imported = async (from: string) => {
@@ -297,7 +330,8 @@ describe("another client's files", { timeout: 90_000 }, () => {
     const result = await imported('claude-desktop');
     expect(result.text).toContain('TOKEN: ${GH_TOKEN}');
     expect(result.text).not.toContain(TOKEN);
-    expect(result.err).toContain('skipped "old"');
+    // type sse comes along as the HTTP+SSE server it is.
+    expect(result.text).toMatch(/old:\n {4}type: sse/);
     rmSync(linux, { recursive: true });
     const mac = path.join(home, 'Library', 'Application Support', 'Claude');
     mkdirSync(mac, { recursive: true });

@@ -3,7 +3,7 @@
  * names and meaning Claude Code uses where they overlap.
  *
  *   furfly mcp add [--scope user|project] [-e KEY=VALUE]… <name> -- <command> [args…]
- *   furfly mcp add [--scope user|project] [--transport http] [--header 'K: V']… <name> <url>
+ *   furfly mcp add [--scope user|project] [--transport http|sse] [--header 'K: V']… <name> <url>
  *   furfly mcp add-json [--scope …] <name> '<json>'        a server block as Claude's files write it
  *   furfly mcp get <name>                                   the entry as a run uses it, and its file
  *   furfly mcp remove [--scope …] <name>
@@ -19,7 +19,7 @@ import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML, { type Document } from 'yaml';
-import { claudeServerMap, fromClaudeServer, SSE_NOT_SUPPORTED } from '../../config/claude-servers.js';
+import { claudeServerMap, fromClaudeServer } from '../../config/claude-servers.js';
 import { type CandidateCheck, editConfigFile, readIfExists } from '../../config/edit-file.js';
 import { withEnvReferences } from '../../config/env-references.js';
 import { formatConfigError } from '../../config/errors.js';
@@ -107,18 +107,19 @@ function add(positionals: readonly string[], options: McpEditOptions, io: McpEdi
     );
   }
   const transport = options.transport ?? (looksLikeUrl ? 'http' : 'stdio');
-  if (transport === 'sse') throw new Refused(`--transport sse: ${SSE_NOT_SUPPORTED}`);
-  if (transport !== 'stdio' && transport !== 'http') {
+  if (transport !== 'stdio' && transport !== 'http' && transport !== 'sse') {
     throw new UsageError(`--transport must be one of: stdio, http, sse (got "${terminalLine(transport)}")`);
   }
   const warnings: string[] = [];
   let server: ServerEntry;
-  if (transport === 'http') {
+  if (transport === 'http' || transport === 'sse') {
     if (command.length !== 1)
-      throw new UsageError('an http server takes one URL: furfly mcp add --transport http <name> <url>');
+      throw new UsageError(
+        `an ${transport} server takes one URL: furfly mcp add --transport ${transport} <name> <url>`,
+      );
     if (list(options.env).length > 0)
-      throw new UsageError('-e/--env is for stdio servers; an http server takes --header');
-    server = { type: 'http', url: command[0] };
+      throw new UsageError(`-e/--env is for stdio servers; an ${transport} server takes --header`);
+    server = { type: transport, url: command[0] };
     const headers = parseHeaders(list(options.header), io.env, warnings);
     if (Object.keys(headers).length > 0) server.headers = headers;
   } else {

@@ -36,7 +36,7 @@ export interface McpListOptions {
  */
 export type McpListRow =
   | (ServerEvent & { note?: string })
-  | { server: string; transport: 'stdio' | 'http' | '-'; status: 'ignored'; reason: string };
+  | { server: string; transport: 'stdio' | 'http' | 'sse' | '-'; status: 'ignored'; reason: string };
 
 export interface McpListIo {
   readonly stdout: (text: string) => void;
@@ -83,7 +83,7 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
     const type = typeof written === 'object' && written !== null ? written.type : undefined;
     rows.push({
       server: escapeInvisible(String(part.path[1])),
-      transport: type === 'stdio' || type === 'http' ? type : '-',
+      transport: type === 'stdio' || type === 'http' || type === 'sse' ? type : '-',
       status: 'ignored',
       reason: ignoredReason(part),
     });

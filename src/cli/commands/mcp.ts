@@ -33,7 +33,7 @@ import {
 } from '../../mcp/client.js';
 import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
 import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
-import { StreamableHttpTransport } from '../../mcp/transports/http/streamable-http-transport.js';
+import { HttpTransportWithSseFallback } from '../../mcp/transports/http/http-transport-with-sse-fallback.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
@@ -121,7 +121,8 @@ export function transportFromOptions(options: McpCommandOptions, command: readon
   }
   const headers = { ...target.headers };
   return {
-    transport: new StreamableHttpTransport({ url: target.url, headers }),
+    // Streamable HTTP, falling back to the old HTTP+SSE transport as the specification describes.
+    transport: new HttpTransportWithSseFallback({ url: target.url, headers }),
     name: target.name,
     redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(target.url.href)]),
   };
@@ -369,7 +370,7 @@ export function registerMcpCommands(cli: CAC): void {
     .option('-s, --scope <scope>', 'add/add-json/remove/import: user (your file, the default) or project')
     .option(
       '-t, --transport <transport>',
-      'add: stdio (default), http (default for a URL); sse is not supported yet',
+      'add: stdio (default), http (default for a URL), or sse (the old HTTP+SSE transport)',
     )
     .option('-e, --env <KEY=VALUE>', 'add: an environment variable for a stdio server (repeatable)')
     .option('--from <source>', 'import: claude-desktop | claude-code | .mcp.json | <file>')

@@ -242,13 +242,13 @@ export interface SandboxLimits {
   pids?: number;
 }
 /**
- * A server reached over Streamable HTTP.
+ * A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "HttpServerConfig".
  */
 export interface HttpServerConfig {
-  type: 'http';
+  type: 'http' | 'sse';
   url: HttpUrl;
   /**
    * Extra HTTP headers sent with every request. Secret: values are never printed.

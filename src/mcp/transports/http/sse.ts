@@ -15,6 +15,11 @@ export interface SseMessageHandlers {
   onMalformed(problem: string): void;
   /** The parser gave up (an event larger than the limit). Nothing more is decoded. */
   onOverflow(problem: string): void;
+  /**
+   * An event of another type than `message` (the old HTTP+SSE transport's `endpoint`). Without this
+   * handler such events are reported through onMalformed, as MCP over Streamable HTTP uses none.
+   */
+  onNamedEvent?(type: string, data: string): void;
 }
 
 export interface SseMessageDecoder {
@@ -49,6 +54,10 @@ export function createSseMessageDecoder(
         return;
       }
       if (event.id !== undefined) lastEventId = event.id;
+      if (event.event !== undefined && event.event !== 'message' && handlers.onNamedEvent) {
+        handlers.onNamedEvent(event.event, event.data);
+        return;
+      }
       if (event.event !== undefined && event.event !== 'message') {
         handlers.onMalformed(`ignored an SSE event of type "${clip(event.event)}"`);
         return;

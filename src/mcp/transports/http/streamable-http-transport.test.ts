@@ -321,8 +321,10 @@ describe('StreamableHttpTransport: failures end the affected request promptly', 
     expect(await h.responseTo(2)).toMatchObject({ result: { ok: true } });
   });
 
-  it('turns 404 on an established session into a session-expired error, closes, and fails later sends too', async () => {
-    const h = await harness((_r, res) => void res.writeHead(404).end('no such session'));
+  it('turns 404 on an established session into a session-expired error, closes, and fails later sends too (recovery off)', async () => {
+    const h = await harness((_r, res) => void res.writeHead(404).end('no such session'), {
+      transport: { recoverSessions: false },
+    });
     await initialize(h);
     const error = await h.transport.send(request(1)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionExpiredError);

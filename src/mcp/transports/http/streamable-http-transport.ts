@@ -23,7 +23,7 @@
 
 import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
-import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
+import { featuresOf, isKnownProtocolVersion } from '../../../protocol/versions.js';
 import { isObject } from '../../../util/is-object.js';
 import { modernVersionOf } from '../../era/modern.js';
 import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
@@ -62,6 +62,17 @@ export interface StreamableHttpTransportOptions {
    * Requests have their own timeouts in the peer; these have nobody else to bound them.
    */
   postTimeoutMs?: number;
+  /**
+   * A 404 on a request that carried the session id starts a new session (the remembered `initialize`
+   * again, then `notifications/initialized`) once and retries the request. Default true; false keeps
+   * the older behaviour: the transport ends with a session-expired error.
+   */
+  recoverSessions?: boolean;
+  /**
+   * Reconnects (GET with `Last-Event-ID`) in a row that may bring no message before a request whose
+   * SSE stream closed early fails, and likewise for the GET stream. Default 5; 0 turns resumption off.
+   */
+  maxResumeAttempts?: number;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -78,6 +89,11 @@ const USER_AGENT = 'furfly';
 /** An error status may come with a body that never finishes; its start is all we wait for. */
 const ERROR_BODY_WAIT_MS = 1000;
 const DIAGNOSTIC_LINES = 20;
+const DEFAULT_MAX_RESUME_ATTEMPTS = 5;
+/** The wait before reconnecting when the server named none with `retry` (the SSE standard leaves it to us). */
+const DEFAULT_RESUME_DELAY_MS = 1000;
+/** A server's `retry` is honoured up to this; a longer one is not worth holding a request for. */
+const MAX_RESUME_DELAY_MS = 60_000;
 
 type State = 'new' | 'open' | 'expired' | 'closed';
 
@@ -108,6 +124,19 @@ export class StreamableHttpTransport implements Transport {
   /** Modern requests in flight: cancelling one closes its stream. */
   private readonly modernRequests = new Set<RequestId>();
   private toolHeaders: ReadonlyMap<string, readonly HeaderParameter[]> = new Map();
+  private readonly recoverSessions: boolean;
+  private readonly maxResumeAttempts: number;
+  /** The client's own `initialize`, sent again (with an id of ours) to start a new session after a 404. */
+  private initializeMessage: Record<string, unknown> | undefined;
+  /** The version the client negotiated; a new session must answer the same one. */
+  private negotiatedVersion: string | undefined;
+  /** A new session being started; every POST waits for it, so none goes out without a session id. */
+  private recovery: Promise<void> | undefined;
+  private sessionsStarted = 0;
+  /** Requests waiting for a new session before they are sent again; cancelling one drops it. */
+  private readonly awaitingNewSession = new Set<RequestId>();
+  /** The GET stream's exchange, so a new session can end the old one's stream. */
+  private getExchange: HttpExchange | undefined;
 
   constructor(options: StreamableHttpTransportOptions) {
     this.url = new URL(options.url);
@@ -117,6 +146,8 @@ export class StreamableHttpTransport implements Transport {
     this.wantGetStream = options.openGetStream ?? true;
     this.closeTimeoutMs = timerDelay(options.closeTimeoutMs ?? 2000);
     this.postTimeoutMs = timerDelay(options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS);
+    this.recoverSessions = options.recoverSessions ?? true;
+    this.maxResumeAttempts = options.maxResumeAttempts ?? DEFAULT_MAX_RESUME_ATTEMPTS;
   }
 
   /** The session id the server assigned at initialization, if any. */
@@ -144,8 +175,9 @@ export class StreamableHttpTransport implements Transport {
 
   setProtocolVersion(version: string): void {
     // Versions we do not know are newer than ours, and every version since 2025-06-18 wants the header.
-    const wantsHeader = isProtocolVersion(version) ? featuresOf(version).protocolVersionHeader : true;
+    const wantsHeader = isKnownProtocolVersion(version) ? featuresOf(version).protocolVersionHeader : true;
     this.protocolVersionHeader = wantsHeader ? version : undefined;
+    this.negotiatedVersion = version;
   }
 
   setToolHeaders(tools: ReadonlyMap<string, readonly HeaderParameter[]>): void {
@@ -157,12 +189,21 @@ export class StreamableHttpTransport implements Transport {
   }
 
   async send(message: object): Promise<void> {
+    return this.post(message, false);
+  }
+
+  /** One message as one POST; `retried` once it is sent again on a new session after a 404. */
+  private async post(message: object, retried: boolean): Promise<void> {
+    // The peer gave up on a request (timeout or abort): its reply stream is no longer wanted.
+    const cancelled = cancelledRequestOf(message);
+    // A request waiting for a new session was never seen by that session: there is nothing to cancel there.
+    if (cancelled !== undefined && this.awaitingNewSession.delete(cancelled)) return;
+    // Nothing goes out while a new session is being started: it would carry no session id, or the old one.
+    if (this.recovery !== undefined) await this.recovery.catch(() => {});
     this.assertUsable();
     const requestIds = requestIdsOf(message);
     const isInitialize = hasMethod(message, 'initialize');
-
-    // The peer gave up on a request (timeout or abort): its reply stream is no longer wanted.
-    const cancelled = cancelledRequestOf(message);
+    if (isInitialize && isObject(message) && !Array.isArray(message)) this.initializeMessage = message;
     if (cancelled !== undefined && this.modernRequests.has(cancelled)) {
       // Modern: closing the request's stream is the cancellation; there is nothing to post.
       this.modernRequests.delete(cancelled);
@@ -174,6 +215,7 @@ export class StreamableHttpTransport implements Transport {
     if (cancelled !== undefined) this.release(cancelled);
     const modernVersion = modernVersionOf(message);
     if (modernVersion !== undefined) for (const id of requestIds) this.modernRequests.add(id);
+    const sentWithSession = modernVersion === undefined ? this.sessionId : undefined;
     const exchange = this.requester.request(this.url, {
       method: 'POST',
       headers:
@@ -247,6 +289,45 @@ export class StreamableHttpTransport implements Transport {
         );
         this.releaseAll(reply);
         throw this.failSent(requestIds, error);
+      }
+      if (
+        response.status === 404 &&
+        sentWithSession !== undefined &&
+        !isInitialize &&
+        this.recoverSessions &&
+        this.state === 'open'
+      ) {
+        // The server dropped the session (streamable-http, "Session Management"): start a new one, once.
+        const body = truncateBody(
+          await readErrorBody(response, MAX_ERROR_BODY_CHARS * 2, ERROR_BODY_WAIT_MS),
+        );
+        if (reply) this.releaseAll(reply);
+        if (retried) {
+          throw this.failSent(
+            requestIds,
+            this.note(
+              new HttpTransportError(
+                'session-expired',
+                `MCP session expired again: ${this.where} answered 404 for the new session too; the server keeps dropping sessions`,
+                { status: 404, body },
+              ),
+            ),
+          );
+        }
+        for (const id of requestIds) this.awaitingNewSession.add(id);
+        try {
+          await this.renewSession(sentWithSession);
+        } catch (error) {
+          for (const id of requestIds) this.awaitingNewSession.delete(id);
+          throw this.failSent(requestIds, error as HttpTransportError);
+        }
+        // Notifications and responses belonged to the old session (a cancellation, an answer to its
+        // request): the new session has nothing to do with them.
+        if (requestIds.length === 0) return;
+        const stillWanted = requestIds.filter((id) => this.awaitingNewSession.delete(id));
+        if (stillWanted.length === 0) return;
+        clearTimeout(acknowledgeTimer);
+        return await this.post(message, true);
       }
       if (!isOk(response)) {
         // The error body is read first: releasing the reply aborts it.
@@ -324,17 +405,148 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** Once the server has dropped the session, nothing more can succeed on this transport. */
-  private expire(): void {
+  private expire(message = `MCP session expired: ${this.where} answered 404 for the session`): void {
     if (this.state !== 'open') return;
     this.state = 'expired';
     this.requester.close();
     // After the failing send() has rejected, so its caller sees the specific error first.
-    setImmediate(() =>
-      this.onclose?.({
-        message: `MCP session expired: ${this.where} answered 404 for the session`,
-        code: 404,
-      }),
-    );
+    setImmediate(() => this.onclose?.({ message, code: 404 }));
+  }
+
+  /**
+   * Starts a new session after the server answered 404 for `stale`. Concurrent requests that met the
+   * same 404 share one new session; one that meets a session already replaced just goes again.
+   * If no new session can be started, the transport ends (there is nothing left to talk to).
+   */
+  private async renewSession(stale: string): Promise<void> {
+    if (this.recovery === undefined && this.sessionId !== stale) return;
+    this.recovery ??= this.startNewSession().finally(() => {
+      this.recovery = undefined;
+    });
+    return this.recovery;
+  }
+
+  private async startNewSession(): Promise<void> {
+    const initialize = this.initializeMessage;
+    const version = this.negotiatedVersion;
+    this.sessionId = undefined;
+    // The old session's GET stream is over; the new session gets its own.
+    this.getExchange?.abort();
+    this.getExchange = undefined;
+    this.getStreamOpened = false;
+    try {
+      if (initialize === undefined || version === undefined) {
+        throw new HttpTransportError('session-expired', 'no initialize to start a new session with');
+      }
+      const id = `furfly-new-session-${++this.sessionsStarted}`;
+      const answer = await this.postOwnRequest({ ...initialize, id }, id);
+      const result = isObject(answer) && isObject(answer.result) ? answer.result : undefined;
+      if (result === undefined) {
+        throw new HttpTransportError('session-expired', 'the new initialize was not answered with a result');
+      }
+      if (result.protocolVersion !== version) {
+        throw new HttpTransportError(
+          'session-expired',
+          `the new session answered protocol version ${String(result.protocolVersion).slice(0, 40)} instead of ${version}`,
+        );
+      }
+      if (this.sessionId === undefined) {
+        throw new HttpTransportError(
+          'session-expired',
+          'the new initialize was answered without a session id',
+        );
+      }
+      await this.postOwnNotification({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      this.remember(`${this.where} dropped the session (404); a new session was started`);
+    } catch (error) {
+      const why = error instanceof HttpTransportError ? error.message : describeNetworkFailure(error);
+      const failure = new HttpTransportError(
+        'session-expired',
+        `MCP session expired: ${this.where} answered 404 for the session, and no new session could be started (${why})`,
+        { status: 404 },
+      );
+      this.note(failure);
+      this.expire(failure.message);
+      throw failure;
+    }
+    this.openGetStream();
+  }
+
+  /**
+   * A request of the transport's own (the `initialize` of a new session): POSTed without the session,
+   * its answer read from a JSON or SSE reply and kept from the peer, which never asked. Bounded by
+   * postTimeoutMs. Takes the session id the server assigns.
+   */
+  private async postOwnRequest(message: Record<string, unknown>, id: string): Promise<unknown> {
+    const headers = this.headersFor(ACCEPT_REPLY, true);
+    delete headers['MCP-Protocol-Version'];
+    const exchange = this.requester.request(this.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(message),
+    });
+    const timer = setTimeout(() => exchange.abort(), this.postTimeoutMs);
+    try {
+      const response = await exchange.reply;
+      if (!isOk(response)) {
+        const body = await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS);
+        throw new HttpTransportError('http-status', `initialize was answered with HTTP ${response.status}`, {
+          status: response.status,
+          body: truncateBody(body),
+        });
+      }
+      const assigned = response.header('mcp-session-id');
+      if (assigned !== undefined && assigned !== '') this.sessionId = assigned;
+      const answers = (value: unknown) => isObject(value) && value.id === id && !('method' in value);
+      if (mediaType(response) === 'application/json') {
+        const value: unknown = JSON.parse(await readBodyText(response, this.maxMessageBytes));
+        return (Array.isArray(value) ? value : [value]).find(answers);
+      }
+      let found: unknown;
+      const decoder = createSseMessageDecoder(
+        {
+          onMessage: (m) => {
+            if (answers(m)) found ??= m;
+          },
+          onMalformed: (problem) => this.remember(problem),
+          onOverflow: (problem) => this.remember(problem),
+        },
+        { maxEventChars: this.maxMessageBytes },
+      );
+      await forEachChunk(response.body, (chunk) => {
+        decoder.push(chunk);
+        return found === undefined;
+      });
+      response.cancel();
+      return found;
+    } finally {
+      clearTimeout(timer);
+      letGo(exchange);
+    }
+  }
+
+  private async postOwnNotification(message: object): Promise<void> {
+    const exchange = this.requester.request(this.url, {
+      method: 'POST',
+      headers: this.headersFor(ACCEPT_REPLY, true),
+      body: JSON.stringify(message),
+    });
+    const timer = setTimeout(() => exchange.abort(), this.postTimeoutMs);
+    try {
+      const response = await exchange.reply;
+      await drainBody(response);
+      if (!isOk(response)) {
+        throw new HttpTransportError(
+          'http-status',
+          `notifications/initialized was answered with HTTP ${response.status}`,
+          {
+            status: response.status,
+          },
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private assertUsable(): void {
@@ -388,7 +600,11 @@ export class StreamableHttpTransport implements Transport {
   /** The error for a non-2xx reply; a 404 on a live session also ends the transport. */
   private async statusError(response: HttpReply, method: string): Promise<HttpTransportError> {
     const body = truncateBody(await readErrorBody(response, MAX_ERROR_BODY_CHARS * 2, ERROR_BODY_WAIT_MS));
-    if (response.status === 404 && this.sessionId !== undefined) {
+    if (
+      response.status === 404 &&
+      this.sessionId !== undefined &&
+      !(this.recoverSessions && method === 'GET')
+    ) {
       this.expire();
       return this.note(new SessionExpiredError(this.where, { status: 404, body }));
     }
@@ -446,27 +662,139 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
+  /**
+   * Reads a request's SSE reply. A stream that closes before the response (a polling server, a load
+   * balancer) is resumed (streamable-http, "Resumability and Redelivery"): after the server's `retry`
+   * wait, a GET with `Last-Event-ID` continues it, and the response may come on the resumed stream. Only
+   * where the server gave an event id, only in the legacy era (the modern era has no resumption), never
+   * for a request given up on, and at most maxResumeAttempts reconnects in a row that bring no message.
+   */
   private async readSseReply(response: HttpReply, reply: Reply): Promise<void> {
-    const outcome = await this.readSse(response, (message) => this.deliver(message, reply), 'request', reply);
-    if (outcome.kind === 'aborted') return;
-    if (outcome.kind === 'malformed' || outcome.kind === 'overflow') {
-      this.fail(reply, new HttpTransportError('protocol', `MCP server at ${this.where}: ${outcome.problem}`));
-      return;
+    const cursor: SseCursor = {};
+    let current = response;
+    let fruitless = 0;
+    let lastEnd: SseOutcome | undefined;
+    for (;;) {
+      let delivered = 0;
+      const outcome = await this.readSse(
+        current,
+        (message) => {
+          delivered += 1;
+          this.deliver(message, reply);
+        },
+        'request',
+        reply,
+        cursor,
+      );
+      if (outcome.kind === 'aborted') return;
+      if (outcome.kind === 'malformed' || outcome.kind === 'overflow') {
+        this.fail(
+          reply,
+          new HttpTransportError('protocol', `MCP server at ${this.where}: ${outcome.problem}`),
+        );
+        return;
+      }
+      if (reply.pending.size === 0 || reply.released) return;
+      lastEnd = outcome;
+      fruitless = delivered > 0 ? 0 : fruitless + 1;
+      const resumable =
+        cursor.lastEventId !== undefined &&
+        [...reply.pending].every((id) => !this.modernRequests.has(id)) &&
+        this.maxResumeAttempts > 0;
+      if (!resumable) break;
+      // The first reconnect after a stream that brought something is always allowed; then at most
+      // maxResumeAttempts in a row without a message.
+      if (fruitless > this.maxResumeAttempts) {
+        this.fail(
+          reply,
+          new HttpTransportError(
+            'stream-ended',
+            `the SSE stream from ${this.where} closed before the response, and ${this.maxResumeAttempts} attempts to resume it in a row brought nothing`,
+            { status: current.status },
+          ),
+        );
+        return;
+      }
+      const resumed = await this.resumeStream(cursor, reply);
+      if (resumed === 'given-up') return;
+      if (resumed instanceof HttpTransportError) {
+        this.fail(reply, resumed);
+        return;
+      }
+      if (resumed === 'retry') continue;
+      current = resumed;
     }
-    if (outcome.kind === 'cut') {
-      this.fail(reply, this.streamCut(response, outcome.problem));
+    if (lastEnd?.kind === 'cut') {
+      this.fail(reply, this.streamCut(current, lastEnd.problem));
       return;
     }
     this.fail(
       reply,
       new HttpTransportError(
         'stream-ended',
-        outcome.unfinishedEvent
+        lastEnd?.kind === 'ended' && lastEnd.unfinishedEvent
           ? `the SSE stream from ${this.where} ended in the middle of an event, before the response arrived`
           : `the SSE stream from ${this.where} ended before the response arrived`,
-        { status: response.status },
+        { status: current.status },
       ),
     );
+  }
+
+  /**
+   * One reconnect of a request's stream: waits the server's `retry`, then GETs with `Last-Event-ID`.
+   * The new exchange replaces the reply's, so giving up on the request cuts the resumed stream too.
+   * 'retry' when the GET failed on the network (counted as an attempt), 'given-up' when nobody waits.
+   */
+  private async resumeStream(
+    cursor: SseCursor,
+    reply: Reply,
+  ): Promise<HttpReply | HttpTransportError | 'retry' | 'given-up'> {
+    await this.waitToReconnect(cursor, reply);
+    if (reply.released || reply.pending.size === 0 || this.state !== 'open') return 'given-up';
+    const headers = this.headersFor('text/event-stream', false);
+    headers['Last-Event-ID'] = cursor.lastEventId!;
+    const exchange = this.requester.request(this.url, { method: 'GET', headers });
+    reply.exchange = exchange;
+    let response: HttpReply;
+    try {
+      response = await exchange.reply;
+    } catch (error) {
+      if (reply.released || this.state !== 'open') return 'given-up';
+      this.remember(`resuming the SSE stream from ${this.where} failed: ${describeNetworkFailure(error)}`);
+      return 'retry';
+    }
+    if (reply.released) {
+      response.cancel();
+      return 'given-up';
+    }
+    if (!isOk(response)) {
+      const body = truncateBody(await readErrorBody(response, MAX_ERROR_BODY_CHARS, ERROR_BODY_WAIT_MS));
+      return new HttpTransportError(
+        'stream-ended',
+        `the SSE stream from ${this.where} closed before the response, and resuming it with GET was answered with HTTP ${response.status}` +
+          (response.status === 405 ? ' (the server offers no resumption)' : ''),
+        { status: response.status, body },
+      );
+    }
+    if (mediaType(response) !== 'text/event-stream') {
+      await drainBody(response);
+      return new HttpTransportError(
+        'protocol',
+        `the SSE stream from ${this.where} closed before the response, and resuming it was not answered with text/event-stream`,
+        { status: response.status },
+      );
+    }
+    return response;
+  }
+
+  /** Waits the server's `retry` (or our default), cut short when the request is given up on or the transport ends. */
+  private async waitToReconnect(cursor: SseCursor, reply: Reply | undefined): Promise<void> {
+    const delay = Math.min(cursor.retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
+    const step = 50;
+    for (let waited = 0; waited < delay; waited += step) {
+      if (this.state !== 'open' || reply?.released === true) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(step, delay - waited)));
+    }
   }
 
   /**
@@ -479,6 +807,7 @@ export class StreamableHttpTransport implements Transport {
     onMessage: (message: unknown) => void,
     stream: 'request' | 'listen',
     reply?: Reply,
+    cursor?: SseCursor,
   ): Promise<SseOutcome> {
     let stop: SseOutcome | undefined;
     const decoder = createSseMessageDecoder(
@@ -498,10 +827,17 @@ export class StreamableHttpTransport implements Transport {
       },
       { maxEventChars: this.maxMessageBytes },
     );
+    // The resumption point survives this stream: the next one continues from it.
+    const keepCursor = () => {
+      if (cursor === undefined) return;
+      if (decoder.lastEventId !== undefined) cursor.lastEventId = decoder.lastEventId;
+      if (decoder.retryMs !== undefined) cursor.retryMs = decoder.retryMs;
+    };
     try {
       const outcome = await forEachChunk(response.body, (chunk) => {
         if (reply?.released) return true;
         decoder.push(chunk);
+        keepCursor();
         return stop === undefined;
       });
       if (outcome === 'stopped') {
@@ -509,7 +845,9 @@ export class StreamableHttpTransport implements Transport {
         return stop ?? { kind: 'aborted' };
       }
       if (reply?.released) return { kind: 'aborted' };
-      return { kind: 'ended', unfinishedEvent: decoder.end().unfinishedEvent };
+      const { unfinishedEvent } = decoder.end();
+      keepCursor();
+      return { kind: 'ended', unfinishedEvent };
     } catch (error) {
       if (this.state !== 'open' || reply?.released) return { kind: 'aborted' };
       return { kind: 'cut', problem: describeNetworkFailure(error) };
@@ -523,15 +861,41 @@ export class StreamableHttpTransport implements Transport {
     void this.listen();
   }
 
+  /**
+   * The GET stream. When the server closes it and gave an event id or a `retry`, it is reopened after
+   * that wait (with `Last-Event-ID` where there is one), at most maxResumeAttempts times in a row
+   * without a message; a session replaced in between ends this loop (the new session opens its own).
+   */
   private async listen(): Promise<void> {
+    const cursor: SseCursor = {};
+    const session = this.sessionId;
+    for (let fruitless = 0; ; ) {
+      const delivered = await this.listenOnce(cursor);
+      if (delivered === undefined || this.state !== 'open' || this.sessionId !== session) return;
+      if (cursor.lastEventId === undefined && cursor.retryMs === undefined) return;
+      fruitless = delivered > 0 ? 0 : fruitless + 1;
+      if (fruitless > this.maxResumeAttempts) {
+        this.remember(
+          `gave up reopening the GET stream from ${this.where} after ${this.maxResumeAttempts} attempts without a message`,
+        );
+        return;
+      }
+      await this.waitToReconnect(cursor, undefined);
+      if (this.state !== 'open' || this.sessionId !== session) return;
+    }
+  }
+
+  /** One GET stream to its end: the number of messages it brought, or undefined when it cannot go on. */
+  private async listenOnce(cursor: SseCursor): Promise<number | undefined> {
     let response: HttpReply;
+    const headers = this.headersFor('text/event-stream', false);
+    if (cursor.lastEventId !== undefined) headers['Last-Event-ID'] = cursor.lastEventId;
+    const exchange = this.requester.request(this.url, { method: 'GET', headers });
+    this.getExchange = exchange;
     try {
-      response = await this.requester.request(this.url, {
-        method: 'GET',
-        headers: this.headersFor('text/event-stream', false),
-      }).reply;
+      response = await exchange.reply;
     } catch (error) {
-      if (this.state === 'open') {
+      if (this.state === 'open' && this.getExchange === exchange) {
         this.onerror?.(
           this.note(
             new HttpTransportError(
@@ -550,7 +914,7 @@ export class StreamableHttpTransport implements Transport {
     }
     if (!isOk(response)) {
       const error = await this.statusError(response, 'GET');
-      if (this.state === 'open') this.onerror?.(error);
+      if (this.state === 'open' && this.getExchange === exchange) this.onerror?.(error);
       return;
     }
     if (mediaType(response) !== 'text/event-stream') {
@@ -562,9 +926,20 @@ export class StreamableHttpTransport implements Transport {
       );
       return;
     }
-    const outcome = await this.readSse(response, (message) => this.deliver(message, undefined), 'listen');
-    if (outcome.kind !== 'aborted')
-      this.remember(`the GET stream from ${this.where} ended (${outcome.kind})`);
+    let delivered = 0;
+    const outcome = await this.readSse(
+      response,
+      (message) => {
+        delivered += 1;
+        this.deliver(message, undefined);
+      },
+      'listen',
+      undefined,
+      cursor,
+    );
+    if (outcome.kind === 'aborted' || this.getExchange !== exchange) return;
+    this.remember(`the GET stream from ${this.where} ended (${outcome.kind})`);
+    return outcome.kind === 'ended' || outcome.kind === 'cut' ? delivered : undefined;
   }
 
   /** Hands a message up; a response settles its request and may release the stream it came on. */
@@ -656,7 +1031,8 @@ export class StreamableHttpTransport implements Transport {
 /** The reply to one POST: the requests still waiting on it, and the means to drop it. */
 interface Reply {
   readonly pending: Set<RequestId>;
-  readonly exchange: HttpExchange;
+  /** The POST, or the GET that resumed its stream. */
+  exchange: HttpExchange;
   /** Nobody waits on it any more; what still arrives on it is dropped. */
   released: boolean;
 }
@@ -690,6 +1066,12 @@ function jsonRpcErrorIn(text: string, requestIds: readonly RequestId[]): object 
   // Always the request's id: an answer nobody is waiting for would leave the request to time out.
   void id;
   return { jsonrpc: '2.0', id: requestIds[0], error };
+}
+
+/** Where a stream can be resumed from, and how long the server asked us to wait first. */
+interface SseCursor {
+  lastEventId?: string;
+  retryMs?: number;
 }
 
 type SseOutcome =
