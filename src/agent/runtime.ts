@@ -3,7 +3,10 @@
  * tools as their servers become ready), permission service and gate, and the agent. Both the
  * interactive session and one-shot mode start here; only the asker and what they wait for differ.
  */
+
+import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
+import { TokenStore } from '../mcp/auth/token-store.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
 import type { Redactor } from '../redaction/index.js';
@@ -118,6 +121,8 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     secretValues: loaded.secretValues,
     redactor,
     maxOutputChars: config.tools.max_output_chars,
+    // Stored OAuth tokens are used and refreshed; the agent never opens a browser (docs/remote-servers.md).
+    authorization: { store: new TokenStore(userConfigDir(options.env, options.homeDir)) },
   });
   return {
     ok: true,

@@ -69,6 +69,7 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
       'type',
       'url',
       'headers',
+      'oauth',
       'category',
       'timeout',
       'tool_timeout',

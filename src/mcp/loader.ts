@@ -20,14 +20,21 @@ import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-
 import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
+import { loginRequiredIn } from './auth/errors.js';
 import { McpClient, type McpTool } from './client.js';
 import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
+import {
+  type AuthorizationOptions,
+  createTransport,
+  planSandboxMountFor,
+  redactorFor,
+} from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http';
-export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
+/** `needs-login`: an http server that wants an OAuth login this run may not start (`furfly mcp login`). */
+export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled' | 'needs-login';
 
 export interface ServerEvent {
   server: string;
@@ -56,7 +63,13 @@ export type LoaderClient = Pick<
 export type ClientFactory = (
   name: string,
   server: ResolvedServer,
-  options: { cwd: string; secretValues?: readonly string[]; redactor?: Redactor; mount?: MountPlan },
+  options: {
+    cwd: string;
+    secretValues?: readonly string[];
+    redactor?: Redactor;
+    mount?: MountPlan;
+    authorization?: AuthorizationOptions;
+  },
 ) => LoaderClient;
 
 export interface LoadMcpServersOptions {
@@ -76,6 +89,8 @@ export interface LoadMcpServersOptions {
   redactor?: Redactor;
   /** Builds the client for one server; a real McpClient over createTransport by default. */
   clientFactory?: ClientFactory;
+  /** OAuth for http servers: where tokens are stored (the user folder). No browser is ever opened here. */
+  authorization?: AuthorizationOptions;
 }
 
 export interface McpServersHandle {
@@ -222,6 +237,7 @@ class Loader {
         secretValues: this.options.secretValues,
         redactor: this.options.redactor,
         ...(mount === undefined ? {} : { mount }),
+        ...(this.options.authorization === undefined ? {} : { authorization: this.options.authorization }),
       });
     } catch (error) {
       this.emit(state, {
@@ -265,6 +281,15 @@ class Loader {
         error: `server "${name}" did not finish connecting within ${formatDuration(timeoutMs)}`,
       });
       void client.close().catch(() => {});
+      return;
+    }
+    const login = outcome === 'ok' ? undefined : loginRequiredIn(outcome);
+    if (login !== undefined && !this.closed) {
+      this.emit(state, {
+        status: 'needs-login',
+        ms: this.elapsed(state),
+        error: this.redact(state, `${login.reason}: run \`furfly mcp login ${name}\``),
+      });
       return;
     }
     if (outcome !== 'ok') {

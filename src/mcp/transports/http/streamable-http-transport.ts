@@ -25,6 +25,8 @@ import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isProtocolVersion } from '../../../protocol/versions.js';
 import { isObject } from '../../../util/is-object.js';
+import { authorizingRequester } from '../../auth/authorizing-requester.js';
+import type { HttpAuthorizer } from '../../auth/http-authorizer.js';
 import { modernVersionOf } from '../../era/modern.js';
 import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
 import {
@@ -62,6 +64,11 @@ export interface StreamableHttpTransportOptions {
    * Requests have their own timeouts in the peer; these have nobody else to bound them.
    */
   postTimeoutMs?: number;
+  /**
+   * Authorization (src/mcp/auth): its headers go on every request, and it handles 401/403 (refresh,
+   * login, step-up) under the transport, which then sees only the final answer.
+   */
+  authorizer?: HttpAuthorizer;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -91,7 +98,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly where: string;
   private readonly configuredHeaders: [string, string][];
   /** Every request of this transport: its keep-alive connections live and die with the transport. */
-  private readonly requester: HttpRequester = createHttpRequester();
+  private readonly requester: HttpRequester;
   private readonly maxMessageBytes: number;
   private readonly wantGetStream: boolean;
   private readonly closeTimeoutMs: number;
@@ -113,6 +120,10 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.where = describeUrl(this.url);
     this.configuredHeaders = checkConfiguredHeaders(options.headers);
+    this.requester =
+      options.authorizer === undefined
+        ? createHttpRequester()
+        : authorizingRequester(createHttpRequester(), options.authorizer);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wantGetStream = options.openGetStream ?? true;
     this.closeTimeoutMs = timerDelay(options.closeTimeoutMs ?? 2000);
