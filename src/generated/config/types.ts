@@ -280,6 +280,10 @@ export interface OAuthClientConfig2 {
    */
   client_secret?: string;
   /**
+   * How the pre-registered client authenticates at the token endpoint. Default: none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.
+   */
+  token_endpoint_auth_method?: 'none' | 'client_secret_basic' | 'client_secret_post';
+  /**
    * The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only.
    */
   issuer?: string;

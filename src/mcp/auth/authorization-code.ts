@@ -222,5 +222,12 @@ export function tokenError(what: string, error: unknown): AuthorizationError {
       `${what}: ${error.error}${error.error_description ? ` (${error.error_description})` : ''}`,
     );
   }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    // e.g. 401 invalid_client: the server's error code and description, never the request.
+    const params = error.cause[0]?.parameters;
+    const detail = params?.error === undefined ? '' : `: ${params.error}`;
+    const description = params?.error_description === undefined ? '' : ` (${params.error_description})`;
+    return new AuthorizationError(`${what}: HTTP ${error.status}${detail}${description}`);
+  }
   return new AuthorizationError(`${what}: ${(error as Error).message}`);
 }

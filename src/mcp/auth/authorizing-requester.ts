@@ -8,6 +8,7 @@
  * of step-ups; this bound only stops a server that refuses every fresh token forever.
  */
 
+import { describeUrl, HttpTransportError } from '../transports/http/errors.js';
 import {
   HttpAbortError,
   type HttpExchange,
@@ -74,7 +75,12 @@ class AuthorizedExchange implements HttpExchange {
         });
       } catch (error) {
         reply.cancel();
-        throw error;
+        // The transport passes an HttpTransportError on as it is: its message says what to do.
+        throw new HttpTransportError(
+          'http-status',
+          `MCP server at ${describeUrl(this.url)} answered HTTP ${reply.status}: ${(error as Error).message}`,
+          { status: reply.status, cause: error },
+        );
       }
       // A refusal that stands is handed on unread, for the transport to report as usual.
       if (!retry) return reply;

@@ -204,10 +204,11 @@ export class OAuthAuthorizer implements HttpAuthorizer {
         );
       }
       const secret = configured.client_secret;
-      if (secret === undefined)
+      if (secret === undefined || configured.token_endpoint_auth_method === 'none') {
         return { client: { client_id: configured.client_id }, clientAuth: oauth.None() };
+      }
       this.options.onSecret?.(secret);
-      const method = secretMethod(as);
+      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {
         client: { client_id: configured.client_id, token_endpoint_auth_method: method },
         clientAuth:
@@ -305,8 +306,12 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     as: oauth.AuthorizationServer,
   ): { client: oauth.Client; clientAuth: oauth.ClientAuth } {
     const configured = this.options.oauth;
-    if (configured?.client_id === tokens.client_id && configured.client_secret !== undefined) {
-      const method = secretMethod(as);
+    if (
+      configured?.client_id === tokens.client_id &&
+      configured.client_secret !== undefined &&
+      configured.token_endpoint_auth_method !== 'none'
+    ) {
+      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {
         client: { client_id: tokens.client_id, token_endpoint_auth_method: method },
         clientAuth:

@@ -216,6 +216,8 @@ export class StreamableHttpTransport implements Transport {
           this.releaseAll(reply);
         }
         if (unacknowledged) throw this.note(this.unacknowledged());
+        // The authorization layer under us (auth/authorizing-requester.ts) fails with its own words.
+        if (error instanceof HttpTransportError) throw this.failSent(requestIds, this.note(error));
         throw this.failSent(
           requestIds,
           this.note(
