@@ -141,7 +141,17 @@ function withoutUserSecrets(
     });
     return { ...field, value: { ...field.value, entries: kept } };
   });
-  return { map, secrets };
+  // An `oauth` left without its client (the user's was held back) is no client at all: it goes whole.
+  const withoutBareOauth = {
+    ...map,
+    entries: map.entries.filter(
+      (e) =>
+        e.key !== 'oauth' ||
+        e.value.kind !== 'map' ||
+        e.value.entries.some((x) => x.key === 'client_id' || x.key === 'client_metadata_url'),
+    ),
+  };
+  return { map: withoutBareOauth, secrets };
 }
 
 function byName(list: ConfigNode | undefined, name: unknown): MapNode | undefined {
