@@ -7,6 +7,8 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from '../../cli/cli-process.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { McpClient } from '../client.js';
 import { StreamableHttpTransport } from '../transports/http/streamable-http-transport.js';
 import { openBrowser } from './browser.js';
@@ -218,6 +220,31 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
     expect(login.stderr).toMatch(/waiting for the login in the browser: 0:0\d left \(Ctrl-C cancels\)/);
     expect(login.stderr).toContain('no answer from the browser');
     expect(home.browserLaunches()).toBe(0);
+  });
+
+  it('Ctrl-C cancels the wait for the browser', async () => {
+    const home = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp` } }));
+    const cli = spawnCli(['mcp', 'login', 'hdr', '--no-browser', '--timeout', '60000'], {
+      cwd: home.project,
+      env: home.env(),
+    });
+    try {
+      await waitFor(
+        'the countdown',
+        () => cli.err().includes('waiting for the login in the browser'),
+        20_000,
+      );
+      cli.child.kill('SIGINT');
+      const { code } = await cli.exit;
+      world.outputs().push(cli.out(), cli.err());
+      expect(cli.err()).toContain('login cancelled');
+      expect(code).toBe(1);
+    } finally {
+      if (cli.child.exitCode === null && cli.child.signalCode === null) {
+        cli.child.kill('SIGKILL');
+        await cli.exit;
+      }
+    }
   });
 });
 
