@@ -49,6 +49,8 @@ export interface McpLoginIo {
 }
 
 const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
+/** The era probe's own default (docs/config.md, probe_timeout_ms). */
+const DEFAULT_PROBE_TIMEOUT_MS = 3000;
 /** Without a terminal, the countdown is a line now and then. */
 const COUNTDOWN_LINE_EVERY_S = 30;
 
@@ -135,7 +137,8 @@ export async function runMcpLogin(
     requestTimeoutMs: timeoutMs + server.timeout * 1000,
     redact: (text) => redactor.text(text),
     protocolVersion: server.protocol_version,
-    probeTimeoutMs: server.probe_timeout_ms,
+    // The era probe may be the request that carries the login: it gets the login's time too.
+    probeTimeoutMs: timeoutMs + (server.probe_timeout_ms ?? DEFAULT_PROBE_TIMEOUT_MS),
   });
   try {
     await client.connect({ timeoutMs: timeoutMs + server.timeout * 1000 });

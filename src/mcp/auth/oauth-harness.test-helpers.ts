@@ -166,10 +166,14 @@ export function jwtPayload(token: string): Record<string, unknown> {
 }
 
 /** A user config with http servers (pinned to 2025-11-25: these tests are about authorization). */
-export function serversConfig(servers: Record<string, { url: string; extra?: string }>): string {
+export function serversConfig(
+  servers: Record<string, { url: string; extra?: string; unpinned?: boolean }>,
+): string {
   const lines = ['mcp_servers:'];
-  for (const [name, { url, extra }] of Object.entries(servers)) {
-    lines.push(`  ${name}:`, '    type: http', `    url: ${url}`, '    protocol_version: "2025-11-25"');
+  for (const [name, { url, extra, unpinned }] of Object.entries(servers)) {
+    lines.push(`  ${name}:`, '    type: http', `    url: ${url}`);
+    // Unpinned: the era probe (server/discover) is the first request, and so the one that meets the 401.
+    if (unpinned !== true) lines.push('    protocol_version: "2025-11-25"');
     if (extra) lines.push(...extra.split('\n').map((l) => `    ${l}`));
   }
   return `${lines.join('\n')}\n`;

@@ -41,7 +41,7 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
   let hdr: Home;
 
   it('mcp list says `needs login` and names the command; login discovers from resource_metadata, registers dynamically and stores 0600', async () => {
-    hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp` } }));
+    hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
     const before = await hdr.run(['mcp', 'list']);
     expect(before.code).toBe(1);
     expect(before.stdout).toMatch(/hdr\s+http\s+needs login/);
