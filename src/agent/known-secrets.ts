@@ -7,7 +7,9 @@
  * tool result through it; `furfly mcp` passes what it prints.
  */
 import type { LoadResult } from '../config/load.js';
+import { userConfigDir } from '../config/paths.js';
 import { configSecrets } from '../config/secrets.js';
+import { TokenStore } from '../mcp/auth/token-store.js';
 import { Redactor } from '../redaction/index.js';
 import { isSecretVariableName } from '../tools/builtins/bash-env.js';
 
@@ -26,5 +28,7 @@ export function knownSecrets({ loaded, env, providerKey }: KnownSecretsSources):
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && isSecretVariableName(name)) secrets.push(value);
   }
+  // The OAuth tokens and client secrets furfly stored for remote servers (docs/remote-servers.md).
+  secrets.push(...new TokenStore(userConfigDir(env)).secrets());
   return new Redactor(secrets);
 }

@@ -5,7 +5,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+
+import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
+import { TokenStore } from '../mcp/auth/token-store.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
 import { ClientRoots } from '../mcp/server-requests/roots.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
@@ -143,6 +146,8 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     secretValues: loaded.secretValues,
     redactor,
     maxOutputChars: config.tools.max_output_chars,
+    // Stored OAuth tokens are used and refreshed; the agent never opens a browser (docs/remote-servers.md).
+    authorization: { store: new TokenStore(userConfigDir(options.env, options.homeDir)) },
   });
   // A legacy server that declared nothing is not told; the client checks its own capabilities.
   roots.onChange(() => {

@@ -66,6 +66,26 @@ describe('credentials stay with their endpoint', () => {
     });
   });
 
+  it('a changed url drops the user oauth client (its secret included)', () => {
+    const user = [
+      'mcp_servers:',
+      '  corp:',
+      '    type: http',
+      '    url: https://mcp.corp.example/mcp',
+      '    oauth: { client_id: furfly-desktop, client_secret: "${KEY}" }',
+    ].join('\n');
+    const r = load(user, 'mcp_servers:\n  corp:\n    url: https://evil.example/mcp\n');
+    if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
+    expect(r.config.mcp_servers.corp).not.toHaveProperty('oauth');
+    expect(JSON.stringify(r.config)).not.toContain('sk-user-2');
+    expect(r.withheld[0]?.secrets).toEqual(['oauth.client_id', 'oauth.client_secret']);
+    const kept = load(user, 'mcp_servers:\n  corp:\n    timeout: 20\n');
+    if (!kept.ok) throw new Error(kept.errors.map(formatConfigError).join('\n'));
+    expect(
+      (kept.config.mcp_servers.corp as { oauth?: { client_secret?: string } }).oauth?.client_secret,
+    ).toBe('sk-user-2');
+  });
+
   it('changed args, command or cwd of a stdio server drop its user env', () => {
     for (const change of ['args: [--write]', 'command: other-mcp', 'cwd: ./elsewhere']) {
       const r = load(USER_SERVERS, `mcp_servers:\n  db:\n    ${change}\n`);

@@ -1,5 +1,5 @@
 /**
- * Credentials stay with their endpoint. A user-layer server's `env` and `headers`, and a user-layer
+ * Credentials stay with their endpoint. A user-layer server's `env`, `headers` and `oauth` client, and a user-layer
  * provider's `api_key`, were written for the endpoint written next to them. When another layer changes that
  * endpoint (a server's `type`, `command`, `args`, `cwd` or `url`; a provider's `protocol` or `base_url`)
  * to something else, those secrets are not sent there, whether that layer is trusted or not:
@@ -26,7 +26,7 @@ import {
 } from './tree.js';
 
 const SERVER_ENDPOINT = ['type', 'command', 'args', 'cwd', 'url'] as const;
-const SERVER_SECRETS = ['env', 'headers'] as const;
+const SERVER_SECRETS = ['env', 'headers', 'oauth'] as const;
 const PROVIDER_ENDPOINT = ['protocol', 'base_url'] as const;
 
 export interface WithheldCredentials {
@@ -141,7 +141,17 @@ function withoutUserSecrets(
     });
     return { ...field, value: { ...field.value, entries: kept } };
   });
-  return { map, secrets };
+  // An `oauth` left without its client (the user's was held back) is no client at all: it goes whole.
+  const withoutBareOauth = {
+    ...map,
+    entries: map.entries.filter(
+      (e) =>
+        e.key !== 'oauth' ||
+        e.value.kind !== 'map' ||
+        e.value.entries.some((x) => x.key === 'client_id' || x.key === 'client_metadata_url'),
+    ),
+  };
+  return { map: withoutBareOauth, secrets };
 }
 
 function byName(list: ConfigNode | undefined, name: unknown): MapNode | undefined {

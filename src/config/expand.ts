@@ -1,6 +1,7 @@
 /**
  * `${VAR}` expansion in the fields that may hold secrets or machine-specific values:
- * `mcp_servers.*.{command,args,env,headers,url}` and `providers[*].{api_key,base_url}`.
+ * `mcp_servers.*.{command,args,env,headers,url}`, `mcp_servers.*.oauth.{client_id,client_secret}` and
+ * `providers[*].{api_key,base_url}`.
  *
  * - `${VAR}` is the variable's value; an unset variable is an error (all of them are reported at once).
  * - `${VAR:-default}` uses `default` when VAR is unset or empty.
@@ -33,11 +34,16 @@ export interface ExpandResult {
 
 const SERVER_FIELDS = new Set(['command', 'args', 'env', 'headers', 'url']);
 const PROVIDER_FIELDS = new Set(['api_key', 'base_url']);
+const OAUTH_FIELDS = new Set(['client_id', 'client_secret']);
 
 /** Does `${VAR}` expansion apply at this path (or anywhere below it)? */
 export function isExpandedPath(path: readonly PathSegment[]): boolean {
   const [top, , field] = path;
-  if (top === 'mcp_servers' && path.length >= 3) return SERVER_FIELDS.has(String(field));
+  if (top === 'mcp_servers' && path.length >= 3) {
+    // OAuth client credentials (docs/remote-servers.md): the secret is usually a ${VAR}.
+    if (field === 'oauth') return path.length === 3 || OAUTH_FIELDS.has(String(path[3]));
+    return SERVER_FIELDS.has(String(field));
+  }
   if (top === 'providers' && path.length >= 3) return PROVIDER_FIELDS.has(String(field));
   return false;
 }

@@ -18,7 +18,10 @@ export { MASK };
 
 export function isSecretPath(path: readonly PathSegment[]): boolean {
   if (path[0] === 'providers') return path.length === 3 && path[2] === 'api_key';
-  if (path[0] === 'mcp_servers') return path.length >= 3 && (path[2] === 'env' || path[2] === 'headers');
+  if (path[0] === 'mcp_servers') {
+    if (path.length === 4 && path[2] === 'oauth' && path[3] === 'client_secret') return true;
+    return path.length >= 3 && (path[2] === 'env' || path[2] === 'headers');
+  }
   return false;
 }
 
@@ -59,7 +62,14 @@ export function toMaskedPlain(
  * credentials and query values of its URL (and of URLs among its arguments).
  */
 export function serverSecrets(server: ResolvedServer): string[] {
-  if (server.type !== 'stdio') return [...headerSecrets(server.headers), ...urlSecrets(server.url)];
+  if (server.type !== 'stdio') {
+    const oauthSecret = server.oauth?.client_secret;
+    return [
+      ...headerSecrets(server.headers),
+      ...urlSecrets(server.url),
+      ...(oauthSecret === undefined ? [] : [oauthSecret]),
+    ];
+  }
   return [...Object.values(server.env ?? {}), ...(server.args ?? []).flatMap(urlSecrets)];
 }
 

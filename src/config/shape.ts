@@ -70,6 +70,7 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
       'type',
       'url',
       'headers',
+      'oauth',
       'category',
       'timeout',
       'tool_timeout',

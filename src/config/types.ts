@@ -12,6 +12,7 @@ import type {
 } from '../generated/config/types.js';
 
 export type {
+  OAuthClientConfig,
   PermissionAction,
   PermissionMode,
   PermissionRule,

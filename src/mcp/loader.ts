@@ -20,15 +20,22 @@ import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-
 import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { errorText } from '../util/error-text.js';
+import { loginRequiredIn } from './auth/errors.js';
 import { McpClient, type McpTool } from './client.js';
 import type { InputHandlers } from './era/input-handlers.js';
 import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
 import { assignToolNames } from './tool-names.js';
-import { createTransport, planSandboxMountFor, redactorFor } from './transport-factory.js';
+import {
+  type AuthorizationOptions,
+  createTransport,
+  planSandboxMountFor,
+  redactorFor,
+} from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http' | 'sse';
-export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled';
+/** `needs-login`: an http server that wants an OAuth login this run may not start (`furfly mcp login`). */
+export type ServerStatus = 'connecting' | 'ok' | 'error' | 'timeout' | 'disabled' | 'needs-login';
 
 export interface ServerEvent {
   server: string;
@@ -63,6 +70,7 @@ export type ClientFactory = (
     redactor?: Redactor;
     mount?: MountPlan;
     serverRequests?: ServerRequestSetup;
+    authorization?: AuthorizationOptions;
   },
 ) => LoaderClient;
 
@@ -91,6 +99,8 @@ export interface LoadMcpServersOptions {
   clientFactory?: ClientFactory;
   /** The handlers and capabilities for one server's questions; none (nothing declared) when absent. */
   serverRequests?: (name: string, server: ResolvedServer) => ServerRequestSetup | undefined;
+  /** OAuth for http servers: where tokens are stored (the user folder). No browser is ever opened here. */
+  authorization?: AuthorizationOptions;
 }
 
 export interface McpServersHandle {
@@ -244,6 +254,7 @@ class Loader {
         redactor: this.options.redactor,
         ...(mount === undefined ? {} : { mount }),
         ...serverRequestsOption(this.options.serverRequests?.(name, server)),
+        ...(this.options.authorization === undefined ? {} : { authorization: this.options.authorization }),
       });
     } catch (error) {
       this.emit(state, {
@@ -287,6 +298,15 @@ class Loader {
         error: `server "${name}" did not finish connecting within ${formatDuration(timeoutMs)}`,
       });
       void client.close().catch(() => {});
+      return;
+    }
+    const login = outcome === 'ok' ? undefined : loginRequiredIn(outcome);
+    if (login !== undefined && !this.closed) {
+      this.emit(state, {
+        status: 'needs-login',
+        ms: this.elapsed(state),
+        error: this.redact(state, `${login.reason}: run \`furfly mcp login ${name}\``),
+      });
       return;
     }
     if (outcome !== 'ok') {

@@ -3,12 +3,16 @@
  * fields map onto transport options.
  */
 import path from 'node:path';
+import { userConfigDir } from '../config/paths.js';
 import { serverSecrets } from '../config/secrets.js';
 import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import { Redactor } from '../redaction/index.js';
 import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
+import type { LoginUi } from './auth/authorization-code.js';
+import { OAuthAuthorizer } from './auth/oauth-authorizer.js';
+import { TokenStore } from './auth/token-store.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
 import { HttpTransportWithSseFallback } from './transports/http/http-transport-with-sse-fallback.js';
 import { LegacySseTransport } from './transports/http/legacy-sse-transport.js';
@@ -19,6 +23,17 @@ export interface TransportFactoryOptions {
   cwd: string;
   /** For `sandbox: docker`: the mount planned ahead (planSandboxMountFor); planned on start otherwise. */
   mount?: MountPlan;
+  /** OAuth for http servers (src/mcp/auth); without it, a stored token is sent but nobody logs in. */
+  authorization?: AuthorizationOptions;
+}
+
+export interface AuthorizationOptions {
+  readonly store: TokenStore;
+  /** Only `furfly mcp login` gives one: everything else never opens a browser. */
+  readonly ui?: LoginUi;
+  readonly ignoreStoredTokens?: boolean;
+  /** Receives the authorizer of each http server (the login command reads whether it logged in). */
+  readonly onAuthorizer?: (name: string, authorizer: OAuthAuthorizer) => void;
 }
 
 /** `sandbox: docker` entries run in a hardened container (src/sandbox); the engine is looked for on start(). */
@@ -29,10 +44,15 @@ export function createTransport(
 ): Transport {
   if (server.type !== 'stdio') {
     // `sse`: the old HTTP+SSE transport only. `http`: Streamable HTTP, with the specification's
-    // fallback to the old transport (see http-transport-with-sse-fallback.ts).
+    // fallback to the old transport (see http-transport-with-sse-fallback.ts), and OAuth when the
+    // server asks for it (the legacy transport has its seam, `requester`, but no authorizer yet).
     return server.type === 'sse'
       ? new LegacySseTransport({ url: server.url, headers: server.headers })
-      : new HttpTransportWithSseFallback({ url: server.url, headers: server.headers });
+      : new HttpTransportWithSseFallback({
+          url: server.url,
+          headers: server.headers,
+          ...authorizerOption(name, server, options.authorization),
+        });
   }
   if (server.sandbox === 'docker') {
     // One folder is mounted read-only (mount-plan.ts); see docs/sandbox.md for everything it cannot reach.
@@ -57,6 +77,29 @@ export function createTransport(
     // Messages name the server, never the command line (it may hold tokens).
     name,
   });
+}
+
+/**
+ * The OAuth authorizer of an http server, unless its config sends an `Authorization` header of its own
+ * (a static token: a 401 is then that token's problem, not a reason to log in).
+ */
+function authorizerOption(
+  name: string,
+  server: ResolvedServer & { type: 'http' | 'sse' },
+  authorization: AuthorizationOptions | undefined,
+): { authorizer?: OAuthAuthorizer } {
+  const ownAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  if (ownAuthorization) return {};
+  const authorizer = new OAuthAuthorizer({
+    serverName: name,
+    serverUrl: server.url,
+    store: authorization?.store ?? new TokenStore(userConfigDir(process.env)),
+    ...(server.oauth === undefined ? {} : { oauth: server.oauth }),
+    ...(authorization?.ui === undefined ? {} : { ui: authorization.ui }),
+    ...(authorization?.ignoreStoredTokens === true ? { ignoreStoredTokens: true } : {}),
+  });
+  authorization?.onAuthorizer?.(name, authorizer);
+  return { authorizer };
 }
 
 /**

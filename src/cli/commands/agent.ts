@@ -248,7 +248,7 @@ async function runOneShot(
 }
 
 function reportServerProblem(event: ServerEvent, stderr: Writable): void {
-  if (event.status === 'error' || event.status === 'timeout')
+  if (event.status === 'error' || event.status === 'timeout' || event.status === 'needs-login')
     stderr.write(`furfly: ${describeServerEvent(event)}\n`);
 }
 

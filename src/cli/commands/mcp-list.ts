@@ -12,8 +12,10 @@ import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { userConfigDir } from '../../config/paths.js';
 import { escapeInvisible } from '../../config/trust.js';
 import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
+import { TokenStore } from '../../mcp/auth/token-store.js';
 import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
 import { describeMount } from '../../sandbox/mount-plan.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
@@ -65,6 +67,8 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
     secretValues: loaded.secretValues,
     // Every secret furfly knows, as in the agent: one server's error may quote another's token.
     redactor: knownSecrets({ loaded, env: io.env }),
+    // Stored tokens are used and refreshed; a server that needs a login shows `needs login`.
+    authorization: { store: new TokenStore(userConfigDir(io.env)) },
   });
   let statuses: ServerEvent[];
   try {
@@ -104,7 +108,7 @@ export function renderTable(statuses: readonly McpListRow[]): string {
       : [
           terminalLine(s.server),
           s.transport,
-          s.status,
+          s.status === 'needs-login' ? 'needs login' : s.status,
           s.tools === undefined ? '-' : String(s.tools),
           // The version in use says the era too (2026-07-28 and later: modern).
           s.protocolVersion === undefined ? '-' : terminalLine(s.protocolVersion),

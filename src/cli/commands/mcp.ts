@@ -1,6 +1,6 @@
 /**
- * `furfly mcp list|tools|call`: look at the configured MCP servers, or talk to one server, configured
- * or ad hoc.
+ * `furfly mcp list|tools|call|login|logout`: look at the configured MCP servers, or talk to one server,
+ * configured or ad hoc; log in to a remote server (see mcp-login.ts).
  *
  *   furfly mcp list [--json]                                   (see mcp-list.ts)
  *   furfly mcp tools <server> [--json]                         a server from the config, by name
@@ -21,9 +21,12 @@ import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
 import { loadConfig } from '../../config/load.js';
+import { userConfigDir } from '../../config/paths.js';
 import { nearest } from '../../config/suggest.js';
 import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
+import { loginRequiredIn } from '../../mcp/auth/errors.js';
+import { TokenStore } from '../../mcp/auth/token-store.js';
 import {
   type AnyProtocolVersion,
   McpClient,
@@ -40,8 +43,11 @@ import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/san
 import { actionUsage } from '../action-usage.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
 import { runMcpList } from './mcp-list.js';
+import { runMcpLogin } from './mcp-login.js';
 
 export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'> {
+  /** `mcp login --no-browser`: print the URL instead of opening a browser. */
+  readonly browser?: boolean;
   /** `--stdio "<command line>"`: spawn this server (split into words, no shell). */
   readonly stdio?: string | string[];
   /** `--url <url>`: a Streamable HTTP endpoint. */
@@ -68,9 +74,13 @@ export interface McpCommandIo {
   readonly env?: Env;
   /** Where the config is searched from; `process.cwd()` by default. */
   readonly cwd?: string;
+  /** `mcp login`: stderr is a terminal (the countdown rewrites one line). */
+  readonly isTty?: boolean;
+  /** `mcp login`: Ctrl-C. */
+  readonly signal?: AbortSignal;
 }
 
-export const MCP_ACTIONS = ['list', 'tools', 'call', ...EDIT_ACTIONS] as const;
+export const MCP_ACTIONS = ['list', 'tools', 'call', 'login', 'logout', ...EDIT_ACTIONS] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
@@ -158,7 +168,11 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   if (!entry.enabled) {
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
-  const transport = createTransport(server, entry, { cwd: loaded.files.projectRoot ?? cwd });
+  const transport = createTransport(server, entry, {
+    cwd: loaded.files.projectRoot ?? cwd,
+    // Stored OAuth tokens are used and refreshed; only `furfly mcp login` opens a browser.
+    authorization: { store: new TokenStore(userConfigDir(env)) },
+  });
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
   return {
     transport,
@@ -190,6 +204,16 @@ export async function runMcpCommand(
       stderr: io.stderr,
       env: io.env ?? process.env,
       cwd: io.cwd ?? process.cwd(),
+    });
+  }
+  if (action === 'login' || action === 'logout') {
+    return runMcpLogin(action, positionals, options, {
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: io.env ?? process.env,
+      cwd: io.cwd ?? process.cwd(),
+      ...(io.isTty === undefined ? {} : { isTty: io.isTty }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
   }
   if ((EDIT_ACTIONS as readonly string[]).includes(action ?? '')) {
@@ -272,6 +296,11 @@ export async function runMcpCommand(
     );
     return result.isError ? 1 : 0;
   } catch (error) {
+    const login = loginRequiredIn(error);
+    if (login !== undefined) {
+      io.stderr(`furfly mcp: ${terminalLine(login.server)} ${terminalText(redactor.text(login.message))}\n`);
+      return 1;
+    }
     // Redacted first, then made safe: the message may quote the server's stderr.
     io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
 `);
@@ -378,11 +407,13 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--config <file>', "Use this config file instead of the project's")
     .option('--trust-project', "Use the project config's servers for this run (they need trust)")
     .option('--json', 'Print JSON')
+    .option('--no-browser', 'login: print the authorization URL instead of opening a browser')
     .option(
       '--timeout <ms>',
       "Time allowed to connect, and again for the call (default: a configured server's timeout and tool_timeout, else 30000)",
     )
     .example('furfly mcp list')
+    .example('furfly mcp login linear')
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
@@ -392,9 +423,19 @@ export function registerMcpCommands(cli: CAC): void {
     .example(`furfly mcp add-json db '{"command":"node","args":["db.js"]}'`)
     .example('furfly mcp import --from claude-desktop')
     .action(async (action: string | undefined, args: string[], options: McpCommandOptions) => {
-      process.exitCode = await runMcpCommand(action, args, options, {
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
-      });
+      // Ctrl-C during `mcp login` cancels the wait for the browser (and ends the command cleanly).
+      const cancel = new AbortController();
+      const onSigint = () => cancel.abort();
+      if (action === 'login') process.once('SIGINT', onSigint);
+      try {
+        process.exitCode = await runMcpCommand(action, args, options, {
+          stdout: (text) => process.stdout.write(text),
+          stderr: (text) => process.stderr.write(text),
+          isTty: process.stderr.isTTY === true,
+          signal: cancel.signal,
+        });
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
     });
 }

@@ -75,6 +75,16 @@ describe('status lines', () => {
     expect(line).toBe('mcp: evil\\x1b]0;title\\x07 failed: exited with 1; stderr:\n\\x1b[2Jboom\\r');
   });
 
+  it('tell which command logs in to a server that needs a login', () => {
+    const line = describeServerEvent({
+      server: 'linear',
+      transport: 'http',
+      status: 'needs-login',
+      error: 'needs login: run `furfly mcp login linear`',
+    });
+    expect(line).toBe('mcp: linear needs login: needs login: run `furfly mcp login linear`');
+  });
+
   it('show a tool call from the model with escapes visible', () => {
     const line = describeToolCall({
       name: 'bash\u001b[8m',

@@ -25,6 +25,9 @@ export function describeServerEvent(event: ServerEvent): string {
       return `mcp: ${server} failed: ${error ?? 'unknown error'}`;
     case 'disabled':
       return `mcp: ${server} is disabled in the config`;
+    case 'needs-login':
+      // The error names the command that logs in (`furfly mcp login <server>`).
+      return `mcp: ${server} needs login: ${error ?? `run \`furfly mcp login ${server}\``}`;
     default:
       return `mcp: ${server} connecting`;
   }

@@ -88,6 +88,16 @@ export type Enabled = boolean;
  */
 export type SamplingPolicy = 'ask' | 'allow' | 'deny';
 /**
+ * How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "OAuthClientConfig".
+ */
+export type OAuthClientConfig = OAuthClientConfig1 & OAuthClientConfig2;
+export type OAuthClientConfig1 = {
+  [k: string]: unknown;
+};
+/**
  * Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -256,6 +266,7 @@ export interface HttpServerConfig {
   headers?: {
     [k: string]: string;
   };
+  oauth?: OAuthClientConfig;
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
   tool_timeout?: ToolTimeoutSeconds;
@@ -263,4 +274,30 @@ export interface HttpServerConfig {
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
   sampling?: SamplingPolicy;
+}
+export interface OAuthClientConfig2 {
+  /**
+   * The client identifier the authorization server issued.
+   */
+  client_id?: string;
+  /**
+   * The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written.
+   */
+  client_metadata_url?: string;
+  /**
+   * Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).
+   */
+  client_secret?: string;
+  /**
+   * How the pre-registered client authenticates at the token endpoint. Default: none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.
+   */
+  token_endpoint_auth_method?: 'none' | 'client_secret_basic' | 'client_secret_post';
+  /**
+   * The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only.
+   */
+  issuer?: string;
+  /**
+   * Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).
+   */
+  scopes?: string[];
 }

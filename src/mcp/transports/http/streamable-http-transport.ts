@@ -25,6 +25,8 @@ import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { featuresOf, isKnownProtocolVersion } from '../../../protocol/versions.js';
 import { isObject } from '../../../util/is-object.js';
+import { authorizingRequester } from '../../auth/authorizing-requester.js';
+import type { HttpAuthorizer } from '../../auth/http-authorizer.js';
 import { modernVersionOf } from '../../era/modern.js';
 import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
 import {
@@ -73,6 +75,11 @@ export interface StreamableHttpTransportOptions {
    * SSE stream closed early fails, and likewise for the GET stream. Default 5; 0 turns resumption off.
    */
   maxResumeAttempts?: number;
+  /**
+   * Authorization (src/mcp/auth): its headers go on every request, and it handles 401/403 (refresh,
+   * login, step-up) under the transport, which then sees only the final answer.
+   */
+  authorizer?: HttpAuthorizer;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -107,7 +114,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly where: string;
   private readonly configuredHeaders: [string, string][];
   /** Every request of this transport: its keep-alive connections live and die with the transport. */
-  private readonly requester: HttpRequester = createHttpRequester();
+  private readonly requester: HttpRequester;
   private readonly maxMessageBytes: number;
   private readonly wantGetStream: boolean;
   private readonly closeTimeoutMs: number;
@@ -142,6 +149,10 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.where = describeUrl(this.url);
     this.configuredHeaders = checkConfiguredHeaders(options.headers);
+    this.requester =
+      options.authorizer === undefined
+        ? createHttpRequester()
+        : authorizingRequester(createHttpRequester(), options.authorizer);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.wantGetStream = options.openGetStream ?? true;
     this.closeTimeoutMs = timerDelay(options.closeTimeoutMs ?? 2000);
@@ -247,6 +258,8 @@ export class StreamableHttpTransport implements Transport {
           this.releaseAll(reply);
         }
         if (unacknowledged) throw this.note(this.unacknowledged());
+        // The authorization layer under us (auth/authorizing-requester.ts) fails with its own words.
+        if (error instanceof HttpTransportError) throw this.failSent(requestIds, this.note(error));
         throw this.failSent(
           requestIds,
           this.note(

@@ -1,0 +1,397 @@
+/**
+ * The MCP authorization client for one HTTP server: an `HttpAuthorizer` (see http-authorizer.ts) that
+ * sends the stored access token, refreshes it, and runs the authorization flow when the server asks.
+ *
+ * On a 401: a refresh token is tried first (when the issuer is still the one that issued it); then,
+ * only when this run may open a browser (`ui` given: `furfly mcp login`), the full flow: discovery
+ * (discovery.ts), client registration, authorization code with PKCE (authorization-code.ts). A run that
+ * may not (the agent, `mcp list`, `mcp call`) fails with `LoginRequiredError`, which names the command.
+ *
+ * Client registration, in the order of 2025-11-25 / 2026-07-28 ("Client Registration"):
+ * 1. pre-registered credentials from the config (`oauth.client_id`, `client_secret`), bound to their
+ *    `issuer` when one is written (a different authorization server is an error, not a silent reuse);
+ * 2. a client ID metadata document (`oauth.client_metadata_url`), when the authorization server says
+ *    `client_id_metadata_document_supported`;
+ * 3. dynamic client registration (RFC 7591) at `registration_endpoint`; the client is stored under the
+ *    issuer and reused.
+ *
+ * Scopes: `oauth.scopes` from the config when written; else the challenge's `scope`; else the protected
+ * resource metadata's `scopes_supported`; else none. `offline_access` is added when the authorization
+ * server lists it in `scopes_supported` (2026-07-28, "Refresh Tokens"). A 403 `insufficient_scope`
+ * re-authorizes with the union of the scopes asked before and the challenge's, at most
+ * `maxStepUps` times per authorizer; after that the 403 stands.
+ *
+ * Tokens are stored under the issuer and the MCP server URL (token-store.ts) and sent only to that URL.
+ */
+import * as oauth from 'oauth4webapi';
+import type { OAuthClientConfig } from '../../config/types.js';
+import {
+  authorizationCodeGrant,
+  type LoginUi,
+  LoopbackRedirect,
+  requirePkceS256,
+  tokenError,
+} from './authorization-code.js';
+import { canonicalResource, type Discovery, discover, discoverIssuer, insecureAllowed } from './discovery.js';
+import { AuthorizationError, LoginRequiredError } from './errors.js';
+import type { AuthChallenge, AuthHeaders, HttpAuthorizer } from './http-authorizer.js';
+import type { StoredClient, StoredTokens, TokenStore } from './token-store.js';
+import { bearerChallenge, scopeList } from './www-authenticate.js';
+
+export interface OAuthAuthorizerOptions {
+  /** The server's name in the config: messages name `furfly mcp login <name>`. */
+  readonly serverName: string;
+  readonly serverUrl: string;
+  readonly store: TokenStore;
+  readonly oauth?: OAuthClientConfig;
+  /** Given only where a browser may be opened (`furfly mcp login`). */
+  readonly ui?: LoginUi;
+  /** Do not send the stored token first (a fresh login). */
+  readonly ignoreStoredTokens?: boolean;
+  readonly maxStepUps?: number;
+  readonly fetch?: typeof fetch;
+  /** Every new secret (token, client secret) is reported here first, for the redactor. */
+  readonly onSecret?: (secret: string) => void;
+}
+
+const DEFAULT_MAX_STEP_UPS = 2;
+/** A token this close to its expiry is refreshed before it is sent. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+export class OAuthAuthorizer implements HttpAuthorizer {
+  private readonly resource: string;
+  private generation = 0;
+  private skipStored: boolean;
+  private stepUps = 0;
+  /** One challenge at a time; the others wait for it and then retry. */
+  private busy: Promise<unknown> = Promise.resolve();
+  /** What the last login asked for (scopes), for step-up unions. */
+  private lastScope: string | undefined;
+  /** Set once a login succeeded in this run (for `furfly mcp login`). */
+  loggedIn = false;
+
+  constructor(private readonly options: OAuthAuthorizerOptions) {
+    this.resource = canonicalResource(options.serverUrl);
+    this.skipStored = options.ignoreStoredTokens === true;
+  }
+
+  async headers(): Promise<AuthHeaders> {
+    await this.busy;
+    const generation = this.generation;
+    if (this.skipStored) return { headers: {}, generation };
+    let tokens = this.stored();
+    if (tokens === undefined) return { headers: {}, generation };
+    if (tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_MARGIN_MS < Date.now()) {
+      if (tokens.refresh_token !== undefined) {
+        const refreshed = await this.serialized(() => this.refresh(tokens!, undefined));
+        if (refreshed !== undefined) tokens = refreshed;
+      }
+    }
+    this.options.onSecret?.(tokens.access_token);
+    return { headers: { Authorization: `Bearer ${tokens.access_token}` }, generation: this.generation };
+  }
+
+  challenged(challenge: AuthChallenge): Promise<boolean> {
+    return this.serialized(() => this.handle(challenge));
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(work, work);
+    this.busy = run.catch(() => {});
+    return run;
+  }
+
+  private async handle(challenge: AuthChallenge): Promise<boolean> {
+    // Credentials changed since that request was sent: it only needs them.
+    if (challenge.generation !== this.generation) return true;
+    const params = bearerChallenge(challenge.wwwAuthenticate)?.params ?? {};
+    if (challenge.status === 403) {
+      if (params.error !== 'insufficient_scope') return false;
+      if (this.stepUps >= (this.options.maxStepUps ?? DEFAULT_MAX_STEP_UPS)) return false;
+      this.stepUps++;
+      const previous = this.lastScope ?? this.stored()?.scope;
+      const scope = union(scopeList(previous), scopeList(params.scope));
+      return this.login(params, scope.join(' '), 'the server needs more permissions');
+    }
+    // 401: the token is missing, expired or revoked.
+    const stored = this.skipStored ? undefined : this.stored();
+    if (stored?.refresh_token !== undefined) {
+      const discovery = await this.discover(params);
+      if (discovery.as.issuer === stored.issuer) {
+        const refreshed = await this.refresh(stored, discovery);
+        if (refreshed !== undefined) return true;
+      }
+      return this.login(params, undefined, 'the stored login has expired', discovery);
+    }
+    return this.login(
+      params,
+      undefined,
+      stored === undefined ? 'needs login' : 'the stored login was refused',
+    );
+  }
+
+  private async login(
+    params: Readonly<Record<string, string>>,
+    stepUpScope: string | undefined,
+    reason: string,
+    known?: Discovery,
+  ): Promise<boolean> {
+    const ui = this.options.ui;
+    if (ui === undefined) throw new LoginRequiredError(this.options.serverName, reason);
+    const discovery = known ?? (await this.discover(params));
+    const { as } = discovery;
+    requirePkceS256(as);
+    const scope = stepUpScope ?? this.chooseScope(params.scope, discovery);
+    const redirect = await LoopbackRedirect.start(registeredPort(this.options.store.clientFor(as.issuer)));
+    try {
+      const { client, clientAuth } = await this.clientFor(as, redirect.uri);
+      const response = await authorizationCodeGrant(
+        {
+          as,
+          client,
+          clientAuth,
+          resource: discovery.resource,
+          scope,
+          redirect,
+          ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+        },
+        ui,
+      );
+      this.save(response, as.issuer, client.client_id, discovery.resource, scope);
+    } finally {
+      await redirect.close();
+    }
+    this.lastScope = scope;
+    this.skipStored = false;
+    this.loggedIn = true;
+    this.generation++;
+    ui.say(`logged in to ${this.options.serverName}`);
+    return true;
+  }
+
+  /** Scopes for a first login, in the spec's order (plus offline_access when the server offers it). */
+  private chooseScope(challenged: string | undefined, discovery: Discovery): string | undefined {
+    const configured = this.options.oauth?.scopes;
+    let scopes: string[];
+    if (configured !== undefined && configured.length > 0) scopes = [...configured];
+    else if (challenged !== undefined && challenged.trim() !== '') scopes = scopeList(challenged);
+    else if (discovery.protectedResource?.scopes_supported !== undefined)
+      scopes = [...discovery.protectedResource.scopes_supported];
+    else return undefined;
+    const offered = discovery.as.scopes_supported;
+    if (Array.isArray(offered) && offered.includes('offline_access'))
+      scopes = union(scopes, ['offline_access']);
+    return scopes.length === 0 ? undefined : scopes.join(' ');
+  }
+
+  private async discover(params: Readonly<Record<string, string>>): Promise<Discovery> {
+    return discover(this.options.serverUrl, {
+      ...(params.resource_metadata === undefined ? {} : { resourceMetadataUrl: params.resource_metadata }),
+      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+    });
+  }
+
+  /** The client to use with `as`, in the spec's order of registration mechanisms. */
+  private async clientFor(
+    as: oauth.AuthorizationServer,
+    redirectUri: string,
+  ): Promise<{ client: oauth.Client; clientAuth: oauth.ClientAuth }> {
+    const configured = this.options.oauth;
+    if (configured?.client_id !== undefined) {
+      if (configured.issuer !== undefined && configured.issuer !== as.issuer) {
+        throw new AuthorizationError(
+          `the configured oauth.client_id was registered with ${configured.issuer}, but the server now names the authorization server ${as.issuer}; update oauth in the config`,
+        );
+      }
+      const secret = configured.client_secret;
+      if (secret === undefined || configured.token_endpoint_auth_method === 'none') {
+        return { client: { client_id: configured.client_id }, clientAuth: oauth.None() };
+      }
+      this.options.onSecret?.(secret);
+      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
+      return {
+        client: { client_id: configured.client_id, token_endpoint_auth_method: method },
+        clientAuth:
+          method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret),
+      };
+    }
+    const metadataUrl = configured?.client_metadata_url;
+    if (metadataUrl !== undefined && as.client_id_metadata_document_supported === true) {
+      return { client: { client_id: metadataUrl }, clientAuth: oauth.None() };
+    }
+    const stored = this.options.store.clientFor(as.issuer);
+    if (stored !== undefined && (stored.redirect_uris ?? []).includes(redirectUri)) return fromStored(stored);
+    if (as.registration_endpoint === undefined) {
+      throw new AuthorizationError(
+        `the authorization server ${as.issuer} offers no way for furfly to register (no client ID metadata document support furfly can use, no dynamic client registration); register a client there and write oauth.client_id in the config`,
+      );
+    }
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: 'furfly',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+      },
+      {
+        ...(insecureAllowed(as.registration_endpoint) ? { [oauth.allowInsecureRequests]: true } : {}),
+        ...(this.options.fetch === undefined ? {} : { [oauth.customFetch]: this.options.fetch }),
+      },
+    );
+    let registered: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
+    try {
+      registered = await oauth.processDynamicClientRegistrationResponse(response);
+    } catch (error) {
+      throw tokenError('dynamic client registration failed', error);
+    }
+    const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
+    if (secret !== undefined) this.options.onSecret?.(secret);
+    const client: StoredClient = {
+      issuer: as.issuer,
+      client_id: registered.client_id,
+      ...(secret === undefined ? {} : { client_secret: secret }),
+      token_endpoint_auth_method:
+        typeof registered.token_endpoint_auth_method === 'string'
+          ? registered.token_endpoint_auth_method
+          : secret === undefined
+            ? 'none'
+            : 'client_secret_basic',
+      redirect_uris: [redirectUri],
+    };
+    this.options.store.saveClient(client);
+    return fromStored(client);
+  }
+
+  /** Refreshes `tokens`; undefined when the refresh was refused (a login is needed then). */
+  private async refresh(
+    tokens: StoredTokens,
+    known: Discovery | undefined,
+  ): Promise<StoredTokens | undefined> {
+    if (tokens.refresh_token === undefined) return undefined;
+    let as: oauth.AuthorizationServer;
+    try {
+      as = known?.as ?? (await discoverIssuer(tokens.issuer, this.options.fetch));
+    } catch {
+      return undefined;
+    }
+    const { client, clientAuth } = this.clientForRefresh(tokens, as);
+    let response: oauth.TokenEndpointResponse;
+    try {
+      const request = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, {
+        additionalParameters: { resource: tokens.resource_indicator ?? tokens.resource },
+        ...(insecureAllowed(as.token_endpoint ?? as.issuer) ? { [oauth.allowInsecureRequests]: true } : {}),
+        ...(this.options.fetch === undefined ? {} : { [oauth.customFetch]: this.options.fetch }),
+      });
+      response = await oauth.processRefreshTokenResponse(as, client, request);
+    } catch {
+      return undefined;
+    }
+    const saved = this.save(
+      response,
+      tokens.issuer,
+      tokens.client_id,
+      tokens.resource_indicator ?? tokens.resource,
+      tokens.scope,
+      tokens.refresh_token,
+    );
+    this.generation++;
+    return saved;
+  }
+
+  private clientForRefresh(
+    tokens: StoredTokens,
+    as: oauth.AuthorizationServer,
+  ): { client: oauth.Client; clientAuth: oauth.ClientAuth } {
+    const configured = this.options.oauth;
+    if (
+      configured?.client_id === tokens.client_id &&
+      configured.client_secret !== undefined &&
+      configured.token_endpoint_auth_method !== 'none'
+    ) {
+      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
+      return {
+        client: { client_id: tokens.client_id, token_endpoint_auth_method: method },
+        clientAuth:
+          method === 'client_secret_post'
+            ? oauth.ClientSecretPost(configured.client_secret)
+            : oauth.ClientSecretBasic(configured.client_secret),
+      };
+    }
+    const stored = this.options.store.clientFor(tokens.issuer);
+    if (stored !== undefined && stored.client_id === tokens.client_id) return fromStored(stored);
+    return { client: { client_id: tokens.client_id }, clientAuth: oauth.None() };
+  }
+
+  private save(
+    response: oauth.TokenEndpointResponse,
+    issuer: string,
+    clientId: string,
+    resourceIndicator: string,
+    scope: string | undefined,
+    previousRefreshToken?: string,
+  ): StoredTokens {
+    this.options.onSecret?.(response.access_token);
+    if (response.refresh_token !== undefined) this.options.onSecret?.(response.refresh_token);
+    const refresh = response.refresh_token ?? previousRefreshToken;
+    const tokens: StoredTokens = {
+      issuer,
+      resource: this.resource,
+      resource_indicator: resourceIndicator,
+      client_id: clientId,
+      access_token: response.access_token,
+      token_type: response.token_type,
+      ...(refresh === undefined ? {} : { refresh_token: refresh }),
+      ...(response.expires_in === undefined ? {} : { expires_at: Date.now() + response.expires_in * 1000 }),
+      ...(scope === undefined ? {} : { scope }),
+    };
+    this.options.store.saveTokens(tokens);
+    return tokens;
+  }
+
+  private stored(): StoredTokens | undefined {
+    const pinned = this.options.oauth?.issuer;
+    return this.options.store.tokensFor(this.resource, pinned);
+  }
+}
+
+function fromStored(stored: StoredClient): { client: oauth.Client; clientAuth: oauth.ClientAuth } {
+  const client: oauth.Client = {
+    client_id: stored.client_id,
+    token_endpoint_auth_method: stored.token_endpoint_auth_method,
+  };
+  const secret = stored.client_secret;
+  if (secret === undefined || stored.token_endpoint_auth_method === 'none')
+    return { client, clientAuth: oauth.None() };
+  return {
+    client,
+    clientAuth:
+      stored.token_endpoint_auth_method === 'client_secret_post'
+        ? oauth.ClientSecretPost(secret)
+        : oauth.ClientSecretBasic(secret),
+  };
+}
+
+/**
+ * For a confidential client: client_secret_basic unless the server lists only client_secret_post
+ * (RFC 8414: an absent list means client_secret_basic).
+ */
+function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
+  const methods = as.token_endpoint_auth_methods_supported;
+  if (!Array.isArray(methods) || methods.includes('client_secret_basic')) return 'client_secret_basic';
+  return methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+}
+
+/** The loopback port a stored client was registered with, to listen there again. */
+function registeredPort(client: StoredClient | undefined): number | undefined {
+  const uri = client?.redirect_uris?.[0];
+  if (uri === undefined) return undefined;
+  const port = Number(new URL(uri).port);
+  return Number.isInteger(port) && port > 0 ? port : undefined;
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}

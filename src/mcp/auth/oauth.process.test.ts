@@ -1,0 +1,302 @@
+/**
+ * The MCP authorization flow end to end, with real parts only: oidc-provider as the authorization
+ * server, a protected MCP server that checks real JWT access tokens (audience, expiry, scope) and
+ * answers 401/403 with the spec's challenges, a `$BROWSER` script that follows the authorization URL,
+ * and the built `furfly` CLI (needs `npm run build`). The last test greps every output for the tokens.
+ */
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from '../../cli/cli-process.test-helpers.js';
+import { waitFor } from '../../util/wait-for.test-helpers.js';
+import { McpClient } from '../client.js';
+import { StreamableHttpTransport } from '../transports/http/streamable-http-transport.js';
+import { openBrowser } from './browser.js';
+import { OAuthAuthorizer } from './oauth-authorizer.js';
+import {
+  type Home,
+  jwtPayload,
+  type OAuthWorld,
+  serversConfig,
+  startOAuthWorld,
+} from './oauth-harness.test-helpers.js';
+import { TokenStore } from './token-store.js';
+
+let world: OAuthWorld;
+
+beforeAll(async () => {
+  world = await startOAuthWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await world?.stop();
+});
+
+/** The log entries since `before` entries. */
+async function logSince(before: number): Promise<string[]> {
+  return (await world.log()).slice(before);
+}
+
+describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60_000 }, () => {
+  let hdr: Home;
+
+  it('mcp list says `needs login` and names the command; login discovers from resource_metadata, registers dynamically and stores 0600', async () => {
+    hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
+    const before = await hdr.run(['mcp', 'list']);
+    expect(before.code).toBe(1);
+    expect(before.stdout).toMatch(/hdr\s+http\s+needs login/);
+    expect(before.stdout).toContain('furfly mcp login hdr');
+
+    const start = (await world.log()).length;
+    const login = await hdr.run(['mcp', 'login', 'hdr', '--timeout', '30000']);
+    expect(login.stderr + login.stdout).toContain('logged in to hdr');
+    expect(login.code).toBe(0);
+    expect(hdr.browserLaunches()).toBe(1);
+    const log = await logSince(start);
+    // resource_metadata from the header: no well-known probing for the protected resource.
+    expect(log).toContain('mcp GET /prm/mcp');
+    expect(log.some((l) => l.includes('oauth-protected-resource'))).toBe(false);
+    // Root issuer: RFC 8414 first, then OpenID Connect discovery (which oidc-provider serves).
+    const rfc8414 = log.indexOf('as GET /.well-known/oauth-authorization-server');
+    const oidc = log.indexOf('as GET /.well-known/openid-configuration');
+    expect(rfc8414).toBeGreaterThanOrEqual(0);
+    expect(oidc).toBeGreaterThan(rfc8414);
+    expect(log).toContain('as POST /reg');
+
+    const stored = hdr.credentials();
+    expect(stored.clients).toHaveLength(1);
+    const [tokens] = stored.tokens;
+    expect(tokens?.issuer).toBe(world.as);
+    expect(tokens?.resource).toBe(`${world.mcp}/mcp`);
+    // The resource parameter reached the authorization server: the token's audience is the MCP server.
+    expect(jwtPayload(tokens!.access_token!).aud).toBe(`${world.mcp}/mcp`);
+    // The challenge's scope, plus offline_access because the authorization server offers it.
+    expect(tokens?.scope).toBe('mcp:read offline_access');
+    expect(tokens?.refresh_token).toBeTypeOf('string');
+    expect(statSync(path.join(hdr.dir, 'oauth-credentials.json')).mode & 0o777).toBe(0o600);
+
+    const listed = await hdr.run(['mcp', 'list']);
+    expect(listed.stdout).toMatch(/hdr\s+http\s+ok\s+3/);
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami']);
+    expect(call.stdout).toContain('whoami as alice with mcp:read');
+  });
+
+  it('uses the refresh token when the server refuses the access token, without a browser', async () => {
+    const old = hdr.credentials().tokens[0]!.access_token;
+    await world.revoke();
+    const start = (await world.log()).length;
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami']);
+    expect(call.code).toBe(0);
+    expect(call.stdout).toContain('whoami as alice');
+    expect(hdr.browserLaunches()).toBe(1);
+    expect(await logSince(start)).toContain('as POST /token');
+    expect(hdr.credentials().tokens[0]!.access_token).not.toBe(old);
+  });
+
+  it('a step-up the agent cannot do says which command logs in', async () => {
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'write_note']);
+    expect(call.code).toBe(1);
+    // The failed call is the tool's error result (stdout); it says why and what to run.
+    expect(call.stdout).toContain('answered HTTP 403: the server needs more permissions');
+    expect(call.stdout).toContain('furfly mcp login hdr');
+  });
+
+  it('a project config cannot send the stored token to another URL', async () => {
+    mkdirSync(path.join(hdr.project, '.furflycode'), { recursive: true });
+    writeFileSync(
+      path.join(hdr.project, '.furflycode', 'config.yaml'),
+      `mcp_servers:\n  hdr:\n    type: http\n    url: ${world.mcp}/rootmeta/mcp\n`,
+    );
+    const start = (await world.log()).length;
+    const listed = await hdr.run(['mcp', 'list', '--trust-project']);
+    expect(listed.stdout).toMatch(/hdr\s+http\s+needs login/);
+    const log = await logSince(start);
+    expect(log.filter((l) => l.startsWith('mcp POST /rootmeta/mcp'))).not.toHaveLength(0);
+    expect(log.some((l) => l.startsWith('mcp POST /rootmeta/mcp +auth'))).toBe(false);
+  });
+
+  it('logout forgets the tokens; the server needs a login again', async () => {
+    const out = await hdr.run(['mcp', 'logout', 'hdr']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('logged out of hdr');
+    expect(hdr.credentials().tokens).toHaveLength(0);
+    const listed = await hdr.run(['mcp', 'list']);
+    expect(listed.stdout).toMatch(/hdr\s+http\s+needs login/);
+    const again = await hdr.run(['mcp', 'logout', 'hdr']);
+    expect(again.stdout).toContain('no stored login for hdr');
+  });
+
+  it('path-aware well-known protected resource metadata, RFC 8414 path insertion, scopes_supported', async () => {
+    const home = world.home(serversConfig({ tenant: { url: `${world.mcp}/tenant/mcp` } }));
+    const start = (await world.log()).length;
+    const login = await home.run(['mcp', 'login', 'tenant', '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    const log = await logSince(start);
+    expect(log).toContain('mcp GET /.well-known/oauth-protected-resource/tenant/mcp');
+    expect(log).toContain('as GET /.well-known/oauth-authorization-server/tenant');
+    // Found at the first URL of the spec's order: the OpenID Connect ones are not asked.
+    expect(log.some((l) => l.includes('/tenant/.well-known/openid-configuration'))).toBe(false);
+    const tokens = home.credentials().tokens[0]!;
+    expect(tokens.issuer).toBe(`${world.as}/tenant`);
+    expect(tokens.scope).toBe('mcp:read offline_access');
+    const call = await home.run(['mcp', 'call', 'tenant', 'whoami']);
+    expect(call.stdout).toContain('with mcp:read');
+  });
+
+  it('falls back to the root well-known protected resource metadata (a resource that is the origin)', async () => {
+    const home = world.home(serversConfig({ rootmeta: { url: `${world.mcp}/rootmeta/mcp` } }));
+    const start = (await world.log()).length;
+    const login = await home.run(['mcp', 'login', 'rootmeta', '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    const log = await logSince(start);
+    const pathAware = log.indexOf('mcp GET /.well-known/oauth-protected-resource/rootmeta/mcp');
+    const rootDoc = log.indexOf('mcp GET /.well-known/oauth-protected-resource');
+    expect(pathAware).toBeGreaterThanOrEqual(0);
+    expect(rootDoc).toBeGreaterThan(pathAware);
+    expect(jwtPayload(home.credentials().tokens[0]!.access_token!).aud).toBe(world.mcp);
+    expect(home.credentials().tokens[0]!.scope).toBe('mcp:read offline_access');
+    expect((await home.run(['mcp', 'call', 'rootmeta', 'whoami'])).code).toBe(0);
+  });
+
+  it.each([
+    ['pre-public', 'none', ''],
+    ['pre-basic', 'client_secret_basic', 'pre-basic-secret-value-1'],
+    ['pre-post', 'client_secret_post', 'pre-post-secret-value-22'],
+  ])(
+    'pre-registered client %s (%s) from the config, secret from a variable',
+    async (clientId, method, secret) => {
+      const oauthBlock = [
+        'oauth:',
+        `  client_id: ${clientId}`,
+        ...(secret ? ['  client_secret: $' + '{PRE_SECRET}', `  token_endpoint_auth_method: ${method}`] : []),
+      ].join('\n');
+      const home = world.home(serversConfig({ pre: { url: `${world.mcp}/mcp`, extra: oauthBlock } }));
+      const start = (await world.log()).length;
+      const login = await home.run(['mcp', 'login', 'pre', '--timeout', '30000'], { PRE_SECRET: secret });
+      expect(login.stderr).not.toContain('failed');
+      expect(login.code).toBe(0);
+      expect(await logSince(start)).not.toContain('as POST /reg');
+      expect(home.credentials().tokens[0]!.client_id).toBe(clientId);
+      expect(home.credentials().clients).toHaveLength(0);
+      const shown = await home.run(['config', 'show'], { PRE_SECRET: secret });
+      if (secret) expect(shown.stdout + shown.stderr).not.toContain(secret);
+    },
+  );
+
+  it('refuses an authorization server whose metadata does not advertise PKCE S256', async () => {
+    const home = world.home(serversConfig({ nopkce: { url: `${world.mcp}/nopkce/mcp` } }));
+    const login = await home.run(['mcp', 'login', 'nopkce', '--timeout', '30000']);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('does not advertise PKCE with S256');
+    expect(home.browserLaunches()).toBe(0);
+  });
+
+  it('refuses protected resource metadata that names another resource', async () => {
+    const home = world.home(serversConfig({ evil: { url: `${world.mcp}/evil/mcp` } }));
+    const login = await home.run(['mcp', 'login', 'evil', '--timeout', '30000']);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('which is not the MCP server');
+    expect(home.browserLaunches()).toBe(0);
+  });
+
+  it('rejects an authorization response whose iss is not the issuer (RFC 9207) and sends no code', async () => {
+    const home = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp` } }));
+    const start = (await world.log()).length;
+    const login = await home.run(['mcp', 'login', 'hdr', '--timeout', '30000'], {
+      FURFLY_TEST_BROWSER_TAMPER: 'iss',
+    });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('authorization response was rejected');
+    expect(home.browserLaunches()).toBe(1);
+    expect(await logSince(start)).not.toContain('as POST /token');
+  });
+
+  it('--no-browser prints the URL and opens nothing; the login times out with a countdown', async () => {
+    const home = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp` } }));
+    const login = await home.run(['mcp', 'login', 'hdr', '--no-browser', '--timeout', '1500']);
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('open this URL in a browser to log in:');
+    expect(login.stderr).toContain(`${world.as}/auth?`);
+    expect(login.stderr).toMatch(/waiting for the login in the browser: 0:0\d left \(Ctrl-C cancels\)/);
+    expect(login.stderr).toContain('no answer from the browser');
+    expect(home.browserLaunches()).toBe(0);
+  });
+
+  it('Ctrl-C cancels the wait for the browser', async () => {
+    const home = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp` } }));
+    const cli = spawnCli(['mcp', 'login', 'hdr', '--no-browser', '--timeout', '60000'], {
+      cwd: home.project,
+      env: home.env(),
+    });
+    try {
+      await waitFor(
+        'the countdown',
+        () => cli.err().includes('waiting for the login in the browser'),
+        20_000,
+      );
+      cli.child.kill('SIGINT');
+      const { code } = await cli.exit;
+      world.outputs().push(cli.out(), cli.err());
+      expect(cli.err()).toContain('login cancelled');
+      expect(code).toBe(1);
+    } finally {
+      if (cli.child.exitCode === null && cli.child.signalCode === null) {
+        cli.child.kill('SIGKILL');
+        await cli.exit;
+      }
+    }
+  });
+});
+
+describe('step-up authorization (the library, with the $BROWSER script)', { timeout: 60_000 }, () => {
+  it('re-authorizes with the union of scopes on 403 insufficient_scope, and gives up after the limit', async () => {
+    const home = world.home('mcp_servers: {}\n');
+    const env = home.env();
+    const lines: string[] = [];
+    const authorizer = new OAuthAuthorizer({
+      serverName: 'tenant',
+      serverUrl: `${world.mcp}/tenant/mcp`,
+      store: new TokenStore(home.dir),
+      maxStepUps: 2,
+      ui: { say: (line) => lines.push(line), openBrowser: (url) => openBrowser(url, env), timeoutMs: 30_000 },
+    });
+    const client = new McpClient(
+      new StreamableHttpTransport({ url: `${world.mcp}/tenant/mcp`, authorizer }),
+      { name: 'tenant', protocolVersion: '2025-11-25', requestTimeoutMs: 40_000 },
+    );
+    try {
+      await client.connect({ timeoutMs: 40_000 });
+      expect(home.browserLaunches()).toBe(1);
+      const written = await client.callTool('write_note', {});
+      expect(JSON.stringify(written.content)).toContain('with mcp:read mcp:write');
+      expect(home.browserLaunches()).toBe(2);
+      expect(home.credentials().tokens[0]!.scope).toBe('mcp:read offline_access mcp:write');
+
+      const admin = await client.callTool('admin', {});
+      expect(admin.isError).toBe(true);
+      expect(JSON.stringify(admin.content)).toContain('403');
+      // One more step-up (the second of two), then the 403 stands.
+      expect(home.browserLaunches()).toBe(3);
+      const again = await client.callTool('admin', {});
+      expect(again.isError).toBe(true);
+      expect(home.browserLaunches()).toBe(3);
+    } finally {
+      await client.close();
+    }
+    world.outputs().push(lines.join('\n'));
+    expect(lines.join('\n')).toContain('logged in to tenant');
+  });
+});
+
+describe('no token in any output', () => {
+  it('finds none of the issued tokens or client secrets in anything any process printed', () => {
+    const tokens = [...world.tokens()];
+    // Logins happened above: several access and refresh tokens were issued.
+    expect(tokens.length).toBeGreaterThanOrEqual(6);
+    const outputs = world.outputs();
+    expect(outputs.join('').length).toBeGreaterThan(1000);
+    for (const token of tokens) {
+      for (const output of outputs) expect(output.includes(token)).toBe(false);
+    }
+  });
+});

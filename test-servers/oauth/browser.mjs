@@ -1,0 +1,42 @@
+/**
+ * A "$BROWSER" for the OAuth tests: `node browser.mjs <url>` follows the authorization URL through
+ * the authorization server's redirects (keeping its cookies) until it lands on furfly's loopback
+ * redirect, as a person's browser would after logging in and consenting.
+ *
+ * FURFLY_TEST_BROWSER_LOG: a file it appends one line per launch to (the paths it visited, never a
+ * query: those hold codes). FURFLY_TEST_BROWSER_TAMPER=iss: the redirect to furfly carries a wrong
+ * `iss` (a mix-up attack), which furfly must refuse.
+ */
+import { appendFileSync } from 'node:fs';
+
+const start = process.argv[process.argv.length - 1];
+const cookies = new Map();
+const visited = [];
+let url = new URL(start);
+for (let hop = 0; hop < 20; hop++) {
+  visited.push(`${url.port}${url.pathname}`);
+  if (url.pathname === '/callback' && process.env.FURFLY_TEST_BROWSER_TAMPER === 'iss') {
+    url.searchParams.set('iss', 'http://127.0.0.1:1/mixed-up');
+  }
+  const cookie = cookies.get(url.host);
+  const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const jar = new Map(
+    (cookies.get(url.host) ?? '')
+      .split('; ')
+      .filter(Boolean)
+      .map((c) => c.split(/=(.*)/s)),
+  );
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const [name, value] = pair.split(/=(.*)/s);
+    jar.set(name, value);
+  }
+  cookies.set(url.host, [...jar].map(([n, v]) => `${n}=${v}`).join('; '));
+  const location = response.headers.get('location');
+  await response.body?.cancel();
+  if (response.status < 300 || response.status >= 400 || !location) break;
+  url = new URL(location, url);
+}
+if (process.env.FURFLY_TEST_BROWSER_LOG) {
+  appendFileSync(process.env.FURFLY_TEST_BROWSER_LOG, `${visited.join(' ')}\n`);
+}

@@ -1,0 +1,331 @@
+/**
+ * A real authorization server and a protected MCP server, for the OAuth tests (issue 17).
+ *
+ * Started as a child process: `node protected-server.mjs`; prints one JSON line on stdout with the two
+ * origins ({"as": "...", "mcp": "..."}) and keeps running until it is killed.
+ *
+ * The authorization server is oidc-provider (two instances: issuer at the root and issuer
+ * `/tenant`, mounted by path), with dynamic client registration, pre-registered clients, resource
+ * indicators (JWT access tokens whose audience is the resource) and refresh tokens. Its interactions
+ * log in "alice" and grant what was asked without a page, so a "browser" only follows redirects.
+ * Beside it, hand-made metadata documents for the discovery variants: an RFC 8414 path-insertion copy
+ * for `/tenant`, and an issuer `/nopkce` whose metadata does not advertise PKCE.
+ *
+ * The MCP server validates real access tokens with jose (signature from the JWKS, issuer, audience =
+ * the resource, expiry, scope) and answers 401/403 with the challenges of the MCP authorization spec.
+ * Endpoints (discovery variants):
+ *   /mcp          resource_metadata in WWW-Authenticate -> /prm/mcp, issuer at the root (OIDC discovery)
+ *   /tenant/mcp   no resource_metadata: path-aware well-known; issuer /tenant (RFC 8414 path insertion)
+ *   /rootmeta/mcp no resource_metadata, only the root well-known document (resource = the origin)
+ *   /nopkce/mcp   issuer /nopkce, whose metadata lacks code_challenge_methods_supported
+ *   /evil/mcp     metadata that names another resource (/mcp): a client must refuse it
+ * Tools: `whoami` (mcp:read), `write_note` (mcp:write: 403 insufficient_scope without it), `admin`
+ * (always 403 insufficient_scope: a step-up that never succeeds).
+ * Test hooks: GET /_log (paths requested, in order), POST /_revoke (every token seen so far is refused
+ * from now on, as if revoked: the client must refresh).
+ */
+import { createServer } from 'node:http';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import Provider from 'oidc-provider';
+
+const HOST = '127.0.0.1';
+const log = [];
+const seenJtis = new Set();
+const revoked = new Set();
+
+function listen(server) {
+  return new Promise((resolve) => server.listen(0, HOST, () => resolve(server.address().port)));
+}
+
+const asServer = createServer();
+const mcpServer = createServer();
+const asPort = await listen(asServer);
+const mcpPort = await listen(mcpServer);
+const AS = `http://${HOST}:${asPort}`;
+const MCP = `http://${HOST}:${mcpPort}`;
+
+const PRE_REDIRECT = ['http://127.0.0.1/callback'];
+const preClients = [
+  { client_id: 'pre-public', token_endpoint_auth_method: 'none' },
+  {
+    client_id: 'pre-basic',
+    client_secret: 'pre-basic-secret-value-1',
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+  {
+    client_id: 'pre-post',
+    client_secret: 'pre-post-secret-value-22',
+    token_endpoint_auth_method: 'client_secret_post',
+  },
+].map((c) => ({
+  ...c,
+  redirect_uris: PRE_REDIRECT,
+  application_type: 'native',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+}));
+
+function makeProvider(issuer, mount) {
+  const provider = new Provider(issuer, {
+    clients: preClients,
+    clientDefaults: { application_type: 'native', grant_types: ['authorization_code', 'refresh_token'] },
+    cookies: { keys: ['furfly-test-cookie-key'] },
+    scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
+    claims: { openid: ['sub'] },
+    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    interactions: { url: (_ctx, interaction) => `${mount}/interaction/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => oneOf,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => ({
+          scope: 'mcp:read mcp:write',
+          audience: resource,
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: 3600,
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+    // Refresh tokens for every client allowed the grant (oidc-provider would want prompt=consent for offline_access).
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    pkce: { required: () => true },
+  });
+  provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error.message}\n`));
+  return provider;
+}
+
+const rootProvider = makeProvider(AS, '');
+const tenantProvider = makeProvider(`${AS}/tenant`, '/tenant');
+
+/** Logs in "alice" and grants exactly what was asked: no page, a redirect onwards. */
+async function interaction(provider, req, res) {
+  const details = await provider.interactionDetails(req, res);
+  let result;
+  if (details.prompt.name === 'login') {
+    result = { login: { accountId: 'alice' } };
+  } else {
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+    const missing = details.prompt.details;
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    // A request that names no scope of the resource gets this server's default one.
+    const resource = details.params.resource;
+    if (typeof resource === 'string' && !missing.missingResourceScopes?.[resource]) {
+      grant.addResourceScope(resource, 'mcp:read');
+    }
+    result = { consent: { grantId: await grant.save() } };
+  }
+  await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
+}
+
+async function metadataOf(issuerPath) {
+  const response = await fetch(`${AS}${issuerPath}/.well-known/openid-configuration`, {
+    headers: { 'x-internal': '1' },
+  });
+  return response.json();
+}
+
+function json(res, status, body, headers = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+asServer.on('request', async (req, res) => {
+  const path = new URL(req.url, AS).pathname;
+  if (!req.headers['x-internal']) log.push(`as ${req.method} ${path}`);
+  try {
+    // The root issuer offers OpenID Connect discovery only (oidc-provider would serve both).
+    if (path === '/.well-known/oauth-authorization-server') return json(res, 404, { error: 'not found' });
+    if (path === '/.well-known/oauth-authorization-server/tenant') {
+      return json(res, 200, await metadataOf('/tenant'));
+    }
+    if (path === '/.well-known/oauth-authorization-server/nopkce') {
+      const { code_challenge_methods_supported: _, ...rest } = await metadataOf('/tenant');
+      return json(res, 200, { ...rest, issuer: `${AS}/nopkce` });
+    }
+    const interactionMatch = /^(\/tenant)?\/interaction\/[^/]+$/.exec(path);
+    if (interactionMatch) {
+      const provider = interactionMatch[1] ? tenantProvider : rootProvider;
+      if (interactionMatch[1]) {
+        req.originalUrl = req.url;
+        req.url = req.url.slice('/tenant'.length);
+      }
+      return await interaction(provider, req, res);
+    }
+    if (path === '/tenant' || path.startsWith('/tenant/')) {
+      req.originalUrl = req.url;
+      req.url = req.url.slice('/tenant'.length) || '/';
+      return tenantProvider.callback()(req, res);
+    }
+    return rootProvider.callback()(req, res);
+  } catch (error) {
+    process.stderr.write(`authorization server: ${error.message}\n`);
+    if (!res.headersSent) json(res, 500, { error: 'server_error' });
+  }
+});
+
+const jwks = {
+  root: createRemoteJWKSet(new URL(`${AS}/jwks`)),
+  tenant: createRemoteJWKSet(new URL(`${AS}/tenant/jwks`)),
+};
+
+/** Per MCP endpoint: its protected resource metadata and how tokens are checked. */
+const endpoints = {
+  '/mcp': { resource: `${MCP}/mcp`, issuer: AS, keys: 'root', header: `${MCP}/prm/mcp`, scope: 'mcp:read' },
+  '/tenant/mcp': {
+    resource: `${MCP}/tenant/mcp`,
+    issuer: `${AS}/tenant`,
+    keys: 'tenant',
+    scopes: ['mcp:read'],
+  },
+  '/rootmeta/mcp': { resource: MCP, issuer: AS, keys: 'root', scope: 'mcp:read' },
+  '/nopkce/mcp': {
+    resource: `${MCP}/nopkce/mcp`,
+    issuer: `${AS}/nopkce`,
+    keys: 'tenant',
+    header: `${MCP}/prm/nopkce`,
+  },
+  '/evil/mcp': { resource: `${MCP}/mcp`, issuer: AS, keys: 'root', header: `${MCP}/prm/evil` },
+};
+
+function prmOf(endpoint) {
+  return {
+    resource: endpoint.resource,
+    authorization_servers: [endpoint.issuer],
+    ...(endpoint.scopes ? { scopes_supported: endpoint.scopes } : {}),
+  };
+}
+
+function challenge(endpoint, extra = '') {
+  const parts = ['Bearer realm="mcp"'];
+  if (endpoint.header) parts.push(`resource_metadata="${endpoint.header}"`);
+  if (endpoint.scope && extra === '') parts.push(`scope="${endpoint.scope}"`);
+  return parts.join(', ') + extra;
+}
+
+/** The token's claims when it is valid for this endpoint, else undefined. */
+async function verify(req, endpoint) {
+  const auth = req.headers.authorization ?? '';
+  const match = /^Bearer (.+)$/.exec(auth);
+  if (!match) return undefined;
+  try {
+    const { payload } = await jwtVerify(match[1], jwks[endpoint.keys], {
+      issuer: endpoint.issuer,
+      audience: endpoint.resource,
+      typ: 'at+jwt',
+    });
+    if (typeof payload.jti === 'string') {
+      if (revoked.has(payload.jti)) return undefined;
+      seenJtis.add(payload.jti);
+    }
+    return payload;
+  } catch {
+    return undefined;
+  }
+}
+
+function readBody(req) {
+  return new Promise((resolve) => {
+    let text = '';
+    req.on('data', (chunk) => {
+      text += chunk;
+    });
+    req.on('end', () => resolve(text));
+  });
+}
+
+const TOOLS = [
+  { name: 'whoami', description: 'Who the token belongs to', inputSchema: { type: 'object' } },
+  { name: 'write_note', description: 'Needs mcp:write', inputSchema: { type: 'object' } },
+  { name: 'admin', description: 'Needs a scope nobody gets', inputSchema: { type: 'object' } },
+];
+
+mcpServer.on('request', async (req, res) => {
+  const path = new URL(req.url, MCP).pathname;
+  log.push(`mcp ${req.method} ${path}${req.headers.authorization ? ' +auth' : ''}`);
+  if (path === '/_log') return json(res, 200, log);
+  if (path === '/_revoke') {
+    for (const jti of seenJtis) revoked.add(jti);
+    return json(res, 200, { revoked: revoked.size });
+  }
+  if (path === '/prm/mcp') return json(res, 200, prmOf(endpoints['/mcp']));
+  if (path === '/prm/nopkce') return json(res, 200, prmOf(endpoints['/nopkce/mcp']));
+  if (path === '/prm/evil') return json(res, 200, prmOf(endpoints['/evil/mcp']));
+  if (path === '/.well-known/oauth-protected-resource/tenant/mcp') {
+    return json(res, 200, prmOf(endpoints['/tenant/mcp']));
+  }
+  if (path === '/.well-known/oauth-protected-resource')
+    return json(res, 200, prmOf(endpoints['/rootmeta/mcp']));
+  const endpoint = endpoints[path];
+  if (!endpoint) return json(res, 404, { error: 'not found' });
+  const claims = await verify(req, endpoint);
+  if (!claims) {
+    await readBody(req);
+    return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challenge(endpoint) });
+  }
+  if (req.method === 'GET') {
+    res.writeHead(405).end();
+    return;
+  }
+  if (req.method === 'DELETE') {
+    res.writeHead(200).end();
+    return;
+  }
+  const message = JSON.parse((await readBody(req)) || 'null');
+  if (message?.id === undefined) {
+    res.writeHead(202).end();
+    return;
+  }
+  const scopes = String(claims.scope ?? '').split(' ');
+  const reply = (result) => json(res, 200, { jsonrpc: '2.0', id: message.id, result });
+  const insufficient = (scope) =>
+    json(
+      res,
+      403,
+      { error: 'insufficient_scope' },
+      { 'www-authenticate': challenge(endpoint, `, error="insufficient_scope", scope="${scope}"`) },
+    );
+  switch (message.method) {
+    case 'initialize':
+      return json(
+        res,
+        200,
+        {
+          jsonrpc: '2.0',
+          id: message.id,
+          result: {
+            protocolVersion: message.params?.protocolVersion ?? '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'oauth-protected', version: '1.0.0' },
+          },
+        },
+        { 'mcp-session-id': `session-${Date.now()}` },
+      );
+    case 'tools/list':
+      return reply({ tools: TOOLS });
+    case 'tools/call': {
+      const name = message.params?.name;
+      if (name === 'write_note' && !scopes.includes('mcp:write')) return insufficient('mcp:write');
+      if (name === 'admin') return insufficient('mcp:admin');
+      return reply({
+        content: [{ type: 'text', text: `${name} as ${claims.sub} with ${scopes.join(' ')}` }],
+      });
+    }
+    default:
+      return json(res, 200, {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32601, message: 'Method not found' },
+      });
+  }
+});
+
+process.stdout.write(`${JSON.stringify({ as: AS, mcp: MCP })}\n`);
