@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig } from '../config/types.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
+import type { LogEntry } from '../mcp/server-log.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
 import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
@@ -14,6 +15,7 @@ import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
+import { ResourceAttachments } from './resource-mentions.js';
 import { createPermissionService, loadSessionConfig, sessionRedactor } from './session-config.js';
 import { UsageLedger } from './usage.js';
 
@@ -31,6 +33,8 @@ export interface RuntimeOptions {
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
   asker?: PermissionAsker;
   onServerEvent?: (event: ServerEvent) => void;
+  /** Every new entry of a server's log (its notifications/message), redacted; the session filters by level. */
+  onServerLog?: (server: string, entry: LogEntry) => void;
   /** Retries of failed API requests (tests set 0). */
   maxRetries?: number;
   /** Replaces the Anthropic provider (tests of the wiring). */
@@ -55,6 +59,8 @@ export interface AgentRuntime {
   notices: readonly string[];
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
+  /** `@server:uri` mentions: read, attached and kept current (see resource-mentions.ts). */
+  resources: ResourceAttachments;
 }
 
 export type RuntimeSetup = { ok: true; runtime: AgentRuntime } | { ok: false; message: string };
@@ -112,13 +118,21 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     toolTimeoutMs,
     context: () => buildSessionContext({ cwd: options.cwd }),
   });
+  let resources: ResourceAttachments | undefined;
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     onEvent: options.onServerEvent,
     secretValues: loaded.secretValues,
     redactor,
     maxOutputChars: config.tools.max_output_chars,
+    onNotification: (server, method, params) => resources?.notify(server, method, params),
   });
+  resources = new ResourceAttachments(mcp, redactor);
+  // The logs exist from the start (the loader creates them synchronously), and survive a reconnect.
+  for (const name of Object.keys(config.mcp_servers)) {
+    const log = mcp.logOf(name);
+    if (log && options.onServerLog) log.onentry = (entry) => options.onServerLog?.(name, entry);
+  }
   return {
     ok: true,
     runtime: {
@@ -133,6 +147,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       projectRoot,
       notices: loaded.notices,
       close: () => mcp.close(),
+      resources,
     },
   };
 }

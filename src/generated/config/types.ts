@@ -81,6 +81,21 @@ export type ProbeTimeoutMs = number;
  */
 export type Enabled = boolean;
 /**
+ * Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (false) they are ignored and `category` applies to every tool.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "TrustAnnotations".
+ */
+export type TrustAnnotations = boolean;
+/**
+ * The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ServerLogLevel".
+ */
+export type ServerLogLevel =
+  'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+/**
  * Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -212,6 +227,8 @@ export interface StdioServerConfig {
   protocol_version?: ProtocolVersionPin;
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
+  trust_annotations?: TrustAnnotations;
+  log_level?: ServerLogLevel;
 }
 /**
  * Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.
@@ -254,4 +271,6 @@ export interface HttpServerConfig {
   protocol_version?: ProtocolVersionPin;
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
+  trust_annotations?: TrustAnnotations;
+  log_level?: ServerLogLevel;
 }
