@@ -35,8 +35,12 @@ export class LiveLine {
   private drawn = false;
   private readonly now: () => number;
 
+  /** Redaction of progress messages; may be set after construction (the session's redactor comes later). */
+  redact: ((text: string) => string) | undefined;
+
   constructor(private readonly options: LiveLineOptions) {
     this.now = options.now ?? Date.now;
+    this.redact = options.redact;
   }
 
   start(id: string, label: string): void {
@@ -54,7 +58,7 @@ export class LiveLine {
       ...(progress.total === undefined ? {} : { total: progress.total }),
       ...(progress.message === undefined
         ? {}
-        : { message: this.options.redact?.(progress.message) ?? progress.message }),
+        : { message: this.redact?.(progress.message) ?? progress.message }),
     };
     this.draw();
   }

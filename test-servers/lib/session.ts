@@ -127,6 +127,8 @@ export class Session {
   private readonly subscriptions = new Map<string, Subscription>();
   private closed = false;
   private serverRequestIds = 0;
+  /** The level of the last logging/setLevel; no log messages before one. */
+  private legacyLogLevel: string | undefined;
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -316,6 +318,8 @@ export class Session {
           params.cursor,
         );
       case 'tools/call':
+        this.logLegacy(sink, 'info', `tools/call ${String(params.name)}`);
+        if (params.name === 'fail') this.logLegacy(sink, 'warning', 'the fail tool fails, as asked');
         // Only modern requests can get an InputRequiredResult (modern-only tools are not listed here).
         return (await this.callTool(params, version, sink, signal)) as ToolResult;
       case 'logging/setLevel':
@@ -323,6 +327,7 @@ export class Session {
         if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
           throw new RpcError(ErrorCode.InvalidParams, `params.level must be one of ${LOG_LEVELS.join(', ')}`);
         }
+        this.legacyLogLevel = params.level;
         return {};
       case 'resources/list':
         if (!resources) break;
@@ -443,6 +448,8 @@ export class Session {
           };
         }
         this.logForRequest(params, sink, signal, 'info', `tools/call ${String(params.name)}`);
+        if (params.name === 'fail')
+          this.logForRequest(params, sink, signal, 'warning', 'the fail tool fails, as asked');
         return { ...(await this.callTool(params, version, sink, signal, modern)) };
       }
       case 'subscriptions/listen':
@@ -526,6 +533,20 @@ export class Session {
       this.subscriptions.delete(key);
     }
     return {};
+  }
+
+  /** Legacy logging: `notifications/message` once the client set a level with logging/setLevel, at or above it. */
+  private logLegacy(sink: Sink, level: string, data: string): void {
+    const wanted = this.legacyLogLevel;
+    if (wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
+    sink.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level, logger: this.definition.name, data },
+      }),
+      'notification',
+    );
   }
 
   /** Modern logging: `notifications/message` on the request's own stream, only when it asked for a level. */
