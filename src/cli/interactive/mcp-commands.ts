@@ -178,7 +178,7 @@ async function showPanel(context: McpCommandContext): Promise<void> {
     const state =
       status.status === 'connecting'
         ? 'connecting…'
-        : describeServerEvent({ ...status, server: '-' }).replace(/^mcp: - /, '');
+        : describeServerEvent({ ...status, server: '-', relisted: false }).replace(/^mcp: - /, '');
     lines.push(`${name}: ${state}`);
     const info = client?.serverInfo;
     const version = client?.protocolVersion ?? status.protocolVersion;

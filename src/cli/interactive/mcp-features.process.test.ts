@@ -118,6 +118,7 @@ describe.each(['legacy', 'modern'] as const)('MCP features in the interactive se
     child.stdin!.write('/exit\n');
     expect((await session.exit).code).toBe(0);
     const output = out();
+    if (process.env.SHOW_OUTPUT) console.log(output);
 
     // Only one "ready" before the reconnect: the tool-list change said "tools updated".
     expect(output.slice(0, reconnecting).match(/mcp: wb ready/g)).toHaveLength(1);
