@@ -37,6 +37,8 @@ function conversation(version: ProtocolVersion): [string, string, Json][] {
     ['set-level', 'logging/setLevel', { level: 'info' }],
     ['unknown-method', 'furfly/unknown', undefined],
   ];
+  // After set-level: the server's log message for a call is judged too.
+  calls.push(['logged-call', 'tools/call', { name: 'echo', arguments: { message: 'logged' } }]);
   if (version !== '2025-03-26') {
     calls.push(['structured', 'tools/call', { name: 'structured', arguments: { text: 'x' } }]);
   }
@@ -102,7 +104,13 @@ describe('the well-behaved server, judged by the reference SDK', () => {
     const kinds = new Set(sent.map((m) => m.method ?? ('error' in m ? 'error' : 'result')));
     // The conversation must have produced each kind of message, or the test judges too little.
     expect([...kinds].sort()).toEqual(
-      ['error', 'notifications/progress', 'notifications/tools/list_changed', 'result'].sort(),
+      [
+        'error',
+        'notifications/message',
+        'notifications/progress',
+        'notifications/tools/list_changed',
+        'result',
+      ].sort(),
     );
     const problems = sent.flatMap((message) =>
       judge(version, message, methodOf).map(

@@ -179,17 +179,17 @@ async function showPanel(context: McpCommandContext): Promise<void> {
       status.status === 'connecting'
         ? 'connecting…'
         : describeServerEvent({ ...status, server: '-', relisted: false }).replace(/^mcp: - /, '');
-    lines.push(`${name}: ${state}`);
+    lines.push(`${name} (${status.transport}): ${state}`);
     const info = client?.serverInfo;
     const version = client?.protocolVersion ?? status.protocolVersion;
     const era = client?.era ?? status.era;
-    const parts = [`transport ${status.transport}`];
+    const parts: string[] = [];
     if (era !== undefined) parts.push(`${era} era, protocol ${terminalLine(String(version))}`);
     if (info)
       parts.push(
         `server ${terminalLine(runtime.redactor.text(`${info.name} ${info.version ?? ''}`.trim()))}`,
       );
-    lines.push(`  ${parts.join(' · ')}`);
+    if (parts.length > 0) lines.push(`  ${parts.join(' · ')}`);
     const login = loginStateOf(runtime, status.server);
     if (login !== undefined) lines.push(`  login: ${terminalLine(login)}`);
     if (status.status === 'ok' && client) {

@@ -150,11 +150,11 @@ describe.each(['legacy', 'modern'] as const)('MCP features in the interactive se
     expect(output.slice(logAt)).toMatch(/info +furfly-test-well-behaved: tools\/call slow_echo/);
 
     // The panel: era and version, transport, tools with descriptions and categories, prompts, resources.
-    const panel = output.slice(output.indexOf('wb: ready'));
+    const panel = output.slice(output.indexOf('wb (stdio): ready'));
     expect(panel).toContain(
       era === 'modern'
-        ? 'transport stdio · modern era, protocol 2026-07-28'
-        : 'transport stdio · legacy era, protocol 2025-11-25',
+        ? 'modern era, protocol 2026-07-28 · server furfly-test-well-behaved 1.0.0'
+        : 'legacy era, protocol 2025-11-25 · server furfly-test-well-behaved 1.0.0',
     );
     expect(panel).toMatch(/mcp__wb__echo \[execute\] {2}\S/);
     expect(panel).toContain('prompts (2): greeting, summary');

@@ -25,12 +25,13 @@ import { atLeast, type LogEntry } from '../../mcp/server-log.js';
 import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
 import { LiveLine } from '../progress-line.js';
+import { type Completer, createCompleter } from './completion.js';
 import { LineQueue } from './line-queue.js';
 import { isMcpCommand, type McpCommandOutcome, mcpHelpLines, runMcpCommand } from './mcp-commands.js';
 import { watchOutput } from './output-gone.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteInput } from './paste.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
-import { runSlashCommand } from './slash-commands.js';
+import { runSlashCommand, SLASH_COMMANDS } from './slash-commands.js';
 import { settleProjectTrust } from './trust-question.js';
 
 export interface InteractiveOptions {
@@ -61,7 +62,15 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 
   // On a terminal pastes bypass the line editor (see paste.ts); piped input is read linearly anyway.
   const paste = options.terminal ? terminalPasteInput(options.stdin) : undefined;
+  // Tab completion of commands, prompts and `@server:uri` mentions; bound once the runtime exists.
+  let complete: Completer | undefined;
   const rl = readline.createInterface({
+    ...(options.terminal
+      ? {
+          completer: (line: string, done: Parameters<Completer>[1]) =>
+            complete ? complete(line, done) : done(null, [[], line]),
+        }
+      : {}),
     input: paste ?? options.stdin,
     output: stdout,
     terminal: options.terminal,
@@ -190,6 +199,10 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     return 1;
   }
   const { runtime } = setup;
+  complete = createCompleter({
+    mcp: runtime.mcp,
+    slashCommands: [...Object.keys(SLASH_COMMANDS), 'resources'],
+  });
   logLevels = Object.fromEntries(
     Object.entries(runtime.config.mcp_servers).map(([name, server]) => [name, server.log_level ?? 'warning']),
   );

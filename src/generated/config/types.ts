@@ -81,14 +81,14 @@ export type ProbeTimeoutMs = number;
  */
 export type Enabled = boolean;
 /**
- * Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (false) they are ignored and `category` applies to every tool.
+ * Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "TrustAnnotations".
  */
 export type TrustAnnotations = boolean;
 /**
- * The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug.
+ * The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "ServerLogLevel".
