@@ -57,6 +57,8 @@ export interface PreparedAttachments {
 const IMAGE_TYPES = /^image\//i;
 
 export class ResourceAttachments {
+  /** Told when an attached resource changed (the session says so at once; it is re-read before the next turn). */
+  onstale?: (mention: ResourceMention) => void;
   /** Attached resources, by `server\0uri`: whether an update arrived since the last read. */
   private readonly attached = new Map<string, { mention: ResourceMention; stale: boolean }>();
 
@@ -71,7 +73,13 @@ export class ResourceAttachments {
     const uri = (params as { uri?: unknown } | undefined)?.uri;
     if (typeof uri !== 'string') return;
     const entry = this.attached.get(`${server}\u0000${uri}`);
-    if (entry) entry.stale = true;
+    if (!entry || entry.stale) return;
+    entry.stale = true;
+    try {
+      this.onstale?.(entry.mention);
+    } catch {
+      // A failing listener must not lose the update.
+    }
   }
 
   /** The resources attached so far (for /resources and tests). */

@@ -27,6 +27,8 @@ export interface CommonFlags {
   /** Copies of `echo` under these names, listed only once notifications/tools/list_changed was sent. */
   lateTools: string[];
   era: Era;
+  /** Offer resource subscriptions; MS ms after each subscription, the resource changes and is announced. */
+  resourceUpdatesAfterMs?: number;
 }
 
 export interface ServerSetup {
@@ -53,6 +55,7 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'list-changed-after': { type: 'string' },
   'extra-tool': { type: 'string' },
   'late-tool': { type: 'string' },
+  'resource-updates': { type: 'string' },
   era: { type: 'string' },
   help: { type: 'boolean' },
 };
@@ -66,6 +69,8 @@ const COMMON_USAGE = `Common flags:
   --extra-tool A,B          also list copies of echo named A and B (e.g. names that clash once sanitised)
   --late-tool A,B           like --extra-tool, but listed only after the list_changed notification
                             (modern era: MS ms after acknowledging a subscriptions/listen for it)
+  --resource-updates MS     offer resource subscriptions; MS ms after one, the resource changes and
+                            notifications/resources/updated is sent (stdio)
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
@@ -145,6 +150,9 @@ export function standardDefinition(name: string, common: CommonFlags): ServerDef
     pageSize: common.pageSize,
     era: common.era,
     listChangedAfterMs: common.listChangedAfterMs,
+    ...(common.resourceUpdatesAfterMs === undefined
+      ? {}
+      : { resourceUpdatesAfterMs: common.resourceUpdatesAfterMs }),
   };
 }
 
@@ -175,6 +183,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       extraTools: namesFlag('extra-tool', flags['extra-tool']),
       lateTools: namesFlag('late-tool', flags['late-tool']),
       era: choiceFlag('era', flags.era, ERAS) ?? 'legacy',
+      resourceUpdatesAfterMs: integerFlag('resource-updates', flags['resource-updates']),
     };
     if (common.lateTools.length > 0 && common.listChangedAfterMs === undefined) {
       throw new UsageError('--late-tool needs --list-changed-after');

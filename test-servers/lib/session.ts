@@ -103,6 +103,12 @@ export interface ServerDefinition {
    * changes to send `notifications/tools/list_changed` on it.
    */
   listChangedAfterMs?: number;
+  /**
+   * Offer resource subscriptions (`resources.subscribe`): MS ms after a subscription to a resource
+   * (legacy `resources/subscribe`, modern `subscriptions/listen` with `resourceSubscriptions`), its text
+   * gains a revision mark and `notifications/resources/updated` is sent.
+   */
+  resourceUpdatesAfterMs?: number;
   hooks?: SessionHooks;
   modernDefects?: ModernDefects;
 }
@@ -129,6 +135,9 @@ export class Session {
   private serverRequestIds = 0;
   /** The level of the last logging/setLevel; no log messages before one. */
   private legacyLogLevel: string | undefined;
+  /** Revision of each resource changed by `resourceUpdatesAfterMs` (absent: the original text). */
+  private readonly revisions = new Map<string, number>();
+  private readonly updateTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -341,7 +350,14 @@ export class Session {
         return this.page('resourceTemplates', [], params.cursor);
       case 'resources/read':
         if (!resources) break;
-        return readResource(params.uri);
+        return this.revised(readResource(params.uri));
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        if (!resources || this.definition.resourceUpdatesAfterMs === undefined) break;
+        if (typeof params.uri !== 'string')
+          throw new RpcError(ErrorCode.InvalidParams, 'params.uri must be a string');
+        if (request.method === 'resources/subscribe') this.scheduleUpdate(params.uri, sink, {});
+        return {};
       case 'prompts/list':
         if (!resources) break;
         return this.page(
@@ -467,7 +483,7 @@ export class Session {
           return this.page('resourceTemplates', [], params.cursor);
         case 'resources/read':
           try {
-            return { ...readResource(params.uri) };
+            return { ...this.revised(readResource(params.uri)) };
           } catch (error) {
             // 2026-07-28 replaced -32002 with -32602 for an unknown resource.
             if (error instanceof RpcError && error.code === ErrorCode.ResourceNotFound)
@@ -505,12 +521,19 @@ export class Session {
     const tag = this.definition.modernDefects?.untaggedSubscriptions
       ? {}
       : { [META.subscriptionId]: request.id };
+    const uris =
+      this.definition.resourceUpdatesAfterMs !== undefined && Array.isArray(filter.resourceSubscriptions)
+        ? filter.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string')
+        : [];
+    const honoured: Record<string, unknown> = toolsListChanged ? { toolsListChanged: true } : {};
+    if (uris.length > 0) honoured.resourceSubscriptions = uris;
     const ack: Modern.SubscriptionsAcknowledgedNotification = {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: tag, notifications: toolsListChanged ? { toolsListChanged: true } : {} },
+      params: { _meta: tag, notifications: honoured },
     };
     sink.write(JSON.stringify(ack), 'notification');
+    for (const uri of uris) this.scheduleUpdate(uri, sink, tag);
     const key = requestKey(request.id);
     this.subscriptions.set(key, { id: request.id, sink, toolsListChanged });
     const delay = this.definition.listChangedAfterMs;
@@ -533,6 +556,37 @@ export class Session {
       this.subscriptions.delete(key);
     }
     return {};
+  }
+
+  /** The resource as read, with its revision mark once `resourceUpdatesAfterMs` changed it. */
+  private revised<T extends { contents: { uri: string; text?: string }[] }>(result: T): T {
+    for (const item of result.contents) {
+      const revision = this.revisions.get(item.uri);
+      if (revision !== undefined && typeof item.text === 'string')
+        item.text = `${item.text}(revision ${revision})\n`;
+    }
+    return result;
+  }
+
+  /** `resourceUpdatesAfterMs` after a subscription: the resource changes, and the subscriber is told. */
+  private scheduleUpdate(uri: string, sink: Sink, tag: Record<string, unknown>): void {
+    const delay = this.definition.resourceUpdatesAfterMs;
+    if (delay === undefined) return;
+    const timer = setTimeout(() => {
+      this.updateTimers.delete(timer);
+      if (this.closed) return;
+      this.revisions.set(uri, (this.revisions.get(uri) ?? 0) + 1);
+      sink.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri, ...(Object.keys(tag).length > 0 ? { _meta: tag } : {}) },
+        }),
+        'notification',
+      );
+    }, delay);
+    timer.unref?.();
+    this.updateTimers.add(timer);
   }
 
   /** Legacy logging: `notifications/message` once the client set a level with logging/setLevel, at or above it. */
@@ -574,7 +628,10 @@ export class Session {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (definition.logging) capabilities.logging = {};
     if (definition.resourcesAndPrompts) {
-      capabilities.resources = modern ? { listChanged: false } : { subscribe: false, listChanged: false };
+      const subscribe = definition.resourceUpdatesAfterMs !== undefined;
+      capabilities.resources = modern
+        ? { listChanged: false, ...(subscribe ? { subscribe: true } : {}) }
+        : { subscribe, listChanged: false };
       capabilities.prompts = { listChanged: false };
     }
     return capabilities;

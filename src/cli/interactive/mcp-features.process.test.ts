@@ -171,4 +171,51 @@ describe.each(['legacy', 'modern'] as const)('MCP features in the interactive se
       expect(received.some((m: Json) => m.method === 'logging/setLevel')).toBe(false);
     }
   });
+
+  it('keeps an attached resource current: an update is said at once and attached to the next message', {
+    timeout: 120_000,
+  }, async () => {
+    const api = await startApi([
+      [{ type: 'text', text: 'Read it.' }],
+      [{ type: 'text', text: 'Saw the update.' }],
+    ]);
+    project = tempProject({
+      otherServers: { wb: { script: 'well-behaved', args: ['--era', era, '--resource-updates', '200'] } },
+    });
+    const session = spawnCli([], { cwd: project.dir, env: { ...project.env, ANTHROPIC_BASE_URL: api.url } });
+    child = session.child;
+    const see = (text: string) =>
+      waitFor(
+        `output containing ${text}; got:\n${session.out()}`,
+        () => session.out().includes(text),
+        60_000,
+      );
+    await see('mcp: wb ready');
+    child.stdin!.write('@wb:furfly://test/readme read this\n');
+    await see('Read it.');
+    await see('mcp: @wb:furfly://test/readme changed; the new version goes with your next message');
+    child.stdin!.write('what changed?\n');
+    await see('Saw the update.');
+    child.stdin!.write('/exit\n');
+    expect((await session.exit).code).toBe(0);
+
+    expect(session.out()).toContain('mcp: attached the updated @wb:furfly://test/readme');
+    expect(lastUserText(api.requests[0])).not.toContain('(revision');
+    const second = lastUserText(api.requests[1]);
+    expect(second).toContain('what changed?');
+    expect(second).toContain('(updated since it was attached)');
+    expect(second).toContain('(revision 1)');
+    // The era's way of subscribing.
+    const received = project.received('wb');
+    if (era === 'legacy') {
+      expect(received.find((m: Json) => m.method === 'resources/subscribe')?.params).toEqual({
+        uri: 'furfly://test/readme',
+      });
+    } else {
+      const listens = received.filter((m: Json) => m.method === 'subscriptions/listen');
+      expect(listens.map((m: Json) => m.params.notifications)).toContainEqual({
+        resourceSubscriptions: ['furfly://test/readme'],
+      });
+    }
+  });
 });

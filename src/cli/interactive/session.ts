@@ -207,6 +207,10 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     Object.entries(runtime.config.mcp_servers).map(([name, server]) => [name, server.log_level ?? 'warning']),
   );
   live.redact = (text) => runtime.redactor.text(text);
+  runtime.resources.onstale = (mention) =>
+    print(
+      `mcp: @${terminalLine(mention.server)}:${terminalLine(mention.uri)} changed; the new version goes with your next message`,
+    );
   for (const notice of runtime.notices) (options.stderr ?? stdout).write(`${notice}\n`);
 
   // Output gone: the prompt loop ends (as at the end of input) and a running turn is stopped.
