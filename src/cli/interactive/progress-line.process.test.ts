@@ -105,6 +105,36 @@ describe.each(['legacy', 'modern'] as const)('the live progress line on a termin
     expect(JSON.stringify(api.requests[1].messages.at(-1))).toContain('completed 6 steps');
   });
 
+  it('asks for a missing prompt argument, and Tab completes a resource mention', {
+    timeout: 120_000,
+  }, async () => {
+    const api = await startApi([[{ type: 'text', text: 'Greeted.' }], [{ type: 'text', text: 'Read.' }]]);
+    project = tempProject({ otherServers: { wb: { script: 'well-behaved', args: ['--era', era] } } });
+    const session = onTerminal([], { ...project.env, ANTHROPIC_BASE_URL: api.url }, project.dir);
+    const see = (text: string) =>
+      waitFor(
+        `terminal output containing ${JSON.stringify(text)}; got:\n${session.out()}`,
+        () => session.out().includes(text),
+        60_000,
+      );
+    await see('mcp: wb ready');
+    session.proc.stdin!.write('/mcp__wb__greeting\r');
+    await see('name (Who to greet.): ');
+    session.proc.stdin!.write('Ada\r');
+    await see('Greeted.');
+    // One candidate: readline completes it in place; Enter sends the completed mention.
+    session.proc.stdin!.write('@wb:furfly://test/r\t');
+    await see('@wb:furfly://test/readme');
+    session.proc.stdin!.write(' summarise\r');
+    await see('Read.');
+    session.proc.stdin!.write('/exit\r');
+    expect(await session.exit).toBe(0);
+    expect(JSON.stringify(api.requests[0].messages.at(-1))).toContain('Please greet Ada warmly.');
+    const second = JSON.stringify(api.requests[1].messages.at(-1));
+    expect(second).toContain('@wb:furfly://test/readme summarise');
+    expect(second).toContain('This is a furfly test server.');
+  });
+
   it('furfly mcp call shows it too', { timeout: 60_000 }, async () => {
     project = tempProject();
     const run = onTerminal(
