@@ -44,6 +44,8 @@ function conversation(version: ProtocolVersion): [string, string, Json][] {
     ],
     ['unknown-method', 'furfly/unknown', undefined],
   ];
+  // After set-level: the server's log message for a call is judged too.
+  calls.push(['logged-call', 'tools/call', { name: 'echo', arguments: { message: 'logged' } }]);
   if (version !== '2025-03-26') {
     calls.push(['structured', 'tools/call', { name: 'structured', arguments: { text: 'x' } }]);
   }

@@ -15,6 +15,7 @@ import {
   type PreparedCall,
   redactToolResult,
   type SessionState,
+  type ToolProgress,
   type ToolRegistry,
   type ToolResult,
 } from '../tools/index.js';
@@ -24,6 +25,7 @@ import {
   type ChatMessage,
   type ToolResultBlock,
   type ToolUseBlock,
+  type UserBlock,
 } from './messages.js';
 import type { PermissionGate } from './permission-prompt.js';
 import { AbortError, type ModelProvider, ProviderError } from './provider/types.js';
@@ -75,6 +77,10 @@ export interface AgentEvents {
   responseEnd?(): void;
   /** A tool call finished, with its result. */
   toolCall?(record: ToolCallRecord, result: ToolResult): void;
+  /** An approved tool call starts running (the live progress line starts its clock here). */
+  toolStart?(call: { id: string; name: string; input: unknown }): void;
+  /** A running call reported progress (an MCP server's notifications/progress). */
+  toolProgress?(id: string, progress: ToolProgress): void;
   /** Something the person should see that is not the model's text (limits, cancellations). */
   notice?(message: string): void;
   /** The turn failed (API or stream error); a readable sentence. */
@@ -143,10 +149,19 @@ export class Agent {
 
   async runTurn(
     prompt: string,
-    { signal, events = {} }: { signal: AbortSignal; events?: AgentEvents },
+    {
+      signal,
+      events = {},
+      attachments = [],
+    }: {
+      signal: AbortSignal;
+      events?: AgentEvents;
+      /** Blocks sent after the prompt in the same message (attached MCP resources), already redacted. */
+      attachments?: UserBlock[];
+    },
   ): Promise<TurnResult> {
     const { provider, maxIterations } = this.options;
-    appendUserContent(this.messages, [{ type: 'text', text: prompt }]);
+    appendUserContent(this.messages, [{ type: 'text', text: prompt }, ...attachments]);
     const result: TurnResult = {
       text: '',
       toolCalls: [],
@@ -290,9 +305,18 @@ export class Agent {
     }
 
     const run = async ({ call, prepared }: { call: ToolUseBlock; prepared: PreparedCall }): Promise<void> => {
+      events.toolStart?.({ id: call.id, name: call.name, input: call.input });
+      const onprogress = events.toolProgress
+        ? (progress: ToolProgress) => events.toolProgress?.(call.id, progress)
+        : undefined;
       const result = await registry.run(
         prepared,
-        { projectRoot: this.options.projectRoot, session: this.options.session, signal },
+        {
+          projectRoot: this.options.projectRoot,
+          session: this.options.session,
+          signal,
+          ...(onprogress === undefined ? {} : { onprogress }),
+        },
         { timeoutMs: this.options.toolTimeoutMs },
       );
       const status: ToolCallStatus = signal.aborted ? 'cancelled' : result.isError ? 'error' : 'ok';

@@ -25,7 +25,14 @@ export interface ToolResultBlock {
   content: ContentPart[];
 }
 
-export type UserBlock = TextBlock | ToolResultBlock;
+/** An image the user attached (an MCP resource's blob); the provider adapter decides whether it can take it. */
+export interface ImageBlock {
+  type: 'image';
+  data: string;
+  mimeType: string;
+}
+
+export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
 export type AssistantBlock = TextBlock | ToolUseBlock;
 
 export type ChatMessage =

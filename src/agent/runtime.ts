@@ -10,6 +10,7 @@ import { userConfigDir } from '../config/paths.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { TokenStore } from '../mcp/auth/token-store.js';
 import { loadMcpServers, type McpServersHandle, type ServerEvent } from '../mcp/loader.js';
+import type { LogEntry } from '../mcp/server-log.js';
 import { ClientRoots } from '../mcp/server-requests/roots.js';
 import type { PermissionMode, PermissionService } from '../permission/index.js';
 import { expandAllowPath } from '../permission/paths.js';
@@ -21,6 +22,7 @@ import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
 import { DeferredProvider } from './provider/deferred.js';
 import type { ModelProvider } from './provider/types.js';
 import { chooseProvider, type ProviderSettings } from './providers.js';
+import { ResourceAttachments } from './resource-mentions.js';
 import { type ServerRequestPrompter, serverRequestSetup } from './server-requests.js';
 import { createPermissionService, loadSessionConfig, sessionRedactor } from './session-config.js';
 import { UsageLedger } from './usage.js';
@@ -39,6 +41,8 @@ export interface RuntimeOptions {
   /** The interactive session's question; absent in one-shot mode (asks are refused). */
   asker?: PermissionAsker;
   onServerEvent?: (event: ServerEvent) => void;
+  /** Every new entry of a server's log (its notifications/message), redacted; the session filters by level. */
+  onServerLog?: (server: string, entry: LogEntry) => void;
   /** Retries of failed API requests (tests set 0). */
   maxRetries?: number;
   /** Replaces the Anthropic provider (tests of the wiring). */
@@ -69,6 +73,8 @@ export interface AgentRuntime {
   notices: readonly string[];
   /** Shuts every MCP server down. Idempotent. */
   close(): Promise<void>;
+  /** `@server:uri` mentions: read, attached and kept current (see resource-mentions.ts). */
+  resources: ResourceAttachments;
 }
 
 export type RuntimeSetup = { ok: true; runtime: AgentRuntime } | { ok: false; message: string };
@@ -133,6 +139,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       path.resolve(projectRoot, expandAllowPath(entry, options.homeDir ?? os.homedir())),
     ),
   ]);
+  let resources: ResourceAttachments | undefined;
   const mcp = loadMcpServers(config.mcp_servers, registry, {
     cwd: projectRoot,
     serverRequests: serverRequestSetup({
@@ -148,6 +155,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     maxOutputChars: config.tools.max_output_chars,
     // Stored OAuth tokens are used and refreshed; the agent never opens a browser (docs/remote-servers.md).
     authorization: { store: new TokenStore(userConfigDir(options.env, options.homeDir)) },
+    onNotification: (server, method, params) => resources?.notify(server, method, params),
   });
   // A legacy server that declared nothing is not told; the client checks its own capabilities.
   roots.onChange(() => {
@@ -156,6 +164,12 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       void notify?.call(client).catch(() => {});
     }
   });
+  resources = new ResourceAttachments(mcp, redactor);
+  // The logs exist from the start (the loader creates them synchronously), and survive a reconnect.
+  for (const name of Object.keys(config.mcp_servers)) {
+    const log = mcp.logOf(name);
+    if (log && options.onServerLog) log.onentry = (entry) => options.onServerLog?.(name, entry);
+  }
   return {
     ok: true,
     runtime: {
@@ -171,6 +185,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       roots,
       notices: loaded.notices,
       close: () => mcp.close(),
+      resources,
     },
   };
 }

@@ -24,6 +24,22 @@ function split(user: Plain, project: Plain) {
 }
 
 describe('splitProjectLayer', () => {
+  it('keeps trust_annotations from a project layer out until trusted, and says what it does', () => {
+    const user = { mcp_servers: { docs: { type: 'stdio', command: 'docs-server' } } };
+    const changed = split(user, { mcp_servers: { docs: { trust_annotations: true } } });
+    expect(JSON.stringify(toPlain(changed.safe))).not.toContain('trust_annotations');
+    expect(changed.risky[0]!.effects).toContain(
+      "lets the server's own tool annotations set its tools' permission category",
+    );
+    const added = split(
+      {},
+      { mcp_servers: { new: { type: 'stdio', command: 'x', trust_annotations: true } } },
+    );
+    expect(added.risky[0]!.effects).toContain(
+      "lets the server's own tool annotations set its tools' permission category",
+    );
+  });
+
   it('says when an empty api_key means your ANTHROPIC_API_KEY (red team)', () => {
     // Without a base_url an empty api_key falls back to ANTHROPIC_API_KEY; the question must not call a
     // blank key "written in the file". With a base_url there is no fallback (agent/providers.ts).

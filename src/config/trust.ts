@@ -203,6 +203,10 @@ function serverEffects(server: ConfigNode): string[] {
       effects.push(`${field === 'env' ? 'sets environment' : 'sends headers'}: ${namesAndVariables(map)}`);
     }
   }
+  const annotations = scalarAt(server, ['trust_annotations']);
+  if (annotations?.value === true) {
+    effects.push("lets the server's own tool annotations set its tools' permission category");
+  }
   return effects.length > 0 ? effects : ['changes a server entry'];
 }
 

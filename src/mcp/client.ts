@@ -418,6 +418,83 @@ export class McpClient {
     };
   }
 
+  /**
+   * Any other request of the server's features (resources, prompts, completion, logging), in the era's
+   * envelope: modern requests carry the per-request `_meta` and may go through `input_required` rounds
+   * (`prompts/get`, `resources/read`); legacy ones go as they are. Rejects on failure (the caller words it
+   * for its reader; see `describeRequestFailure`). Used by server-features.ts.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.state !== 'connected') {
+      const why = this.peer.closeReason ? `: ${this.peer.closeReason.message}` : '';
+      throw new Error(this.redact(`server "${this.name}" is not connected${why}`));
+    }
+    if (this.era === 'modern') {
+      if (method === 'prompts/get' || method === 'resources/read') {
+        const name = typeof params.name === 'string' ? params.name : String(params.uri ?? '');
+        return this.modernRequestWithInput(method, name, params, options);
+      }
+      return this.modernRequest(method, params, options);
+    }
+    const result: unknown = await this.raw.request(method, params, options);
+    return isObject(result) ? result : {};
+  }
+
+  /**
+   * Keep one resource current: `notifications/resources/updated` for `uri` reaches `onnotification`.
+   * Legacy era: `resources/subscribe` (when the server declares `resources.subscribe`). Modern era: a
+   * `subscriptions/listen` of its own naming the URI (the filter's `resourceSubscriptions`), open until
+   * the client closes. Resolves to false when the server does not offer subscriptions.
+   */
+  async subscribeResource(uri: string): Promise<boolean> {
+    const resources = this.capabilities.resources;
+    if (!isObject(resources) || resources.subscribe !== true) return false;
+    if (this.era !== 'modern') {
+      await this.request('resources/subscribe', { uri });
+      return true;
+    }
+    const signal = this.subscription.signal;
+    let listenId: number | undefined;
+    this.raw
+      .request(
+        'subscriptions/listen',
+        {
+          notifications: { resourceSubscriptions: [uri] },
+          _meta: this.metaFor(this.protocolVersion as string),
+        },
+        {
+          timeoutMs: FOREVER_MS,
+          signal,
+          validateResult: false,
+          onid: (id) => {
+            listenId = id;
+            this.subscriptionIds.add(id);
+          },
+        },
+      )
+      .finally(() => {
+        if (listenId !== undefined) this.subscriptionIds.delete(listenId);
+      })
+      .catch((error: unknown) => {
+        if (signal.aborted || this.state === 'closed') return;
+        this.onerror?.(
+          this.redactError(
+            new Error(`server "${this.name}": the subscription to ${uri} ended (${errorText(error)})`),
+          ),
+        );
+      });
+    return true;
+  }
+
+  /** A failed `request` in one sentence naming the server and the method (redacted). */
+  describeRequestFailure(error: unknown, method: string): string {
+    return this.redact(this.describeCallFailure(error, method).replace(', tool "', ', request "'));
+  }
+
   /** Close the connection (the transport's staged shutdown). Idempotent. */
   close(): Promise<void> {
     // The subscription ends first, the way the binding says (stdio: notifications/cancelled; HTTP: the

@@ -19,12 +19,16 @@ import type { Redactor } from '../redaction/index.js';
 import { type MountPlan, type MountReport, mountReport } from '../sandbox/mount-plan.js';
 import { definitionLimitProblem } from '../tools/definition-limits.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolProgress } from '../tools/tool.js';
 import { errorText } from '../util/error-text.js';
+import { isObject } from '../util/is-object.js';
 import { loginRequiredIn } from './auth/errors.js';
 import { McpClient, type McpTool } from './client.js';
 import type { InputHandlers } from './era/input-handlers.js';
 import { ToolLeftOutError } from './errors.js';
 import { RemoteTool } from './remote-tool.js';
+import type { LogLevel } from './server-features.js';
+import { ServerLog } from './server-log.js';
 import { assignToolNames } from './tool-names.js';
 import {
   type AuthorizationOptions,
@@ -52,6 +56,11 @@ export interface ServerEvent {
   /** The protocol era and version in use (with `ok`). */
   era?: 'modern' | 'legacy';
   protocolVersion?: string;
+  /**
+   * With `ok`: the server was already ready and only re-listed its tools (after `list_changed`); shown
+   * as "tools updated", never as a second "ready".
+   */
+  relisted?: boolean;
 }
 
 /** The part of McpClient the loader uses, so tests can substitute one. */
@@ -59,7 +68,20 @@ export type LoaderClient = Pick<
   McpClient,
   'name' | 'tools' | 'connect' | 'listTools' | 'callTool' | 'close' | 'onnotification' | 'onclose'
 > &
-  Partial<Pick<McpClient, 'era' | 'protocolVersion' | 'onerror'>>;
+  Partial<
+    Pick<
+      McpClient,
+      | 'era'
+      | 'protocolVersion'
+      | 'onerror'
+      | 'capabilities'
+      | 'serverInfo'
+      | 'request'
+      | 'subscribeResource'
+      | 'diagnostics'
+      | 'describeRequestFailure'
+    >
+  >;
 
 export type ClientFactory = (
   name: string,
@@ -101,6 +123,13 @@ export interface LoadMcpServersOptions {
   serverRequests?: (name: string, server: ResolvedServer) => ServerRequestSetup | undefined;
   /** OAuth for http servers: where tokens are stored (the user folder). No browser is ever opened here. */
   authorization?: AuthorizationOptions;
+  /**
+   * Every notification of every server besides the tool list's (log messages, resource updates), after
+   * the loader's own bookkeeping: the log message is already in the server's log (`logOf`).
+   */
+  onNotification?: (server: string, method: string, params: unknown) => void;
+  /** Told about the progress of every call of a remote tool (the session's live progress line). */
+  onToolProgress?: (server: string, tool: string, progress: ToolProgress) => void;
 }
 
 export interface McpServersHandle {
@@ -112,6 +141,15 @@ export interface McpServersHandle {
   readonly clients: ReadonlyMap<string, LoaderClient>;
   /** Closes every client concurrently. Idempotent; never rejects. */
   close(): Promise<void>;
+  /**
+   * Closes one server's connection, takes its tools out of the registry and connects it again (its
+   * events as at start). Resolves to its new status; never rejects. Unknown or disabled: undefined.
+   */
+  reconnect(name: string): Promise<ServerEvent | undefined>;
+  /** The server's log: its `notifications/message` and furfly's own lines about it, oldest first. */
+  logOf(name: string): ServerLog | undefined;
+  /** The last failure of the server, kept after it recovered (for the /mcp panel). */
+  lastError(name: string): string | undefined;
 }
 
 /** If the client's own timeout fires at the same moment, ours should win, so the status is `timeout`. */
@@ -130,8 +168,15 @@ export const defaultClientFactory: ClientFactory = (name, server, options) => {
           inputHandlers: options.serverRequests.inputHandlers,
           capabilitiesFor: options.serverRequests.capabilitiesFor,
         }),
+    // Modern era: asked for on every request (legacy: logging/setLevel once connected, see Loader).
+    logLevel: requestedLogLevel(server),
   });
 };
+
+/** What is asked of a server: info and up for its log, or debug when the person asked to see debug. */
+export function requestedLogLevel(server: ResolvedServer): LogLevel {
+  return server.log_level === 'debug' ? 'debug' : 'info';
+}
 
 export function loadMcpServers(
   servers: Readonly<Record<string, ResolvedServer>>,
@@ -147,6 +192,9 @@ export function loadMcpServers(
     statuses: () => loader.statuses(),
     clients: loader.clients,
     close: () => loader.close(),
+    reconnect: (name) => loader.reconnect(name),
+    logOf: (name) => loader.logOf(name),
+    lastError: (name) => loader.lastErrorOf(name),
   };
 }
 
@@ -169,6 +217,9 @@ interface ServerState {
   relistAgain: boolean;
   /** Tools the client left out of the last listing (invalid `x-mcp-header`), reported with the next `ok`. */
   leftOut: string[];
+  /** Log messages and furfly's lines about this server. */
+  log: ServerLog;
+  lastError?: string;
 }
 
 class Loader {
@@ -179,6 +230,7 @@ class Loader {
   private readonly owners = new Map<string, string>();
   private closed = false;
   private closing: Promise<void> | undefined;
+  private readonly states = new Map<string, ServerState>();
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -204,7 +256,9 @@ class Loader {
       connected: false,
       relistAgain: false,
       leftOut: [],
+      log: new ServerLog(),
     };
+    this.states.set(name, state);
     if (!server.enabled) {
       this.emit(state, { status: 'disabled' });
       return;
@@ -273,8 +327,17 @@ class Loader {
     client.onerror = (error) => {
       if (error instanceof ToolLeftOutError) state.leftOut.push(this.redact(state, error.message));
     };
-    client.onnotification = (method) => {
-      if (method !== 'notifications/tools/list_changed') return;
+    client.onnotification = (method, params) => {
+      if (method !== 'notifications/tools/list_changed') {
+        if (method === 'notifications/message')
+          state.log.addMessage(params, (text) => this.redact(state, text));
+        try {
+          this.options.onNotification?.(name, method, params);
+        } catch {
+          // A failing listener must not break the loader.
+        }
+        return;
+      }
       if (state.connected) this.relist(state);
       else changedWhileConnecting = true;
     };
@@ -338,6 +401,57 @@ class Loader {
     const skipped = this.syncTools(state, client.tools);
     this.emitOk(state, [...state.leftOut.splice(0), ...skipped]);
     if (changedWhileConnecting) this.relist(state);
+    // Legacy era: the log level is asked for once (modern: on every request, see defaultClientFactory).
+    if (client.era !== 'modern' && client.request && isObject(client.capabilities?.logging)) {
+      client.request('logging/setLevel', { level: requestedLogLevel(server) }).catch((error: unknown) => {
+        state.log.addNote(this.redact(state, `logging/setLevel failed: ${errorText(error)}`));
+      });
+    }
+  }
+
+  logOf(name: string): ServerLog | undefined {
+    return this.states.get(name)?.log;
+  }
+
+  lastErrorOf(name: string): string | undefined {
+    return this.states.get(name)?.lastError;
+  }
+
+  /** See McpServersHandle.reconnect. */
+  async reconnect(name: string): Promise<ServerEvent | undefined> {
+    const state = this.states.get(name);
+    if (!state || !state.server.enabled || this.closed) return undefined;
+    const old = state.client;
+    state.connected = false;
+    if (old) {
+      // The old connection's end is no news: it was asked for.
+      old.onclose = undefined;
+      old.onnotification = undefined;
+      this.clients.delete(name);
+      await Promise.resolve()
+        .then(() => old.close())
+        .catch(() => {});
+    }
+    for (const publicName of state.registered.values()) {
+      this.registry.unregister(publicName);
+      this.owners.delete(publicName);
+    }
+    state.registered.clear();
+    state.definitions.clear();
+    state.client = undefined;
+    state.startedAt = Date.now();
+    state.log.addNote('reconnecting (asked for by the user)');
+    this.emit(state, { status: 'connecting' });
+    try {
+      await this.connect(state);
+    } catch (error) {
+      this.emit(state, {
+        status: 'error',
+        ms: this.elapsed(state),
+        error: this.redact(state, errorText(error)),
+      });
+    }
+    return this.latest.get(name);
   }
 
   /** Re-lists after `list_changed`; calls that arrive while one runs fold into one more run. */
@@ -353,11 +467,11 @@ class Loader {
         try {
           const tools = await state.client.listTools({ timeoutMs: state.server.timeout * 1000 });
           if (this.closed) return;
-          this.emitOk(state, [...state.leftOut.splice(0), ...this.syncTools(state, tools)]);
+          this.emitOk(state, [...state.leftOut.splice(0), ...this.syncTools(state, tools)], true);
         } catch (error) {
           if (this.closed || !state.connected) return;
           const problem = this.redact(state, `re-listing tools failed: ${errorText(error)}`);
-          this.emitOk(state, [problem]);
+          this.emitOk(state, [problem], true);
         }
       } while (state.relistAgain);
     })().finally(() => {
@@ -415,7 +529,14 @@ class Loader {
         definition: tool,
         name: publicName,
         category: state.server.category,
+        trustAnnotations: state.server.trust_annotations === true,
         client: state.client!,
+        ...(this.options.onToolProgress === undefined
+          ? {}
+          : {
+              onprogress: (progress: ToolProgress) =>
+                this.options.onToolProgress?.(state.name, tool.name, progress),
+            }),
         // The server's `tool_timeout`; without one, the client's default (60 s, documented in config.md).
         callTimeoutMs: toolTimeoutMs(state.server),
         maxOutputChars: this.options.maxOutputChars,
@@ -453,11 +574,12 @@ class Loader {
     return message;
   }
 
-  private emitOk(state: ServerState, problems: readonly string[]): void {
+  private emitOk(state: ServerState, problems: readonly string[], relisted = false): void {
     const event: Omit<ServerEvent, 'server' | 'transport'> = {
       status: 'ok',
       tools: state.registered.size,
       ms: this.elapsed(state),
+      ...(relisted ? { relisted: true } : {}),
     };
     if (state.client?.era !== undefined) event.era = state.client.era;
     if (state.client?.protocolVersion !== undefined) event.protocolVersion = state.client.protocolVersion;
@@ -478,6 +600,10 @@ class Loader {
       ...(state.mount === undefined ? {} : { mount: state.mount }),
     };
     if (kind === 'status') this.latest.set(state.name, full);
+    if ((full.status === 'error' || full.status === 'timeout') && full.error !== undefined) {
+      state.lastError = full.error;
+      state.log.addNote(full.error);
+    }
     try {
       this.options.onEvent?.({ ...full });
     } catch {

@@ -1,13 +1,14 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fc, test } from '@fast-check/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Redactor } from '../redaction/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { IMAGE_WITHHELD } from '../tools/result-redaction.js';
 import { SessionState } from '../tools/session-state.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
-import { RemoteTool, type ToolCaller } from './remote-tool.js';
+import { annotatedCategory, RemoteTool, type ToolCaller } from './remote-tool.js';
 
 class FakeCaller implements ToolCaller {
   calls: { name: string; args: Record<string, unknown>; options?: CallToolOptions }[] = [];
@@ -229,4 +230,68 @@ describe('RemoteTool', () => {
       content: [{ type: 'text', text: 'ok' }],
     });
   });
+});
+
+describe('trust_annotations', () => {
+  const tool = (annotations?: Record<string, unknown>) => ({
+    name: 't',
+    inputSchema: { type: 'object' as const },
+    ...(annotations ? { annotations } : {}),
+  });
+  const caller = { callTool: async () => ({ isError: false, content: [] }) };
+
+  it('ignores annotations by default: the configured category holds', () => {
+    const remote = new RemoteTool({
+      server: 's',
+      definition: tool({ readOnlyHint: true }),
+      name: 'mcp__s__t',
+      client: caller,
+    });
+    expect(remote.category).toBe('execute');
+    const edit = new RemoteTool({
+      server: 's',
+      definition: tool({ readOnlyHint: true }),
+      name: 'mcp__s__t',
+      category: 'edit',
+      client: caller,
+    });
+    expect(edit.category).toBe('edit');
+  });
+
+  it('with trust, readOnlyHint makes read, destructiveHint false makes edit, a destructive tool execute', () => {
+    const make = (annotations?: Record<string, unknown>) =>
+      new RemoteTool({
+        server: 's',
+        definition: tool(annotations),
+        name: 'mcp__s__t',
+        category: 'read',
+        trustAnnotations: true,
+        client: caller,
+      }).category;
+    expect(make({ readOnlyHint: true })).toBe('read');
+    expect(make({ readOnlyHint: false, destructiveHint: false })).toBe('edit');
+    expect(make({ readOnlyHint: false })).toBe('execute');
+    expect(make({ destructiveHint: true })).toBe('execute');
+    // No annotations at all: nothing to trust, the configured category stays.
+    expect(make()).toBe('read');
+    expect(make({ title: 'x' })).toBe('read');
+  });
+
+  test.prop([
+    fc.record({
+      readOnlyHint: fc.option(fc.boolean(), { nil: undefined }),
+      destructiveHint: fc.option(fc.boolean(), { nil: undefined }),
+    }),
+    fc.constantFrom('read', 'edit', 'execute' as const),
+  ])(
+    'only readOnlyHint true can give read; a tool that may destroy is never below execute',
+    (hints, configured) => {
+      const annotations = Object.fromEntries(Object.entries(hints).filter(([, v]) => v !== undefined));
+      const category = annotatedCategory({ annotations }, configured as 'read' | 'edit' | 'execute');
+      if (hints.readOnlyHint === true) expect(category).toBe('read');
+      else if (hints.destructiveHint === false) expect(category).toBe('edit');
+      else if (Object.keys(annotations).length === 0) expect(category).toBe(configured);
+      else expect(category).toBe('execute');
+    },
+  );
 });

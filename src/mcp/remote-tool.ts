@@ -2,8 +2,9 @@
  * A tool of an MCP server, adapted to the local Tool interface so the registry, the permission
  * service and the agent loop treat it like any built-in.
  *
- * - The category comes from the server's config only. Tool annotations (readOnlyHint, ...) are hints
- *   from the server itself and could be wrong or hostile, so they never loosen permissions.
+ * - The category comes from the server's config. Tool annotations (readOnlyHint, ...) are hints from
+ *   the server itself and could be wrong or hostile, so by default they never change it; only the
+ *   person's own `trust_annotations: true` for the server lets them decide (see `annotatedCategory`).
  * - `concurrencySafe` is true only for the `read` category: a remote tool is opaque, and the user's
  *   statement that a server only reads is the only evidence that parallel calls cannot interfere.
  * - `ruleNames`: permission rules also match `mcp__<server>__<original>` and `mcp:<server>/<original>`,
@@ -13,7 +14,14 @@
  */
 import type { Redactor } from '../redaction/index.js';
 import { redactToolResult } from '../tools/result-redaction.js';
-import type { JsonSchemaObject, Tool, ToolCategory, ToolContext, ToolResult } from '../tools/tool.js';
+import type {
+  JsonSchemaObject,
+  Tool,
+  ToolCategory,
+  ToolContext,
+  ToolProgress,
+  ToolResult,
+} from '../tools/tool.js';
 import { isObject } from '../util/is-object.js';
 import type { CallToolOptions, McpTool, ToolCallResult } from './client.js';
 import { capToolOutput } from './output-spill.js';
@@ -41,6 +49,10 @@ export interface RemoteToolOptions {
   maxOutputChars?: number;
   /** Where oversized outputs are saved. */
   spillDirectory?: string;
+  /** The server's `trust_annotations`: its annotations set this tool's category (default false). */
+  trustAnnotations?: boolean;
+  /** Told about the call's progress notifications (the live progress line); see ToolContext. */
+  onprogress?: (progress: ToolProgress) => void;
   /**
    * Masks the secrets furfly knows in every result before it is cut and saved: a saved full output is
    * a file on disk, and a cut must not leave half a secret behind.
@@ -72,7 +84,8 @@ export class RemoteTool implements Tool {
     this.ruleNames = ruleIdentities(server, definition.name);
     this.description = describe(definition, server);
     this.inputSchema = isObject(definition.inputSchema) ? definition.inputSchema : { type: 'object' };
-    this.category = options.category ?? 'execute';
+    const configured = options.category ?? 'execute';
+    this.category = options.trustAnnotations ? annotatedCategory(definition, configured) : configured;
     this.concurrencySafe = this.category === 'read';
     this.hardConstraints = [
       `Provided by the external MCP server "${server}"; its actions and results are not covered by the local sandbox.`,
@@ -92,6 +105,15 @@ export class RemoteTool implements Tool {
     const result = await this.options.client.callTool(this.realName, args, {
       signal: context.signal,
       timeoutMs: this.options.callTimeoutMs,
+      // Progress is asked for (a progress token sent) only when someone shows it.
+      ...(context.onprogress === undefined && this.options.onprogress === undefined
+        ? {}
+        : {
+            onprogress: (progress: ToolProgress) => {
+              context.onprogress?.(progress);
+              this.options.onprogress?.(progress);
+            },
+          }),
     });
     const converted = convertToolCallResult(result);
     const redacted = this.options.redactor ? redactToolResult(converted, this.options.redactor) : converted;
@@ -101,6 +123,24 @@ export class RemoteTool implements Tool {
       label: this.name,
     });
   }
+}
+
+/**
+ * The category a tool's own annotations claim, for a server whose annotations the person trusts:
+ * `readOnlyHint: true` is read; otherwise `destructiveHint: false` is edit (it changes things, but
+ * only additively); anything else is execute, the spec's default for a tool that is not read-only.
+ * A tool without annotations keeps the configured category.
+ */
+export function annotatedCategory(
+  definition: Pick<McpTool, 'annotations'>,
+  configured: ToolCategory,
+): ToolCategory {
+  const annotations = definition.annotations;
+  if (!isObject(annotations)) return configured;
+  if (annotations.readOnlyHint === true) return 'read';
+  if (annotations.destructiveHint === false) return 'edit';
+  if (annotations.readOnlyHint === undefined && annotations.destructiveHint === undefined) return configured;
+  return 'execute';
 }
 
 function describe(definition: McpTool, server: string): string {

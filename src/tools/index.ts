@@ -22,6 +22,7 @@ export {
   type ToolCategory,
   type ToolContext,
   type ToolDefinition,
+  type ToolProgress,
   type ToolResult,
   textResult,
 } from './tool.js';

@@ -42,6 +42,8 @@ export interface ExecuteContext {
   session: SessionState;
   /** The caller's cancellation (e.g. the user pressed Ctrl-C); combined with the timeout. */
   signal?: AbortSignal;
+  /** Passed on to the tool (ToolContext.onprogress). */
+  onprogress?: ToolContext['onprogress'];
 }
 
 export interface ExecuteOptions {
@@ -298,6 +300,7 @@ async function runWithDeadline(
     projectRoot: context.projectRoot,
     session: context.session,
     signal: controller.signal,
+    ...(context.onprogress === undefined ? {} : { onprogress: context.onprogress }),
   };
   const running = (async () => {
     try {

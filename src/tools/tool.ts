@@ -32,6 +32,15 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Per-conversation memory shared by the built-ins (files read, for the read-before-edit rule). */
   session: SessionState;
+  /** Told about progress the tool learns of (an MCP server's progress notifications); optional. */
+  onprogress?: (progress: ToolProgress) => void;
+}
+
+/** Progress of a running call, as a server reports it: a count, maybe a total and a message. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export interface Tool<Args = Record<string, unknown>> {

@@ -33,6 +33,8 @@ export interface CommonFlags {
   dropSessionAfter?: number;
   closeStreamsEarly?: number;
   legacySse: boolean;
+  /** Offer resource subscriptions; MS ms after each subscription, the resource changes and is announced. */
+  resourceUpdatesAfterMs?: number;
 }
 
 export interface ServerSetup {
@@ -59,6 +61,7 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'list-changed-after': { type: 'string' },
   'extra-tool': { type: 'string' },
   'late-tool': { type: 'string' },
+  'resource-updates': { type: 'string' },
   era: { type: 'string' },
   'auth-token': { type: 'string' },
   'drop-session-after': { type: 'string' },
@@ -77,6 +80,8 @@ const COMMON_USAGE = `Common flags:
   --extra-tool A,B          also list copies of echo named A and B (e.g. names that clash once sanitised)
   --late-tool A,B           like --extra-tool, but listed only after the list_changed notification
                             (modern era: MS ms after acknowledging a subscriptions/listen for it)
+  --resource-updates MS     offer resource subscriptions; MS ms after one, the resource changes and
+                            notifications/resources/updated is sent (stdio)
   --http                    serve Streamable HTTP on 127.0.0.1 instead of stdio
   --port P                  HTTP port (default 0: any free port; the URL is printed on stdout)
   --reply json|sse          HTTP reply type for requests (default json)
@@ -165,6 +170,9 @@ export function standardDefinition(name: string, common: CommonFlags): ServerDef
     pageSize: common.pageSize,
     era: common.era,
     listChangedAfterMs: common.listChangedAfterMs,
+    ...(common.resourceUpdatesAfterMs === undefined
+      ? {}
+      : { resourceUpdatesAfterMs: common.resourceUpdatesAfterMs }),
   };
 }
 
@@ -199,6 +207,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       dropSessionAfter: integerFlag('drop-session-after', flags['drop-session-after']),
       closeStreamsEarly: integerFlag('close-streams-early', flags['close-streams-early']),
       legacySse: flags['legacy-sse'] === true,
+      resourceUpdatesAfterMs: integerFlag('resource-updates', flags['resource-updates']),
     };
     if (common.authToken !== undefined && (common.authToken === '' || !common.http)) {
       throw new UsageError('--auth-token needs a token and --http');

@@ -108,6 +108,12 @@ export interface ServerDefinition {
    * changes to send `notifications/tools/list_changed` on it.
    */
   listChangedAfterMs?: number;
+  /**
+   * Offer resource subscriptions (`resources.subscribe`): MS ms after a subscription to a resource
+   * (legacy `resources/subscribe`, modern `subscriptions/listen` with `resourceSubscriptions`), its text
+   * gains a revision mark and `notifications/resources/updated` is sent.
+   */
+  resourceUpdatesAfterMs?: number;
   hooks?: SessionHooks;
   modernDefects?: ModernDefects;
 }
@@ -134,6 +140,9 @@ export class Session {
   private serverRequestIds = 0;
   /** The minimum level set with logging/setLevel; nothing is logged (legacy) until a client sets one. */
   private logLevel: string | undefined;
+  /** Revision of each resource changed by `resourceUpdatesAfterMs` (absent: the original text). */
+  private readonly revisions = new Map<string, number>();
+  private readonly updateTimers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly definition: ServerDefinition,
@@ -324,6 +333,8 @@ export class Session {
           params.cursor,
         );
       case 'tools/call':
+        this.logLegacy(sink, 'info', `tools/call ${String(params.name)}`);
+        if (params.name === 'fail') this.logLegacy(sink, 'warning', 'the fail tool fails, as asked');
         // Only modern requests can get an InputRequiredResult (modern-only tools are not listed here).
         return (await this.callTool(params, version, sink, signal)) as ToolResult;
       case 'logging/setLevel':
@@ -347,7 +358,16 @@ export class Session {
         return this.page('resourceTemplates', [], params.cursor);
       case 'resources/read':
         if (!resources) break;
-        return readResource(params.uri);
+        return this.revised(readResource(params.uri));
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        if (!resources) break;
+        // An unknown URI is -32002, as for resources/read. Only with --resource-updates does a
+        // subscribed resource ever change (and get announced with notifications/resources/updated).
+        readResource(params.uri);
+        if (request.method === 'resources/subscribe' && this.definition.resourceUpdatesAfterMs !== undefined)
+          this.scheduleUpdate(params.uri as string, sink, {});
+        return {};
       case 'prompts/list':
         if (!resources) break;
         return this.page(
@@ -358,12 +378,6 @@ export class Session {
       case 'prompts/get':
         if (!resources) break;
         return getPrompt(params.name, params.arguments);
-      case 'resources/subscribe':
-      case 'resources/unsubscribe':
-        if (!resources) break;
-        // Nothing here ever changes, so a subscription never produces notifications/resources/updated.
-        readResource(params.uri);
-        return {};
       case 'completion/complete':
         if (!resources) break;
         return complete(params);
@@ -470,6 +484,8 @@ export class Session {
           };
         }
         this.logForRequest(params, sink, signal, 'info', `tools/call ${String(params.name)}`);
+        if (params.name === 'fail')
+          this.logForRequest(params, sink, signal, 'warning', 'the fail tool fails, as asked');
         return { ...(await this.callTool(params, version, sink, signal, modern)) };
       }
       case 'subscriptions/listen':
@@ -487,7 +503,7 @@ export class Session {
           return this.page('resourceTemplates', [], params.cursor);
         case 'resources/read':
           try {
-            return { ...readResource(params.uri) };
+            return { ...this.revised(readResource(params.uri)) };
           } catch (error) {
             // 2026-07-28 replaced -32002 with -32602 for an unknown resource.
             if (error instanceof RpcError && error.code === ErrorCode.ResourceNotFound)
@@ -527,12 +543,19 @@ export class Session {
     const tag = this.definition.modernDefects?.untaggedSubscriptions
       ? {}
       : { [META.subscriptionId]: request.id };
+    const uris =
+      this.definition.resourceUpdatesAfterMs !== undefined && Array.isArray(filter.resourceSubscriptions)
+        ? filter.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string')
+        : [];
+    const honoured: Record<string, unknown> = toolsListChanged ? { toolsListChanged: true } : {};
+    if (uris.length > 0) honoured.resourceSubscriptions = uris;
     const ack: Modern.SubscriptionsAcknowledgedNotification = {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: tag, notifications: toolsListChanged ? { toolsListChanged: true } : {} },
+      params: { _meta: tag, notifications: honoured },
     };
     sink.write(JSON.stringify(ack), 'notification');
+    for (const uri of uris) this.scheduleUpdate(uri, sink, tag);
     const key = requestKey(request.id);
     this.subscriptions.set(key, { id: request.id, sink, toolsListChanged });
     const delay = this.definition.listChangedAfterMs;
@@ -555,6 +578,51 @@ export class Session {
       this.subscriptions.delete(key);
     }
     return {};
+  }
+
+  /** The resource as read, with its revision mark once `resourceUpdatesAfterMs` changed it. */
+  private revised<T extends { contents: { uri: string; text?: string }[] }>(result: T): T {
+    for (const item of result.contents) {
+      const revision = this.revisions.get(item.uri);
+      if (revision !== undefined && typeof item.text === 'string')
+        item.text = `${item.text}(revision ${revision})\n`;
+    }
+    return result;
+  }
+
+  /** `resourceUpdatesAfterMs` after a subscription: the resource changes, and the subscriber is told. */
+  private scheduleUpdate(uri: string, sink: Sink, tag: Record<string, unknown>): void {
+    const delay = this.definition.resourceUpdatesAfterMs;
+    if (delay === undefined) return;
+    const timer = setTimeout(() => {
+      this.updateTimers.delete(timer);
+      if (this.closed) return;
+      this.revisions.set(uri, (this.revisions.get(uri) ?? 0) + 1);
+      sink.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri, ...(Object.keys(tag).length > 0 ? { _meta: tag } : {}) },
+        }),
+        'notification',
+      );
+    }, delay);
+    timer.unref?.();
+    this.updateTimers.add(timer);
+  }
+
+  /** Legacy logging: `notifications/message` once the client set a level with logging/setLevel, at or above it. */
+  private logLegacy(sink: Sink, level: string, data: string): void {
+    const wanted = this.logLevel;
+    if (wanted === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
+    sink.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level, logger: this.definition.name, data },
+      }),
+      'notification',
+    );
   }
 
   /** Modern logging: `notifications/message` on the request's own stream, only when it asked for a level. */
@@ -582,7 +650,11 @@ export class Session {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (definition.logging) capabilities.logging = {};
     if (definition.resourcesAndPrompts) {
-      capabilities.resources = modern ? { listChanged: false } : { subscribe: true, listChanged: false };
+      const subscribe = definition.resourceUpdatesAfterMs !== undefined;
+      // Legacy: subscriptions are always offered (resources/subscribe answers); modern: with --resource-updates.
+      capabilities.resources = modern
+        ? { listChanged: false, ...(subscribe ? { subscribe: true } : {}) }
+        : { subscribe: true, listChanged: false };
       capabilities.prompts = { listChanged: false };
       capabilities.completions = {};
     }

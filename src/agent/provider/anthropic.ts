@@ -85,6 +85,8 @@ function toMessageParam(message: ChatMessage): Anthropic.MessageParam {
   for (const block of message.content) {
     if (block.type === 'text') {
       if (hasText(block.text)) content.push({ type: 'text', text: block.text });
+    } else if (block.type === 'image') {
+      content.push(toImageBlock(block.data, block.mimeType));
     } else {
       content.push({
         type: 'tool_result',

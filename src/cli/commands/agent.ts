@@ -20,13 +20,19 @@ import type { Usage } from '../../agent/usage.js';
 import { nearest } from '../../config/suggest.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
-import { terminalSafeJson, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
+import {
+  terminalLine,
+  terminalSafeJson,
+  terminalText,
+  textStreamSanitizer,
+} from '../../terminal/sanitize.js';
 import { COMMAND_NAMES, PROMPT_FROM_STDIN } from '../command-names.js';
 import { cwdProblem } from '../cwd-option.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
 import { describeServerEvent, describeToolCall } from '../interactive/render.js';
 import { runInteractiveSession } from '../interactive/session.js';
 import { readPipedInput, withPipedInput } from '../piped-input.js';
+import { LiveLine } from '../progress-line.js';
 import { rawOptionValue } from '../raw-option-value.js';
 
 export interface AgentCommandOptions {
@@ -208,9 +214,17 @@ async function runOneShot(
     let lineOpen = false;
     // Text output is for people (and may be piped on to a terminal): escapes become visible.
     const answer = textStreamSanitizer();
+    // `@server:uri` mentions attach the resources here too; what could not be attached is said on stderr.
+    const attached = await runtime.resources.prepare(prompt, { signal });
+    for (const note of attached.notes) if (!json) io.stderr.write(`mcp: ${terminalLine(note)}\n`);
+    // No live line here (one-shot output is usually a pipe or a log): a long call's final line says how long.
+    const timing = new LiveLine({ write: () => {}, terminal: false });
     const running = runtime.agent.runTurn(prompt, {
       signal,
+      attachments: attached.blocks,
       events: {
+        toolStart: (call) => timing.start(call.id, call.name),
+        toolProgress: (id, progress) => timing.progress(id, progress),
         text: (delta) => {
           if (json) return;
           io.stdout.write(answer.write(delta));
@@ -223,7 +237,9 @@ async function runOneShot(
           lineOpen = false;
         },
         toolCall: (record) => {
-          if (!json) io.stderr.write(`${describeToolCall(record)}\n`);
+          const took = timing.end(record.id);
+          if (!json)
+            io.stderr.write(`${describeToolCall(record)}${took === undefined ? '' : ` (${took})`}\n`);
         },
         notice: (message) => {
           if (!output.signal.aborted) io.stderr.write(`furfly: ${terminalText(message)}\n`);

@@ -9,6 +9,7 @@
  *   furfly mcp tools --url <url> [--header "Name: value"]...
  *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
  *   furfly mcp tools [--json] -- <command> [args…]              ad hoc, the command split by the shell
+ *   furfly mcp resources|read|prompts|prompt <server> …         see mcp-features.ts
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -41,7 +42,15 @@ import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { actionUsage } from '../action-usage.js';
+import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
+import {
+  FEATURE_ACTIONS,
+  FeatureUsageError,
+  isFeatureAction,
+  parseFeatureRequest,
+  runFeatureRequest,
+} from './mcp-features.js';
 import { runMcpList } from './mcp-list.js';
 import { runMcpLogin } from './mcp-login.js';
 
@@ -78,9 +87,20 @@ export interface McpCommandIo {
   readonly isTty?: boolean;
   /** `mcp login`: Ctrl-C. */
   readonly signal?: AbortSignal;
+  /** stderr is a terminal: `call` shows a live progress line there. */
+  readonly stderrIsTerminal?: boolean;
+  readonly columns?: () => number | undefined;
 }
 
-export const MCP_ACTIONS = ['list', 'tools', 'call', 'login', 'logout', ...EDIT_ACTIONS] as const;
+export const MCP_ACTIONS = [
+  'list',
+  'tools',
+  'call',
+  'login',
+  'logout',
+  ...EDIT_ACTIONS,
+  ...FEATURE_ACTIONS,
+] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 class UsageError extends Error {}
@@ -227,7 +247,7 @@ export async function runMcpCommand(
   let client: McpClient | undefined;
   let redactor = Redactor.none;
   try {
-    if (action !== 'tools' && action !== 'call') {
+    if (action !== 'tools' && action !== 'call' && !isFeatureAction(action)) {
       throw new UsageError(actionUsage('mcp', action, MCP_ACTIONS));
     }
     // --timeout wins; otherwise a configured server's own timeouts, else 30 s.
@@ -239,6 +259,7 @@ export async function runMcpCommand(
     const rest = configuredName === undefined ? positionals : positionals.slice(1);
     const call = action === 'call' ? parseCall(rest) : undefined;
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    const feature = isFeatureAction(action) ? parseFeatureRequest(action, rest) : undefined;
     const target =
       configuredName === undefined
         ? transportFromOptions(options, command)
@@ -262,6 +283,22 @@ export async function runMcpCommand(
     client.onerror = (error) => io.stderr(`furfly mcp: warning: ${redactor.text(error.message)}\n`);
     await client.connect({ timeoutMs });
 
+    if (feature) {
+      try {
+        return await runFeatureRequest(
+          client,
+          feature,
+          { json: options.json, timeoutMs: callTimeoutMs },
+          io,
+          redactor,
+        );
+      } catch (error) {
+        io.stderr(
+          `furfly mcp: ${terminalText(client.describeRequestFailure(error, feature.action === 'read' ? 'resources/read' : feature.action === 'prompt' ? 'prompts/get' : `${feature.action}/list`))}\n`,
+        );
+        return 1;
+      }
+    }
     // What the server sent is printed only after redaction: a server may echo a token it was sent.
     if (!call) {
       io.stdout(
@@ -279,7 +316,25 @@ export async function runMcpCommand(
       );
       return 0;
     }
-    const result = redactor.value(await client.callTool(call.tool, call.args, { timeoutMs: callTimeoutMs }));
+    // On a terminal, a call longer than a moment shows the live line (with the server's progress).
+    const live = new LiveLine({
+      write: io.stderr,
+      terminal: io.stderrIsTerminal === true,
+      columns: io.columns,
+      redact: (text) => redactor.text(text),
+    });
+    live.start('call', call.tool);
+    let raw: ToolCallResult;
+    try {
+      raw = await client.callTool(call.tool, call.args, {
+        timeoutMs: callTimeoutMs,
+        ...(io.stderrIsTerminal ? { onprogress: (progress) => live.progress('call', progress) } : {}),
+      });
+    } finally {
+      live.end('call');
+      live.dispose();
+    }
+    const result = redactor.value(raw);
     // A name the server does not list: say which listed name is close (the server's own error follows).
     const names = client.tools.map((tool) => tool.name);
     if (result.isError && !names.includes(call.tool)) {
@@ -304,7 +359,7 @@ export async function runMcpCommand(
     // Redacted first, then made safe: the message may quote the server's stderr.
     io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
 `);
-    return error instanceof UsageError ? 2 : 1;
+    return error instanceof UsageError || error instanceof FeatureUsageError ? 2 : 1;
   } finally {
     await client?.close();
   }
@@ -388,7 +443,7 @@ export function registerMcpCommands(cli: CAC): void {
   cli
     .command(
       'mcp [action] [...args]',
-      'MCP servers: list | tools [server] | call [server] <tool> <json args> | add | add-json | get | remove | import',
+      'MCP servers: list | tools [server] | call [server] <tool> <json args> | resources <server> | read <server> <uri> | prompts <server> | prompt <server> <name> [args] | add | add-json | get | remove | import',
     )
     .option('--stdio <command>', 'Start the server with this command line (split into words, no shell)')
     .option('--url <url>', 'Talk to a Streamable HTTP server at this URL')
@@ -418,6 +473,9 @@ export function registerMcpCommands(cli: CAC): void {
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
     .example(`furfly mcp call echo '{"message":"hi"}' -- node server.js`)
+    .example('furfly mcp resources github')
+    .example('furfly mcp read github repo://readme')
+    .example('furfly mcp prompt github review pr=12')
     .example('furfly mcp add everything -- npx -y @modelcontextprotocol/server-everything')
     .example(`furfly mcp add --header "Authorization: Bearer $TOKEN" api https://example.com/mcp`)
     .example(`furfly mcp add-json db '{"command":"node","args":["db.js"]}'`)
@@ -433,6 +491,8 @@ export function registerMcpCommands(cli: CAC): void {
           stderr: (text) => process.stderr.write(text),
           isTty: process.stderr.isTTY === true,
           signal: cancel.signal,
+          stderrIsTerminal: process.stderr.isTTY === true,
+          columns: () => process.stderr.columns,
         });
       } finally {
         process.off('SIGINT', onSigint);

@@ -17,6 +17,8 @@ export function describeServerEvent(event: ServerEvent): string {
     case 'ok': {
       const tools = `${event.tools ?? 0} tool${event.tools === 1 ? '' : 's'}`;
       const problems = error ? ` (note: ${error})` : '';
+      // A re-listed tool list is news about the tools, not a second start.
+      if (event.relisted) return `mcp: ${server} tools updated (${tools})${problems}`;
       return `mcp: ${server} ready (${tools}${took})${problems}`;
     }
     case 'timeout':

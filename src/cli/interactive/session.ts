@@ -16,17 +16,23 @@
  */
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import type { UserBlock } from '../../agent/messages.js';
 import type { PermissionAnswer, PermissionAsker } from '../../agent/permission-prompt.js';
 import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
+import type { LogLevel } from '../../mcp/server-features.js';
+import { atLeast, type LogEntry } from '../../mcp/server-log.js';
 import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
+import { LiveLine } from '../progress-line.js';
+import { type Completer, createCompleter } from './completion.js';
 import { createServerQuestionPrompter, openInBrowser } from './elicitation-form.js';
 import { LineQueue } from './line-queue.js';
+import { isMcpCommand, type McpCommandOutcome, mcpHelpLines, runMcpCommand } from './mcp-commands.js';
 import { watchOutput } from './output-gone.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteInput } from './paste.js';
 import { describePermissionQuestion, describeServerEvent, describeToolCall } from './render.js';
-import { runSlashCommand } from './slash-commands.js';
+import { runSlashCommand, SLASH_COMMANDS } from './slash-commands.js';
 import { settleProjectTrust } from './trust-question.js';
 
 export interface InteractiveOptions {
@@ -57,7 +63,15 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
 
   // On a terminal pastes bypass the line editor (see paste.ts); piped input is read linearly anyway.
   const paste = options.terminal ? terminalPasteInput(options.stdin) : undefined;
+  // Tab completion of commands, prompts and `@server:uri` mentions; bound once the runtime exists.
+  let complete: Completer | undefined;
   const rl = readline.createInterface({
+    ...(options.terminal
+      ? {
+          completer: (line: string, done: Parameters<Completer>[1]) =>
+            complete ? complete(line, done) : done(null, [[], line]),
+        }
+      : {}),
     input: paste ?? options.stdin,
     output: stdout,
     terminal: options.terminal,
@@ -74,8 +88,16 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     queue.end();
   });
 
+  // The live line of long tool calls (a terminal only); anything printed erases it first.
+  const live = new LiveLine({
+    write: (text) => stdout.write(text),
+    terminal: options.terminal,
+    columns: () => (stdout as Writable & { columns?: number }).columns,
+  });
+
   /** Prints a whole line above the prompt without mangling what the person is typing. */
   const print = (text: string) => {
+    live.erase();
     if (options.terminal && !busy) {
       readline.clearLine(stdout, 0);
       readline.cursorTo(stdout, 0);
@@ -165,6 +187,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     discardTypedAhead: () => (options.terminal ? queue.discard() : 0),
     openUrl: openInBrowser(options.runtime.env),
   });
+  // A server's log messages at or above its `log_level` (default warning) are shown; all are in its log.
+  let logLevels: Readonly<Record<string, LogLevel>> = {};
+  const onServerLog = (server: string, entry: LogEntry) => {
+    if (entry.logger === 'furfly' || !atLeast(entry.level, logLevels[server] ?? 'warning')) return;
+    const logger = entry.logger ? ` ${terminalLine(entry.logger)}` : '';
+    print(`mcp: ${terminalLine(server)} [${entry.level}]${logger}: ${terminalText(entry.text)}`);
+  };
   const setup = startRuntime({
     ...options.runtime,
     ...(trustProject === undefined ? {} : { trustProject }),
@@ -172,6 +201,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     onServerEvent,
     serverRequestPrompter,
     onServerRequestNotice: (text) => print(`furfly: ${terminalText(text)}`),
+    onServerLog,
   });
   if (!setup.ok) {
     (options.stderr ?? stdout).write(`${terminalText(setup.message)}\n`);
@@ -180,6 +210,18 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     return 1;
   }
   const { runtime } = setup;
+  complete = createCompleter({
+    mcp: runtime.mcp,
+    slashCommands: [...Object.keys(SLASH_COMMANDS), 'resources'],
+  });
+  logLevels = Object.fromEntries(
+    Object.entries(runtime.config.mcp_servers).map(([name, server]) => [name, server.log_level ?? 'warning']),
+  );
+  live.redact = (text) => runtime.redactor.text(text);
+  runtime.resources.onstale = (mention) =>
+    print(
+      `mcp: @${terminalLine(mention.server)}:${terminalLine(mention.uri)} changed; the new version goes with your next message`,
+    );
   for (const notice of runtime.notices) (options.stderr ?? stdout).write(`${notice}\n`);
 
   // Output gone: the prompt loop ends (as at the end of input) and a running turn is stopped.
@@ -241,9 +283,31 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       firstMessage = undefined;
       // Lines piped in ahead are not run once the output is gone: nobody would see what they do.
       if (line === undefined || output.signal.aborted) break;
-      const text = line.trim();
+      let text = line.trim();
       if (text === '') continue;
-      if (text.startsWith('/')) {
+      let attachments: UserBlock[] = [];
+      if (text.startsWith('/') && isMcpCommand(text)) {
+        let outcome: McpCommandOutcome = { kind: 'done' };
+        try {
+          outcome = await runMcpCommand(text, {
+            runtime,
+            print,
+            ...(options.terminal
+              ? {
+                  ask: (question: string) => {
+                    stdout.write(question);
+                    return queue.next();
+                  },
+                }
+              : {}),
+          });
+        } catch (error) {
+          print(`furfly: internal error in ${text.split(/\s/)[0]}: ${oneLine(error)}`);
+        }
+        if (outcome.kind === 'done') continue;
+        text = outcome.text;
+        attachments = outcome.attachments;
+      } else if (text.startsWith('/')) {
         let outcome: 'quit' | undefined;
         try {
           outcome = runSlashCommand(text, { runtime, print });
@@ -251,6 +315,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
           print(`furfly: internal error in ${text.split(/\s/)[0]}: ${oneLine(error)}`);
         }
         if (outcome === 'quit') break;
+        if (text === '/help') {
+          try {
+            print(['MCP:', ...(await mcpHelpLines(runtime))].join('\n'));
+          } catch (error) {
+            print(`furfly: internal error in /help: ${oneLine(error)}`);
+          }
+        }
         continue;
       }
       if (text.length > LARGE_MESSAGE_CHARS && !(await confirmLargeMessage(text))) continue;
@@ -258,6 +329,10 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         serversAwaited = true;
         await runtime.mcp.ready;
       }
+      // `@server:uri` mentions: read and attached (with updates of resources attached before).
+      const prepared = await runtime.resources.prepare(text);
+      for (const note of prepared.notes) print(`mcp: ${terminalLine(note)}`);
+      attachments = [...attachments, ...prepared.blocks];
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
@@ -266,6 +341,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       try {
         const running = runtime.agent.runTurn(text, {
           signal: turn.signal,
+          attachments,
           events: {
             text: (delta) => {
               stdout.write(answer.write(delta));
@@ -277,7 +353,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
               if (lineOpen) stdout.write('\n');
               lineOpen = false;
             },
-            toolCall: (record) => stdout.write(`${describeToolCall(record)}\n`),
+            toolStart: (call) => live.start(call.id, call.name),
+            toolProgress: (id, progress) => live.progress(id, progress),
+            toolCall: (record) => {
+              // One final line per call; a call longer than a moment says how long (and its last progress).
+              const took = live.end(record.id);
+              stdout.write(`${describeToolCall(record)}${took === undefined ? '' : ` (${took})`}\n`);
+            },
             notice: (message) => stdout.write(`furfly: ${terminalText(message)}\n`),
             error: (message) => stdout.write(`furfly: error: ${terminalText(message)}\n`),
           },
@@ -296,6 +378,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
         stdout.write(`furfly: internal error, the turn was stopped: ${oneLine(error)}\n`);
         runtime.agent.answerOpenToolCalls('Not run: furfly stopped the turn after an internal error.');
       } finally {
+        live.dispose();
         busy = false;
         turn = undefined;
       }

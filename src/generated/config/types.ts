@@ -88,6 +88,21 @@ export type Enabled = boolean;
  */
 export type SamplingPolicy = 'ask' | 'allow' | 'deny';
 /**
+ * Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "TrustAnnotations".
+ */
+export type TrustAnnotations = boolean;
+/**
+ * The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ServerLogLevel".
+ */
+export type ServerLogLevel =
+  'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+/**
  * How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
@@ -230,6 +245,8 @@ export interface StdioServerConfig {
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
   sampling?: SamplingPolicy;
+  trust_annotations?: TrustAnnotations;
+  log_level?: ServerLogLevel;
 }
 /**
  * Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.
@@ -274,6 +291,8 @@ export interface HttpServerConfig {
   probe_timeout_ms?: ProbeTimeoutMs;
   enabled?: Enabled;
   sampling?: SamplingPolicy;
+  trust_annotations?: TrustAnnotations;
+  log_level?: ServerLogLevel;
 }
 export interface OAuthClientConfig2 {
   /**
