@@ -29,6 +29,11 @@ const UNREFERENCED_MUST_CHECKS: Record<string, string> = {
   'tools.call-result-valid':
     'judges tools/call results against schema.ts, the normative source of every message shape',
   'prompts.list-valid': 'judges prompts/list against schema.ts, the normative source of every message shape',
+  'resources.list-valid':
+    'judges resources/list against schema.ts, the normative source of every message shape',
+  'resources.templates-valid':
+    'judges resources/templates/list against schema.ts, the normative source of every message shape',
+  'resources.read': 'judges resources/read against schema.ts, the normative source of every message shape',
 };
 
 const lists: RequirementList[] = VERSIONS.map((v) => loadRequirements(v));
