@@ -110,10 +110,10 @@ function matrix(report: BatchReport, columns: Column[]): string {
           check.status === 'fail' || check.status === 'warn'
             ? `<a href="#${anchor(serverIndex, columnIndex)}">${MARK[check.status]}</a>`
             : MARK[check.status];
-        return `<td class="cell s-${check.status}" data-status="${check.status}" ${data} title="${tip}">${mark}</td>`;
+        return `<td class="cell s-${esc(check.status)}" data-status="${esc(check.status)}" ${data} title="${tip}">${mark}</td>`;
       })
       .join('');
-    return `<tr class="server" data-server-status="${server.status}"><th scope="row"><a href="#srv-${serverIndex}">${esc(server.name)}</a></th><td class="st st-${server.status}">${esc(server.status)}</td><td class="counts">${countCells(counts(byColumn.values()))}</td>${cells}</tr>`;
+    return `<tr class="server" data-server-status="${esc(server.status)}"><th scope="row"><a href="#srv-${serverIndex}">${esc(server.name)}</a></th><td class="st st-${esc(server.status)}">${esc(server.status)}</td><td class="counts">${countCells(counts(byColumn.values()))}</td>${cells}</tr>`;
   });
   return `<div class="wrap"><table id="matrix"><thead><tr><th>server</th><th>verdict</th><th>pass fail warn skip</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
@@ -140,7 +140,7 @@ function details(report: BatchReport, columns: Column[]): string {
             ? ''
             : `<dt>${label}</dt><dd>${pre ? `<pre>${esc(value)}</pre>` : esc(value)}</dd>`;
         return [
-          `<div class="problem p-${check.status}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${check.status}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>` +
+          `<div class="problem p-${esc(check.status)}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${esc(check.status)}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>` +
             `<dl>${row('message', check.message)}${row('requirement', catalogue?.requirement)}${row('source', catalogue?.source)}${row('expected', check.expected, true)}${row('actual', check.actual, true)}</dl></div>`,
         ];
       });

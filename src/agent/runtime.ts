@@ -154,7 +154,11 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     redactor,
     maxOutputChars: config.tools.max_output_chars,
     // Stored OAuth tokens are used and refreshed; the agent never opens a browser (docs/remote-servers.md).
-    authorization: { store: new TokenStore(userConfigDir(options.env, options.homeDir)) },
+    authorization: {
+      store: new TokenStore(userConfigDir(options.env, options.homeDir)),
+      // A token refreshed during the session is masked from then on, like the stored ones.
+      onSecret: (secret) => redactor.learn(secret),
+    },
     onNotification: (server, method, params) => resources?.notify(server, method, params),
   });
   // A legacy server that declared nothing is not told; the client checks its own capabilities.

@@ -40,6 +40,23 @@ describe('splitProjectLayer', () => {
     );
   });
 
+  it('names sampling: allow and an oauth block of a project server in the trust question (red team)', () => {
+    const added = split(
+      {},
+      {
+        mcp_servers: {
+          asker: { type: 'stdio', command: 'x', sampling: 'allow' },
+          hosted: { type: 'http', url: 'https://mcp.example/mcp', oauth: { client_id: 'furfly' } },
+        },
+      },
+    );
+    const effects = Object.fromEntries(added.risky.map((part) => [part.path.join('.'), part.effects]));
+    expect(JSON.stringify(effects)).toContain(
+      'lets the server use your model without asking (sampling: allow)',
+    );
+    expect(JSON.stringify(effects)).toContain('logs in to the server with its own OAuth client settings');
+  });
+
   it('says when an empty api_key means your ANTHROPIC_API_KEY (red team)', () => {
     // Without a base_url an empty api_key falls back to ANTHROPIC_API_KEY; the question must not call a
     // blank key "written in the file". With a base_url there is no fallback (agent/providers.ts).

@@ -207,6 +207,11 @@ function serverEffects(server: ConfigNode): string[] {
   if (annotations?.value === true) {
     effects.push("lets the server's own tool annotations set its tools' permission category");
   }
+  if (scalarAt(server, ['sampling'])?.value === 'allow') {
+    effects.push('lets the server use your model without asking (sampling: allow)');
+  }
+  if (entry(server, 'oauth') !== undefined)
+    effects.push('logs in to the server with its own OAuth client settings');
   return effects.length > 0 ? effects : ['changes a server entry'];
 }
 

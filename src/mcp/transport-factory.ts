@@ -34,6 +34,8 @@ export interface AuthorizationOptions {
   readonly ignoreStoredTokens?: boolean;
   /** Receives the authorizer of each http server (the login command reads whether it logged in). */
   readonly onAuthorizer?: (name: string, authorizer: OAuthAuthorizer) => void;
+  /** Told of every token or client secret got while running (a refresh, a registration): redact it. */
+  readonly onSecret?: (secret: string) => void;
 }
 
 /** `sandbox: docker` entries run in a hardened container (src/sandbox); the engine is looked for on start(). */
@@ -97,6 +99,7 @@ function authorizerOption(
     ...(server.oauth === undefined ? {} : { oauth: server.oauth }),
     ...(authorization?.ui === undefined ? {} : { ui: authorization.ui }),
     ...(authorization?.ignoreStoredTokens === true ? { ignoreStoredTokens: true } : {}),
+    ...(authorization?.onSecret === undefined ? {} : { onSecret: authorization.onSecret }),
   });
   authorization?.onAuthorizer?.(name, authorizer);
   return { authorizer };

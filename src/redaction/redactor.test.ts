@@ -58,6 +58,20 @@ describe('Redactor', () => {
     expect(overlapping.text('x abcdefgh12345678 y')).toBe(`x ${MASK} y`);
   });
 
+  it('learns a secret that appears later (a refreshed token), except Redactor.none', () => {
+    const redactor = new Redactor(['first-secret-value']);
+    const earlier = redactor.with([]);
+    redactor.learn('refreshed-token-0123456789');
+    expect(redactor.text('a refreshed-token-0123456789 b first-secret-value')).toBe('a *** b ***');
+    expect(redactor.text(encodeURIComponent('x refreshed-token-0123456789'))).not.toContain(
+      'refreshed-token',
+    );
+    // A copy made before does not learn it; the shared "redacts nothing" never does.
+    expect(earlier.text('refreshed-token-0123456789')).toBe('refreshed-token-0123456789');
+    Redactor.none.learn('refreshed-token-0123456789');
+    expect(Redactor.none.text('refreshed-token-0123456789')).toBe('refreshed-token-0123456789');
+  });
+
   it('ignores values too short or too common to mask, so ordinary output stays readable', () => {
     const redactor = new Redactor(['1', 'true', 'admin12', 'production', 'localhost', 'long-enough-1']);
     expect(redactor.secrets).toEqual(['long-enough-1']);

@@ -51,9 +51,9 @@ export class Redactor {
   static readonly none = new Redactor([]);
 
   /** The secrets (the maskable ones only), longest first. */
-  readonly secrets: readonly string[];
+  secrets: readonly string[];
   /** The secrets and their other spellings: what is searched for. */
-  private readonly needles: readonly string[];
+  private needles: readonly string[];
 
   constructor(secrets: Iterable<string>) {
     const kept = new Set<string>();
@@ -62,6 +62,16 @@ export class Redactor {
     const needles = new Set<string>();
     for (const secret of this.secrets) for (const form of spellingsOf(secret)) needles.add(form);
     this.needles = [...needles];
+  }
+
+  /**
+   * Masks `secret` from now on too: for secrets that appear while a session runs (an OAuth token got by a
+   * refresh or a login). Redactors made earlier with `with` do not learn it; `Redactor.none` never does.
+   */
+  learn(secret: string): void {
+    if (this === Redactor.none || !isMaskable(secret) || this.secrets.includes(secret)) return;
+    this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
+    this.needles = [...new Set([...this.needles, ...spellingsOf(secret)])];
   }
 
   /** A redactor that masks the secrets of both. */

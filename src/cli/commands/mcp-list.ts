@@ -62,13 +62,17 @@ export async function runMcpList(options: McpListOptions, io: McpListIo): Promis
     io.stderr(`${lines.join('\n')}\n${lines.length} config error${lines.length === 1 ? '' : 's'}\n`);
     return 1;
   }
+  // Every secret furfly knows, as in the agent: one server's error may quote another's token.
+  const redactor = knownSecrets({ loaded, env: io.env });
   const handle = loadMcpServers(loaded.config.mcp_servers, new ToolRegistry(), {
     cwd: loaded.files.projectRoot ?? cwd,
     secretValues: loaded.secretValues,
-    // Every secret furfly knows, as in the agent: one server's error may quote another's token.
-    redactor: knownSecrets({ loaded, env: io.env }),
+    redactor,
     // Stored tokens are used and refreshed; a server that needs a login shows `needs login`.
-    authorization: { store: new TokenStore(userConfigDir(io.env)) },
+    authorization: {
+      store: new TokenStore(userConfigDir(io.env)),
+      onSecret: (secret) => redactor.learn(secret),
+    },
   });
   let statuses: ServerEvent[];
   try {

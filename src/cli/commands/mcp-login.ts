@@ -126,6 +126,8 @@ export async function runMcpLogin(
       store,
       ui,
       ignoreStoredTokens: true,
+      // The tokens this login gets never show in what it prints.
+      onSecret: (secret) => redactor.learn(secret),
       onAuthorizer: (_, a) => {
         authorizer = a;
       },

@@ -188,12 +188,16 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   if (!entry.enabled) {
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
+  const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
   const transport = createTransport(server, entry, {
     cwd: loaded.files.projectRoot ?? cwd,
-    // Stored OAuth tokens are used and refreshed; only `furfly mcp login` opens a browser.
-    authorization: { store: new TokenStore(userConfigDir(env)) },
+    // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); only `furfly mcp
+    // login` opens a browser.
+    authorization: {
+      store: new TokenStore(userConfigDir(env)),
+      onSecret: (secret) => redactor.learn(secret),
+    },
   });
-  const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
   return {
     transport,
     name: server,

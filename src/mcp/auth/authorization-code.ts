@@ -140,6 +140,13 @@ export async function authorizationCodeGrant(
   const challenge = await oauth.calculatePKCECodeChallenge(verifier);
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint);
+  // The URL goes to the system's opener: only a web page may be opened (never file:, smb: or an app's
+  // own scheme), and plain http only on this machine.
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && insecureAllowed(url))) {
+    throw new AuthorizationError(
+      `the authorization server ${as.issuer} names an authorization endpoint that is not an https URL (${url.protocol})`,
+    );
+  }
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', client.client_id);
   url.searchParams.set('redirect_uri', redirect.uri);

@@ -16,7 +16,8 @@ export function browserCommand(env: Env, platform: NodeJS.Platform = process.pla
     return words[0] === '' ? undefined : words;
   }
   if (platform === 'darwin') return ['open'];
-  if (platform === 'win32') return ['cmd', '/c', 'start', '""'];
+  // Not `cmd /c start`: cmd.exe would read the `&` of a query string as a command separator.
+  if (platform === 'win32') return ['explorer.exe'];
   return ['xdg-open'];
 }
 

@@ -72,5 +72,7 @@ describe('browserCommand', () => {
     expect(browserCommand({ BROWSER: 'w3m:lynx' }, 'linux')).toEqual(['w3m']);
     expect(browserCommand({}, 'linux')).toEqual(['xdg-open']);
     expect(browserCommand({ BROWSER: '' }, 'darwin')).toEqual(['open']);
+    // Never through cmd.exe, which reads the `&` of a query string as a command separator (red team).
+    expect(browserCommand({}, 'win32')).toEqual(['explorer.exe']);
   });
 });
