@@ -420,7 +420,7 @@ class Loader {
   /** See McpServersHandle.reconnect. */
   async reconnect(name: string): Promise<ServerEvent | undefined> {
     const state = this.states.get(name);
-    if (!state || !state.server.enabled || this.closed) return undefined;
+    if (!state?.server.enabled || this.closed) return undefined;
     const old = state.client;
     state.connected = false;
     if (old) {

@@ -8,22 +8,16 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type Json,
-  type ScriptedBlock,
-  sse,
-  streamEvents,
-} from '../../agent/testing/fake-anthropic.test-helpers.js';
+import type { Json, ScriptedBlock } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { type ScriptedApi, startScriptedApi } from '../../agent/testing/scripted-api.test-helpers.js';
 import { waitFor } from '../../util/wait-for.test-helpers.js';
 import { spawnCli } from '../cli-process.test-helpers.js';
 
-let server: Server | undefined;
+let api: ScriptedApi | undefined;
 let child: ChildProcess | undefined;
 let project: TempProject | undefined;
 
@@ -33,29 +27,14 @@ afterEach(async () => {
     process.kill(child.pid!, 'SIGKILL');
     await exited;
   }
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await api?.close();
   project?.cleanup();
-  server = child = project = undefined;
+  api = child = project = undefined;
 });
 
-/** A Messages API that answers each request with the next scripted message; requests are kept. */
 async function startApi(turns: ScriptedBlock[][]) {
-  const requests: Json[] = [];
-  server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      requests.push(JSON.parse(body));
-      const blocks = turns.shift() ?? [{ type: 'text', text: 'the script has no turn left' }];
-      const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(sse(streamEvents(blocks, stop, {})));
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  api = await startScriptedApi(turns);
+  return api;
 }
 
 function toolResultsIn(requests: Json[]): Json[] {
