@@ -30,31 +30,65 @@ export function escapeXml(text: string): string {
   return replaceUnsafe(escaped, 'block', (char) => `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`);
 }
 
-function testcase(check: CheckResult, strict: boolean): string {
-  const open = `    <testcase classname="conformance.${check.section}" name="${escapeXml(check.id)}" time="${(check.durationMs / 1000).toFixed(3)}"`;
-  const detail = [
+/** The lines a failed or warned check's JUnit entry carries: its message, requirement and evidence. */
+export function checkDetail(
+  check: { message?: string; level: string; expected?: string; actual?: string },
+  catalogue: { requirement: string; source: string } | undefined,
+): string {
+  return [
     check.message ?? '',
-    `requirement (${check.level}): ${check.requirement}`,
-    `source: ${check.source}`,
+    catalogue ? `requirement (${check.level}): ${catalogue.requirement}` : '',
+    catalogue ? `source: ${catalogue.source}` : '',
     check.expected !== undefined ? `expected: ${check.expected}` : '',
     check.actual !== undefined ? `actual: ${check.actual}` : '',
   ]
     .filter((line) => line !== '')
     .join('\n');
-  switch (check.status) {
+}
+
+/** One `<testcase>`, shared by the single-server and the batch reports. */
+export function testcaseXml(parts: {
+  classname: string;
+  name: string;
+  durationMs: number;
+  status: string;
+  level: string;
+  message?: string;
+  detail: string;
+  /** A failed check that does not fail the run: shown as output with this note, not as `<failure>`. */
+  notFailing?: { note: string; properties?: string };
+}): string {
+  const open = `    <testcase classname="${escapeXml(parts.classname)}" name="${escapeXml(parts.name)}" time="${(parts.durationMs / 1000).toFixed(3)}"`;
+  switch (parts.status) {
     case 'pass':
       return `${open}/>`;
     case 'skip':
-      return `${open}>\n      <skipped message="${escapeXml(check.message ?? '')}"/>\n    </testcase>`;
+      return `${open}>\n      <skipped message="${escapeXml(parts.message ?? '')}"/>\n    </testcase>`;
     case 'warn':
-      return `${open}>\n      <system-out>${escapeXml(`WARNING: ${detail}`)}</system-out>\n    </testcase>`;
-    case 'fail':
-      if (!failsRun(check, strict)) {
-        const properties = `      <properties>\n        <property name="level" value="${check.level}"/>\n        <property name="outcome" value="failed, not failing the run (use --strict)"/>\n      </properties>`;
-        return `${open}>\n${properties}\n      <system-out>${escapeXml(`${check.level} NOT MET (does not fail the run without --strict): ${detail}`)}</system-out>\n    </testcase>`;
+      return `${open}>\n      <system-out>${escapeXml(`WARNING: ${parts.detail}`)}</system-out>\n    </testcase>`;
+    default:
+      if (parts.notFailing) {
+        const properties = parts.notFailing.properties ? `${parts.notFailing.properties}\n` : '';
+        return `${open}>\n${properties}      <system-out>${escapeXml(`${parts.level} NOT MET (${parts.notFailing.note}): ${parts.detail}`)}</system-out>\n    </testcase>`;
       }
-      return `${open}>\n      <failure message="${escapeXml(check.message ?? 'failed')}" type="${check.level}">${escapeXml(detail)}</failure>\n    </testcase>`;
+      return `${open}>\n      <failure message="${escapeXml(parts.message ?? 'failed')}" type="${escapeXml(parts.level)}">${escapeXml(parts.detail)}</failure>\n    </testcase>`;
   }
+}
+
+function testcase(check: CheckResult, strict: boolean): string {
+  const properties = `      <properties>\n        <property name="level" value="${check.level}"/>\n        <property name="outcome" value="failed, not failing the run (use --strict)"/>\n      </properties>`;
+  return testcaseXml({
+    classname: `conformance.${check.section}`,
+    name: check.id,
+    durationMs: check.durationMs,
+    status: check.status,
+    level: check.level,
+    ...(check.message === undefined ? {} : { message: check.message }),
+    detail: checkDetail(check, check),
+    ...(check.status === 'fail' && !failsRun(check, strict)
+      ? { notFailing: { note: 'does not fail the run without --strict', properties } }
+      : {}),
+  });
 }
 
 export function renderJunit(report: Report, options: JunitOptions): string {
