@@ -105,6 +105,14 @@ export const ALL_VERSIONS = [
 /** The modern versions (2026-07-28 on): a modern check lists these as its `versions`. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const satisfies readonly KnownProtocolVersion[];
 export const MODERN_ONLY = ['modern'] as const satisfies readonly ProtocolEra[];
+/**
+ * A check whose rule reads the same in both eras. In the modern era its plain requests carry the
+ * per-request `_meta` (the context stamps the sessions) and `ctx.init.result` holds what
+ * `server/discover` said, so the check is written once.
+ */
+export const BOTH_ERAS = ['legacy', 'modern'] as const satisfies readonly ProtocolEra[];
+/** Every version the suite vets: a check in both eras lists these as its `versions`. */
+export const EVERY_VERSION = [...ALL_VERSIONS, ...MODERN_VERSIONS] as const;
 
 /** The eras a check runs in: its `eras`, or legacy when it names none. */
 export function erasOf(check: Pick<Check, 'eras'>): readonly ProtocolEra[] {

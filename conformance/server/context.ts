@@ -16,7 +16,7 @@ import {
 import { errorText } from '../../src/util/error-text.js';
 import { NotApplicable } from './check-errors.js';
 import { CLIENT_INFO } from './client-info.js';
-import { ModernSession } from './modern/client.js';
+import { ModernSession, stampModern } from './modern/client.js';
 import { type Channel, HttpChannel, openChannel, StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 import { isObject, type JsonObject, type LoggedMessage, type Reply, Session } from './session.js';
@@ -108,6 +108,30 @@ export interface DiscoverInfo {
   error: string | null;
 }
 
+/**
+ * The modern era's stand-in for the handshake's outcome, from `server/discover`: checks written for both
+ * eras read the server's capabilities, info and instructions from `ctx.init.result` in either era.
+ */
+export function initFromDiscover(version: string, discover: DiscoverInfo): InitInfo {
+  const found = discover.result;
+  const result: JsonObject | null = found
+    ? {
+        protocolVersion: version,
+        capabilities: isObject(found.capabilities) ? found.capabilities : {},
+        ...(found.serverInfo === undefined ? {} : { serverInfo: found.serverInfo }),
+        ...(found.instructions === undefined ? {} : { instructions: found.instructions }),
+      }
+    : null;
+  return {
+    proposed: version,
+    reply: discover.reply,
+    error: found ? null : (discover.error ?? 'server/discover gave no result'),
+    result,
+    protocolVersion: found ? version : null,
+    initializedReplies: [],
+  };
+}
+
 /** The era a context vets, and the version it vets it at. */
 export interface EraSettings {
   era: ProtocolEra;
@@ -153,6 +177,8 @@ export class CheckContext {
     this.protocolVersion = eraSettings.protocolVersion;
     this.discover = eraSettings.discover ?? null;
     this.serverEras = eraSettings.serverEras ?? [this.era];
+    // Checks written for both eras send plain requests; in the modern era those carry the `_meta`.
+    if (this.era === 'modern') stampModern(shared, this.protocolVersion);
     this.suiteSessions.push(shared);
     this.sessions.push(shared);
     shared.joinRunLog(this.runLog);
@@ -198,8 +224,14 @@ export class CheckContext {
     return isObject(caps) ? caps : {};
   }
 
-  /** The shared initialized session. Checks that need it do not apply when initialize failed. */
+  /**
+   * The shared initialized session. Checks that need it do not apply when initialize failed. In the
+   * modern era: the shared session, stamped with the per-request `_meta` (there is no handshake; it is
+   * usable when `server/discover` answered).
+   */
   session(): Session {
+    if (this.era === 'modern' && !this.discover?.result)
+      throw new NotApplicable(`server/discover gave no result (${this.discover?.error ?? 'unknown'})`);
     if (!this.init.result)
       throw new NotApplicable(`no initialized session (${this.init.error ?? 'unknown'})`);
     if (this.shared.closedReason !== null) {
@@ -232,6 +264,7 @@ export class CheckContext {
     const channel = await openChannel(this.settings.target, this.timeoutMs);
     this.trackProbe(channel);
     const session = new Session(channel, this.timeoutMs, this.runLog);
+    if (this.era === 'modern') stampModern(session, this.protocolVersion);
     (scope === 'check' ? this.checkSessions : this.suiteSessions).push(session);
     this.sessions.push(session);
     return session;
@@ -240,6 +273,8 @@ export class CheckContext {
   /** A new session, initialized at the run's version. */
   async openInitialized(scope: 'check' | 'suite' = 'check'): Promise<{ session: Session; init: InitInfo }> {
     const session = await this.open(scope);
+    // The modern era has no handshake: a fresh stamped connection is ready as it is.
+    if (this.era === 'modern') return { session, init: this.init };
     const init = await initialize(session, this.version);
     if (!init.result) throw new NotApplicable(`a fresh session did not initialize (${init.error})`);
     return { session, init };

@@ -47,6 +47,7 @@ import {
   CheckContext,
   type DiscoverInfo,
   type InitInfo,
+  initFromDiscover,
   initialize,
   isVersionShaped,
   type SuiteSettings,
@@ -146,7 +147,7 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
   if (eras.modern) {
     const { shared, discover, version } = eras.modern;
     const legacyShapes = eras.legacy?.version ?? LATEST_PROTOCOL_VERSION;
-    const init = eras.legacy?.init ?? emptyInit(version);
+    const init = initFromDiscover(version, discover);
     contexts.push(
       new CheckContext(options, legacyShapes, shared, init, {
         era: 'modern',
@@ -403,17 +404,6 @@ function modernRefusal(init: InitInfo): boolean {
 }
 
 /** The InitInfo of a modern-only run: no handshake happened. */
-function emptyInit(version: string): InitInfo {
-  return {
-    proposed: version,
-    reply: null,
-    error: 'the modern era has no initialize handshake',
-    result: null,
-    protocolVersion: null,
-    initializedReplies: [],
-  };
-}
-
 function eraSkip(check: Check, era: ProtocolEra, version: string, why: string): CheckResult {
   return {
     id: check.id,

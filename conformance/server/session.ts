@@ -63,6 +63,12 @@ export class Session {
   /** Responses whose id matched no request we had pending (replies to notifications, stray ids). */
   readonly orphans: JsonObject[] = [];
   closedReason: string | null = null;
+  /**
+   * Fills in what every request of the session's era must carry (the modern era's per-request `_meta`),
+   * so a check written once speaks both eras. Requests sent with `unstamped` (a check breaking `_meta`
+   * on purpose) and raw requests go out as given.
+   */
+  stamp: ((method: string, params: JsonObject | undefined) => JsonObject | undefined) | null = null;
   private readonly pending = new Map<string, Pending>();
   /** Every request id this session ever sent, answered or not: a late reply is still a reply to one. */
   private readonly sent = new Set<string>();
@@ -109,11 +115,12 @@ export class Session {
   requestUntyped(
     method: string,
     params?: JsonObject,
-    options: { id?: RequestId; timeoutMs?: number } = {},
+    options: { id?: RequestId; timeoutMs?: number; unstamped?: boolean } = {},
   ): Promise<Reply> {
     const id = options.id ?? this.nextId();
     const message: JsonObject = { jsonrpc: '2.0', id, method };
-    if (params !== undefined) message.params = params;
+    const sent = this.stamp && options.unstamped !== true ? this.stamp(method, params) : params;
+    if (sent !== undefined) message.params = sent;
     return this.requestRaw(message, options.timeoutMs);
   }
 

@@ -8,11 +8,13 @@ import { featuresOf, type ProtocolVersion } from '../../src/protocol/versions.js
 import { errorText } from '../../src/util/error-text.js';
 import {
   ALL_VERSIONS,
+  BOTH_ERAS,
   BOTH_TRANSPORTS,
   brief,
   type Check,
   type CheckOutcome,
   CouldNotTell,
+  EVERY_VERSION,
   fail,
   NotApplicable,
   pass,
@@ -251,6 +253,8 @@ export const toolsChecks: Check[] = [
   {
     ...base,
     id: 'tools.input-schema',
+    versions: EVERY_VERSION,
+    eras: BOTH_ERAS,
     level: 'MUST',
     title: 'every inputSchema is a valid JSON Schema with an object root',
     requirement:

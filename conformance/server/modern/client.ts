@@ -33,6 +33,22 @@ export interface ModernRequestOptions {
   id?: RequestId;
 }
 
+/**
+ * Makes `session` speak the modern era by default: every request it sends gets the per-request `_meta`
+ * (merged under any `_meta` the caller gave), and over HTTP the mirrored headers. Checks written for
+ * both eras use such a session exactly as they use a legacy one.
+ */
+export function stampModern(session: Session, version: string): Session {
+  if (session.channel instanceof HttpChannel) session.channel.modern = true;
+  const base = requestMeta(version, CLIENT_INFO, {});
+  session.stamp = (_method, params) => {
+    const own =
+      params !== undefined && typeof params._meta === 'object' && params._meta !== null ? params._meta : {};
+    return { ...(params ?? {}), _meta: { ...base, ...own } };
+  };
+  return session;
+}
+
 export class ModernSession {
   constructor(
     readonly session: Session,
@@ -58,7 +74,7 @@ export class ModernSession {
     return this.session.requestUntyped(
       method,
       { ...params, _meta: meta },
-      { id, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
+      { id, unstamped: true, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) },
     );
   }
 
