@@ -20,7 +20,7 @@ import { type CheckContext, initialize } from './context.js';
 import { fetchAll } from './listing.js';
 import { FULL_CLIENT_CAPABILITIES } from './modern/client.js';
 import { answerInput } from './modern/scenarios.js';
-import { isObject, type JsonObject, type Session } from './session.js';
+import { isErrorResponse, isObject, type JsonObject, type Session } from './session.js';
 import {
   elicitationModeIssue,
   elicitationParamsIssues,
@@ -110,7 +110,7 @@ async function judgeRequests(
   const requests = await serverRequests(ctx, method);
   if (requests.length === 0) {
     const how = ctx.settings.callTools ? '' : ' (--call-tools lets the suite call tools, which may ask)';
-    return skip(`the server sent no ${method} request${how}`);
+    return skip(`nothing to judge: the server sent no ${method} request${how}`);
   }
   const problems = requests.flatMap((request) =>
     judge(request).map((issue) => `request ${JSON.stringify(request.id)}: ${issue}`),
@@ -165,6 +165,48 @@ export const clientRequestsChecks: readonly Check[] = [
         },
         'a mode the client declared (an empty elicitation capability means form only)',
       ),
+  },
+  {
+    ...base,
+    id: 'elicitation.url-required-error',
+    section: 'elicitation',
+    versions: ['2025-11-25'],
+    title: 'error -32042 comes only with the URL-mode elicitations it requires',
+    requirement:
+      'The server MUST NOT return this error except when URL mode elicitation is required. The error MUST include a list of elicitations that are required to complete before the original can be retried. Any elicitations returned in the error MUST be URL mode elicitations and have an elicitationId property.',
+    source: `${ELICITATION} (URL Elicitation Required Error)`,
+    async run(ctx) {
+      ctx.session();
+      await capableConversation(ctx);
+      const errors = ctx.runLog.flatMap((entry) =>
+        entry.direction === 'in' && isErrorResponse(entry.message) && entry.message.error.code === -32042
+          ? [entry.message]
+          : [],
+      );
+      if (errors.length === 0)
+        throw new NotApplicable('nothing to judge: the server returned no -32042 error');
+      const problems = errors.flatMap((error) => {
+        const where = `error to request ${JSON.stringify(error.id)}`;
+        const data = isObject(error.error.data) ? error.error.data : {};
+        const elicitations = Array.isArray(data.elicitations) ? data.elicitations : [];
+        if (elicitations.length === 0)
+          return [`${where}: no data.elicitations, so no URL elicitation is required`];
+        return elicitations.flatMap((elicitation, index) => {
+          if (!isObject(elicitation) || elicitation.mode !== 'url')
+            return [`${where}: elicitations[${index}] is not a URL-mode elicitation`];
+          return elicitationParamsIssues(elicitation).map(
+            (issue) => `${where}: elicitations[${index}]: ${issue}`,
+          );
+        });
+      });
+      if (problems.length > 0)
+        return fail(
+          'a -32042 error did not name the URL-mode elicitations it requires',
+          'data.elicitations: URL-mode elicitations with elicitationId, url and message',
+          problems.slice(0, 5).join('; '),
+        );
+      return pass(`${errors.length} -32042 error(s) checked`);
+    },
   },
   {
     ...base,
@@ -247,7 +289,7 @@ export const clientRequestsChecks: readonly Check[] = [
           if (!sent.has(ref)) problems.push(`requestId ${ref}: the server never sent a request with that id`);
         }
       }
-      if (seen === 0) throw new NotApplicable('the server sent no notifications/cancelled');
+      if (seen === 0) throw new NotApplicable('nothing to judge: the server sent no notifications/cancelled');
       if (problems.length > 0)
         return fail(
           'the server cancelled a request that was not its own or no longer in flight',

@@ -141,7 +141,9 @@ export function contentFormatChecks(options: ContentCheckOptions): Check[] {
         if (sampled === null) throw new NotApplicable('the server does not declare the prompts capability');
         const judged = sampled.results.filter(({ result }) => hasEncodedParts(result));
         if (judged.length === 0)
-          return skip(`no image, audio or embedded resource in ${sampled.results.length} prompt(s) fetched`);
+          return skip(
+            `nothing to judge: no image, audio or embedded resource in ${sampled.results.length} prompt(s) fetched`,
+          );
         const problems = issuesOf(sampled, promptResultIssues, ['base64', 'mime', 'uri']);
         if (problems.length > 0)
           return fail(
@@ -163,7 +165,8 @@ export function contentFormatChecks(options: ContentCheckOptions): Check[] {
         const read = await reads(ctx);
         if (read === null) throw new NotApplicable('the server does not declare the resources capability');
         const judged = read.sampled.results.filter(({ result }) => hasEncodedParts(result));
-        if (judged.length === 0) return skip(`no blob in ${read.sampled.results.length} resource(s) read`);
+        if (judged.length === 0)
+          return skip(`nothing to judge: no blob in ${read.sampled.results.length} resource(s) read`);
         const problems = issuesOf(read.sampled, readResultIssues, ['base64']);
         if (problems.length > 0)
           return fail('a resource blob is not base64', 'base64 (RFC 4648) blobs', problems.join(' | '));
@@ -193,7 +196,7 @@ export function contentFormatChecks(options: ContentCheckOptions): Check[] {
             'scheme ":" and only allowed or %-encoded characters',
             problems.join(' | '),
           );
-        if (read.listed.length === 0) return skip('no resource listed');
+        if (read.listed.length === 0) return skip('nothing to judge: no resource listed');
         return pass(`${read.listed.length} listed URI(s), ${read.sampled.results.length} read result(s)`);
       },
     },

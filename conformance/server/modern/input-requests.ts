@@ -70,7 +70,8 @@ async function judge(
   expected: string,
 ): Promise<CheckOutcome> {
   const requests = await inputRequests(ctx, method);
-  if (requests.length === 0) return skip(`no tool asked for ${method} in an InputRequiredResult`);
+  if (requests.length === 0)
+    return skip(`nothing to judge: no tool asked for ${method} in an InputRequiredResult`);
   const problems = requests.flatMap((r) =>
     rule(r).map((issue) => `${r.tool} inputRequests.${r.key}: ${issue}`),
   );

@@ -156,6 +156,21 @@ export const SHAPE_DEFECTS = {
     ],
     maxTokens: 100,
   }),
+  /** resources/read of a URI with a space gets -32042 (URL elicitation required) naming no elicitation. */
+  'url-elicitation-error-misused': {
+    encodeResponse(request: JsonRpcRequest, response: Json): string {
+      const uri = request.params?.uri;
+      if (
+        request.method !== 'resources/read' ||
+        !isObject(response.error) ||
+        typeof uri !== 'string' ||
+        !uri.includes(' ')
+      )
+        return JSON.stringify(response);
+      const error = { code: -32042, message: 'This request requires more information.', data: {} };
+      return JSON.stringify({ ...response, error });
+    },
+  },
   /** Legacy, stdio: right after initialized, a notifications/cancelled for a request it never sent. */
   'cancel-unknown-request': {
     onIncoming(value: unknown, sink: Sink): boolean {
