@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import { SHAPE_DEFECTS } from './lib/defects/shapes.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
@@ -606,6 +607,7 @@ const SESSION_DEFECTS = {
       return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
     },
   },
+  ...SHAPE_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {

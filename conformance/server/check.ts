@@ -33,6 +33,9 @@ export const SECTIONS = [
   'mrtr',
   'subscriptions',
   'caching',
+  // What a server asks of the client (legacy requests; modern input requests are in `mrtr`).
+  'elicitation',
+  'sampling',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

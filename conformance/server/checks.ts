@@ -1,6 +1,8 @@
 /** Every check of the suite. The runner orders them by section; within a section, as listed here. */
 import { authorizationChecks } from './authorization.js';
 import type { Check } from './check.js';
+import { clientRequestsChecks } from './client-requests.js';
+import { contentFormatsChecks } from './content-formats.js';
 import { httpChecks } from './http.js';
 import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
@@ -37,4 +39,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...completionChecks,
   // The modern era (2026-07-28); each declares `eras: ['modern']`.
   ...modernChecks,
+  // Encoded content and server-to-client request shapes (conformance/server/shapes), legacy era.
+  ...contentFormatsChecks,
+  ...clientRequestsChecks,
 ];

@@ -52,7 +52,11 @@ export interface InitInfo {
 export { CLIENT_INFO };
 
 /** initialize → notifications/initialized → a sentinel ping that proves the notification was processed. */
-export async function initialize(session: Session, proposed: string): Promise<InitInfo> {
+export async function initialize(
+  session: Session,
+  proposed: string,
+  capabilities: JsonObject = {},
+): Promise<InitInfo> {
   const info: InitInfo = {
     proposed,
     reply: null,
@@ -64,7 +68,7 @@ export async function initialize(session: Session, proposed: string): Promise<In
   try {
     info.reply = await session.request('initialize', {
       protocolVersion: proposed,
-      capabilities: {},
+      capabilities,
       clientInfo: CLIENT_INFO,
     });
   } catch (error) {

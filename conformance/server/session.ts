@@ -73,6 +73,11 @@ export class Session {
   /** Every request id this session ever sent, answered or not: a late reply is still a reply to one. */
   private readonly sent = new Set<string>();
   private next = 1;
+  /**
+   * Answers the server's requests as a client that declared capabilities would (the result), or null for
+   * the default: `{}` to ping and -32601 to anything else, as a client without capabilities.
+   */
+  serverRequestHandler: ((method: string, params: unknown) => JsonObject | null) | null = null;
 
   constructor(
     readonly channel: Channel,
@@ -224,6 +229,11 @@ export class Session {
     }
     // A request from the server: we are a minimal client with no capabilities.
     if (isObject(message) && typeof message.method === 'string' && 'id' in message) {
+      const handled = this.serverRequestHandler?.(message.method, message.params) ?? null;
+      if (handled !== null) {
+        void this.write({ jsonrpc: '2.0', id: message.id, result: handled });
+        return;
+      }
       const reply: JsonObject =
         message.method === 'ping'
           ? { jsonrpc: '2.0', id: message.id, result: {} }

@@ -2,7 +2,9 @@
 import type { Check } from '../check.js';
 import { baseChecks } from './base.js';
 import { cachingChecks } from './caching.js';
+import { modernContentFormatsChecks } from './content-formats.js';
 import { discoverChecks } from './discover.js';
+import { inputRequestsChecks } from './input-requests.js';
 import { loggingChecks } from './logging.js';
 import { mrtrChecks } from './mrtr.js';
 import { modernResourcesChecks } from './resources.js';
@@ -20,4 +22,6 @@ export const modernChecks: readonly Check[] = [
   ...subscriptionsChecks,
   ...cachingChecks,
   ...loggingChecks,
+  ...modernContentFormatsChecks,
+  ...inputRequestsChecks,
 ];
