@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import { MODERN_NEW_HTTP_DEFECTS, MODERN_NEW_SESSION_DEFECTS } from './lib/defects/modern-new.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
@@ -606,6 +607,7 @@ const SESSION_DEFECTS = {
       return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
     },
   },
+  ...MODERN_NEW_SESSION_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {
@@ -678,6 +680,7 @@ const HTTP_DEFECTS = {
   'insufficient-scope-401': { insufficientScopeStatus: 401 },
   /** Modern era: a Base64-encoded Mcp-Name is compared undecoded, so it never matches the body. */
   'raw-mcp-name': { rawMcpName: true },
+  ...MODERN_NEW_HTTP_DEFECTS,
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -700,6 +703,8 @@ const MODERN_ONLY = new Set<string>([
   'get-delete-not-405',
   'modern-session-id',
   'raw-mcp-name',
+  ...Object.keys(MODERN_NEW_SESSION_DEFECTS),
+  ...Object.keys(MODERN_NEW_HTTP_DEFECTS),
 ]);
 
 runServer({
