@@ -4,10 +4,11 @@
  * asked for, and never log messages, even when the listen request itself names a log level.
  *
  * One probe serves both checks: a listen asking for tools-list changes only, with a log level in its
- * `_meta`, watched for a short while after the acknowledgement. It runs on a connection of its own whose
- * messages stay out of the run log, because the suite otherwise never asks for log messages and
- * logging.no-message-without-level judges the run log on that basis.
+ * `_meta`, watched for a short while after the acknowledgement, on the shared connection. The suite asks
+ * for log messages nowhere else, so logging.no-message-without-level leaves log messages on this stream
+ * (tagged with the probe's subscription id) to logging.request-scoped.
  */
+import { META_KEYS } from '../../../src/protocol/versions.js';
 import { errorText } from '../../../src/util/error-text.js';
 import {
   BOTH_TRANSPORTS,
@@ -21,16 +22,15 @@ import {
   skip,
 } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { HttpChannel, modernRequestHeaders, openChannel } from '../probe/channel.js';
+import { HttpChannel, modernRequestHeaders } from '../probe/channel.js';
 import { httpRequest } from '../probe/http.js';
-import { isObject, type JsonObject, type LoggedMessage, Session } from '../session.js';
-import { ModernSession } from './client.js';
+import { isObject, type JsonObject } from '../session.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
 /** How long the stream is watched after the acknowledgement: a server that pushes extras does so at once. */
-const WATCH_MS = 300;
+const WATCH_MS = 200;
 /** Over HTTP the stream is read for this long in all (or the step, when shorter). */
-const HTTP_READ_MS = 1500;
+const HTTP_READ_MS = 1000;
 
 /** The filter of the probe, and the notification methods it allows (besides the acknowledgement). */
 const FILTER = { toolsListChanged: true };
@@ -43,62 +43,71 @@ interface ListenProbe {
   error?: JsonObject;
 }
 
+/** The id prefix of the probe's listen request; logging.no-message-without-level leaves its stream to us. */
+export const LISTEN_SCOPE_ID_PREFIX = 'furfly-listen-scope-';
+
 function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
   return ctx.memo('modern:listen-scope', async () => {
-    // A connection of its own, its messages kept out of the run log (see the file comment).
-    const channel = await openChannel(ctx.settings.target, ctx.timeoutMs);
-    const session = new Session(channel, ctx.timeoutMs, [] as LoggedMessage[]);
-    const modern = new ModernSession(session, ctx.protocolVersion);
-    const id = `furfly-listen-scope-${Date.now()}`;
+    const modern = ctx.modern();
+    const session = modern.session;
+    const channel = session.channel;
+    const id = `${LISTEN_SCOPE_ID_PREFIX}${Date.now()}`;
     const params = { notifications: FILTER, _meta: modern.meta({}, 'debug') };
     const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params };
-    try {
-      if (channel instanceof HttpChannel) {
-        const text = JSON.stringify(body);
-        const exchange = await httpRequest(channel.target, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...modernRequestHeaders(text),
-          },
-          body: text,
-          timeoutMs: Math.min(ctx.timeoutMs, HTTP_READ_MS),
-        });
-        const messages = exchange.messages.filter(isObject);
-        const answer = messages.find((m) => m.id === id && isObject(m.error));
-        return {
-          notifications: messages.filter((m) => typeof m.method === 'string' && !('id' in m)),
-          ...(answer ? { error: answer.error as JsonObject } : {}),
-        };
-      }
-      let answer: JsonObject | undefined;
-      session.requestRaw(body, ctx.timeoutMs).then(
-        (reply) => {
-          answer = reply.message;
+    if (channel instanceof HttpChannel) {
+      const text = JSON.stringify(body);
+      const exchange = await httpRequest(channel.target, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...modernRequestHeaders(text),
         },
-        () => {},
-      );
-      const inbound = () =>
-        session.log
-          .filter((entry) => entry.direction === 'in')
-          .map((entry) => entry.message)
-          .filter(isObject);
-      const started = performance.now();
-      while (performance.now() - started < ctx.timeoutMs && answer === undefined) {
-        if (inbound().some((m) => m.method === ACK)) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
-      await session.notify('notifications/cancelled', { requestId: id, reason: 'conformance check done' });
-      const notifications = inbound().filter((m) => typeof m.method === 'string' && !('id' in m));
+        body: text,
+        timeoutMs: Math.min(ctx.timeoutMs, HTTP_READ_MS),
+      });
+      const messages = exchange.messages.filter(isObject);
+      const answer = messages.find((m) => m.id === id && isObject(m.error));
       return {
-        notifications,
-        ...(answer && isObject(answer.error) ? { error: answer.error } : {}),
+        notifications: messages.filter((m) => typeof m.method === 'string' && !('id' in m)),
+        ...(answer ? { error: answer.error as JsonObject } : {}),
       };
-    } finally {
-      await session.close();
     }
+    // stdio: one pipe for everything, so the stream is what carries the subscription id (and, for log
+    // messages, anything that arrives while the probe watches: the suite sends nothing else meanwhile).
+    const mark = session.log.length;
+    let answer: JsonObject | undefined;
+    session.requestRaw(body, ctx.timeoutMs).then(
+      (reply) => {
+        answer = reply.message;
+      },
+      () => {},
+    );
+    const inbound = () =>
+      session.log
+        .slice(mark)
+        .filter((entry) => entry.direction === 'in')
+        .map((entry) => entry.message)
+        .filter(isObject);
+    const started = performance.now();
+    while (performance.now() - started < ctx.timeoutMs && answer === undefined) {
+      if (inbound().some((m) => m.method === ACK)) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+    await session.notify('notifications/cancelled', { requestId: id, reason: 'conformance check done' });
+    const tag = (m: JsonObject) =>
+      isObject(m.params) && isObject(m.params._meta) ? m.params._meta[META_KEYS.subscriptionId] : undefined;
+    const notifications = inbound().filter(
+      (m) =>
+        typeof m.method === 'string' &&
+        !('id' in m) &&
+        (tag(m) === id || m.method === ACK || m.method === 'notifications/message'),
+    );
+    return {
+      notifications,
+      ...(answer && isObject(answer.error) ? { error: answer.error } : {}),
+    };
   });
 }
 
