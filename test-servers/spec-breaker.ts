@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import { MODERN_NEW_HTTP_DEFECTS, MODERN_NEW_SESSION_DEFECTS } from './lib/defects/modern-new.js';
 import { SHAPE_DEFECTS } from './lib/defects/shapes.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
@@ -608,6 +609,7 @@ const SESSION_DEFECTS = {
     },
   },
   ...SHAPE_DEFECTS,
+  ...MODERN_NEW_SESSION_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {
@@ -680,6 +682,7 @@ const HTTP_DEFECTS = {
   'insufficient-scope-401': { insufficientScopeStatus: 401 },
   /** Modern era: a Base64-encoded Mcp-Name is compared undecoded, so it never matches the body. */
   'raw-mcp-name': { rawMcpName: true },
+  ...MODERN_NEW_HTTP_DEFECTS,
 } satisfies Record<string, HttpDefects>;
 
 const DEFECTS = [
@@ -702,6 +705,8 @@ const MODERN_ONLY = new Set<string>([
   'get-delete-not-405',
   'modern-session-id',
   'raw-mcp-name',
+  ...Object.keys(MODERN_NEW_SESSION_DEFECTS),
+  ...Object.keys(MODERN_NEW_HTTP_DEFECTS),
 ]);
 
 runServer({

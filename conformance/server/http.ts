@@ -13,12 +13,13 @@ import {
   COULD_NOT_TELL,
   CouldNotTell,
   fail,
+  MODERN_VERSIONS,
   NotApplicable,
   pass,
   warn,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import type { HttpChannel, PostRecord } from './probe/channel.js';
+import { HttpChannel, modernRequestHeaders, type PostRecord } from './probe/channel.js';
 import { type HttpExchange, HttpTimeout, httpRequest } from './probe/http.js';
 import { isObject, isResponse } from './session.js';
 
@@ -80,6 +81,31 @@ const isNotification = (body: unknown): boolean =>
   isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && !('id' in body);
 
 /** A POST of a ping on the shared session, with headers changed: `null` removes a header. */
+/** Modern era: server/discover as 2026-07-28 sends it, from a foreign Origin. */
+async function modernOriginProbe(ctx: CheckContext): Promise<{ exchange: HttpExchange; url: string }> {
+  const channel = ctx.modern().session.channel;
+  if (!(channel instanceof HttpChannel)) throw new NotApplicable('not an HTTP target');
+  const text = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'furfly-http-origin-probe',
+    method: 'server/discover',
+    params: { _meta: ctx.modern().meta() },
+  });
+  const exchange = await httpRequest(channel.target, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...modernRequestHeaders(text),
+      origin: FOREIGN_ORIGIN,
+    },
+    body: text,
+    timeoutMs: ctx.timeoutMs,
+    stopWhen: (message) => isResponse(message),
+  });
+  return { exchange, url: channel.target.url };
+}
+
 function pingWith(ctx: CheckContext, channel: HttpChannel, changes: Record<string, string | null>) {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -137,7 +163,8 @@ export function isLoopbackUrl(url: string): boolean {
 export function originOutcome(exchange: HttpExchange, version: string, loopback: boolean): CheckOutcome {
   if (exchange.status === 403) return pass();
   if (exchange.status >= 400 && exchange.status < 500) {
-    if (version !== '2025-11-25') return pass(`refused with ${exchange.status}`);
+    // Versions are dates: 2025-11-25 and every later one name 403.
+    if (version < '2025-11-25') return pass(`refused with ${exchange.status}`);
     return fail(
       `a request with Origin ${FOREIGN_ORIGIN} was refused, but not with 403`,
       'HTTP 403',
@@ -380,8 +407,15 @@ export const httpChecks: Check[] = [
     title: 'a foreign Origin is refused with 403 (DNS rebinding protection)',
     requirement:
       'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.',
-    source: `${TRANSPORTS}, Security Warning`,
+    source: `${TRANSPORTS}, Security Warning; MCP 2026-07-28 basic/transports/streamable-http (Security & Endpoint)`,
+    // The same sentence in both eras; the modern era sends a 2026-07-28 request (modernOriginProbe).
+    versions: [...ALL_VERSIONS, ...MODERN_VERSIONS],
+    eras: ['legacy', 'modern'],
     async run(ctx) {
+      if (ctx.era === 'modern') {
+        const { exchange, url } = await modernOriginProbe(ctx);
+        return originOutcome(exchange, ctx.protocolVersion, isLoopbackUrl(url));
+      }
       const channel = sharedChannel(ctx);
       const exchange = await pingWith(ctx, channel, { origin: FOREIGN_ORIGIN });
       return originOutcome(exchange, ctx.version, isLoopbackUrl(channel.target.url));

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { CouldNotTell, NotApplicable } from './check.js';
 import { FOREIGN_ORIGIN, isLoopbackUrl, originOutcome } from './http.js';
+import { extensionIdProblem } from './modern/extensions.js';
+import { oddCase } from './modern/streamable-http-headers.js';
 import type { HttpExchange } from './probe/http.js';
 import { outcomeOfError } from './runner.js';
 import { RequestTimeout } from './session.js';
@@ -92,9 +94,34 @@ describe('originOutcome (a request with a foreign Origin)', () => {
   it('asks for 403 from 2025-11-25 on, and accepts any 4xx before', () => {
     expect(originOutcome(exchange(400), '2025-11-25', false).status).toBe('fail');
     expect(originOutcome(exchange(400), '2025-06-18', true).status).toBe('pass');
+    // 2026-07-28 keeps the 403 of 2025-11-25.
+    expect(originOutcome(exchange(400), '2026-07-28', true).status).toBe('fail');
+    expect(originOutcome(exchange(403), '2026-07-28', true).status).toBe('pass');
   });
 
   it('fails a server error on any host', () => {
     expect(originOutcome(exchange(500), '2025-11-25', false).status).toBe('fail');
+  });
+});
+
+describe('extension identifiers (lifecycle.extension-ids)', () => {
+  it.each(['io.modelcontextprotocol/ui', 'com.example/feature-x', 'example/tasks'])('accepts %s', (id) => {
+    expect(extensionIdProblem(id)).toBeNull();
+  });
+  it.each([
+    ['ui', 'no prefix'],
+    ['/ui', 'no prefix'],
+    ['com.example/', 'no name'],
+    ['com..example/ui', '_meta key name format'],
+    ['com.example/ui!', '_meta key name format'],
+  ])('refuses %s', (id, why) => {
+    expect(extensionIdProblem(id)).toContain(why);
+  });
+});
+
+describe('oddCase (http.header-names-any-case)', () => {
+  it('flips the case of every letter and nothing else', () => {
+    expect(oddCase('Mcp-Method')).toBe('mCP-mETHOD');
+    expect(oddCase('MCP-Protocol-Version')).toBe('mcp-pROTOCOL-vERSION');
   });
 });

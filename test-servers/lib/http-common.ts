@@ -90,6 +90,14 @@ export interface HttpDefects {
   insufficientScopeStatus?: number;
   /** Modern era: Mcp-Name is compared with the body as sent, without decoding the Base64 sentinel. */
   rawMcpName?: boolean;
+  /** Modern era: a POST without MCP-Protocol-Version is served (the header is checked only when present). */
+  acceptMissingVersionHeader?: boolean;
+  /** Modern era: the metadata headers are looked up only under their canonical or lowercase names. */
+  caseSensitiveHeaderNames?: boolean;
+  /** Modern era: the status of the error to a request whose `_meta` lacks a required field. */
+  malformedMetaStatus?: number;
+  /** Modern era: an Mcp-Param-{Name} value outside visible ASCII, space and tab is taken as it is. */
+  acceptInvalidParamChars?: boolean;
 }
 
 export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {

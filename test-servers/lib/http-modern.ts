@@ -68,7 +68,7 @@ export async function handleModernPost(
   // An unsupported or missing version is the Session's -32022 (with 400); only a request this server
   // would serve has its headers checked.
   if (versionServed && !defects.acceptHeaderMismatch) {
-    const mismatch = headerMismatch(req, request, definition, defects.rawMcpName === true);
+    const mismatch = headerMismatch(req, request, definition, defects.rawMcpName === true, defects);
     if (mismatch) {
       sendRpcError(res, 400, request.id, ModernErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
       return;
@@ -76,11 +76,15 @@ export async function handleModernPost(
   }
   // A malformed `_meta` (no usable version, no clientCapabilities object) is a 400 whatever its code.
   const malformedMeta = !versionServed || !isObject(meta?.[META.clientCapabilities]);
+  // A required field left out (not merely an unsupported version): what the malformed-meta defect answers 200.
+  const missingField =
+    meta?.[META.protocolVersion] === undefined || !isObject(meta?.[META.clientCapabilities]);
 
   if (defects.modernSessionId) res.setHeader('mcp-session-id', randomUUID());
   const session = new Session(definition, { write: () => {} });
   const mode = request.method === 'subscriptions/listen' ? 'sse' : options.reply;
   const reply = createModernReply(res, mode, (code) => {
+    if (missingField && defects.malformedMetaStatus !== undefined) return defects.malformedMetaStatus;
     if (malformedMeta && code === ErrorCode.InvalidParams) return 400;
     if (code === ErrorCode.MethodNotFound && defects.unknownMethodStatus !== undefined)
       return defects.unknownMethodStatus;
@@ -100,12 +104,15 @@ export function headerMismatch(
   request: { method: string; params?: unknown },
   definition: ServerDefinition,
   rawName = false,
+  defects: HttpDefects = {},
 ): string | undefined {
   const params = isObject(request.params) ? request.params : {};
+  const header = defects.caseSensitiveHeaderNames ? caseSensitiveHeader : anyCaseHeader;
   const version = header(req, 'mcp-protocol-version');
   const bodyVersion = requestMeta(params)?.[META.protocolVersion];
-  if (version === undefined) return 'the MCP-Protocol-Version header is required';
-  if (version !== bodyVersion)
+  if (version === undefined && !defects.acceptMissingVersionHeader)
+    return 'the MCP-Protocol-Version header is required';
+  if (version !== undefined && version !== bodyVersion)
     return `MCP-Protocol-Version header ${version} does not match _meta version ${String(bodyVersion)}`;
   const method = header(req, 'mcp-method');
   if (method === undefined) return 'the Mcp-Method header is required';
@@ -125,8 +132,39 @@ export function headerMismatch(
     if (name !== params[nameField])
       return `Mcp-Name header ${JSON.stringify(name)} does not match params.${nameField}`;
   }
-  if (request.method === 'tools/call') return paramHeaderMismatch(req, params, definition);
+  if (request.method === 'tools/call')
+    return paramHeaderMismatch(req, params, definition, header, defects.acceptInvalidParamChars === true);
   return undefined;
+}
+
+type HeaderLookup = (req: IncomingMessage, name: string) => string | undefined;
+
+/** A header by name, in any case (Node lowercases the names it parses). */
+const anyCaseHeader: HeaderLookup = header;
+
+/** The canonical spellings the case-sensitive-headers defect knows; any other case is not found. */
+const CANONICAL: Record<string, string> = {
+  'mcp-protocol-version': 'MCP-Protocol-Version',
+  'mcp-method': 'Mcp-Method',
+  'mcp-name': 'Mcp-Name',
+};
+
+/** The defect: a header only under its canonical or all-lowercase name, compared case-sensitively. */
+const caseSensitiveHeader: HeaderLookup = (req, name) => {
+  const spellings = new Set([name, CANONICAL[name] ?? name]);
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (spellings.has(req.rawHeaders[i]!)) return req.rawHeaders[i + 1];
+  }
+  return undefined;
+};
+
+/** Visible ASCII, space and tab: what a header value may hold (streamable-http, Value Encoding). */
+function hasInvalidHeaderChars(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code !== 0x09 && (code < 0x20 || code > 0x7e)) return true;
+  }
+  return false;
 }
 
 /** Checks `Mcp-Param-{Name}` against every argument of the called tool annotated `x-mcp-header`. */
@@ -134,6 +172,8 @@ function paramHeaderMismatch(
   req: IncomingMessage,
   params: Record<string, unknown>,
   definition: ServerDefinition,
+  header: HeaderLookup,
+  acceptInvalidChars: boolean,
 ): string | undefined {
   const tool = definition.tools.find((candidate) => candidate.name === params.name);
   if (!tool) return undefined;
@@ -148,6 +188,8 @@ function paramHeaderMismatch(
       continue;
     }
     if (raw === undefined) return `the Mcp-Param-${headerName} header is required`;
+    if (!acceptInvalidChars && hasInvalidHeaderChars(raw))
+      return `the Mcp-Param-${headerName} header contains characters outside visible ASCII`;
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return `the Mcp-Param-${headerName} header is not valid Base64 of UTF-8`;
     const same =

@@ -1,6 +1,16 @@
 /** Logging (MCP 2026-07-28 server/utilities/logging): log messages only for a request that asked for them. */
+
+import { META_KEYS } from '../../../src/protocol/versions.js';
 import { BOTH_TRANSPORTS, brief, type Check, fail, MODERN_ONLY, MODERN_VERSIONS, pass } from '../check.js';
-import { isObject } from '../session.js';
+import { isObject, type JsonObject } from '../session.js';
+import { LISTEN_SCOPE_ID_PREFIX } from './listen-scope.js';
+
+/** Whether a message carries the subscription id of logging.request-scoped's probe (which asked for logs). */
+function onListenProbe(message: JsonObject): boolean {
+  const meta = isObject(message.params) && isObject(message.params._meta) ? message.params._meta : {};
+  const id = meta[META_KEYS.subscriptionId];
+  return typeof id === 'string' && id.startsWith(LISTEN_SCOPE_ID_PREFIX);
+}
 
 export const loggingChecks: readonly Check[] = [
   {
@@ -16,12 +26,14 @@ export const loggingChecks: readonly Check[] = [
     eras: MODERN_ONLY,
     judgesWholeRun: true,
     async run(ctx) {
-      // The suite never sets a log level in the modern era, so every log message is one nobody asked for.
+      // The suite sets a log level only on the listen probe of logging.request-scoped, whose stream that
+      // check judges; every other log message is one nobody asked for.
       const logs = ctx.runLog.filter(
         (entry) =>
           entry.direction === 'in' &&
           isObject(entry.message) &&
-          entry.message.method === 'notifications/message',
+          entry.message.method === 'notifications/message' &&
+          !onListenProbe(entry.message),
       );
       if (logs.length > 0) {
         return fail(

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { checkToolHeaders, encodeHeaderValue, parameterHeaders } from './tool-headers.js';
+import { checkToolHeaders, encodeHeaderValue, parameterHeaders, toolHeaderProblems } from './tool-headers.js';
 
 const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',
@@ -139,4 +139,29 @@ describe('encodeHeaderValue', () => {
       expect(decoded).toBe(value);
     },
   );
+});
+
+describe('toolHeaderProblems', () => {
+  it.each([
+    ['not-empty', schema({ a: { type: 'string', 'x-mcp-header': '' } })],
+    ['token', schema({ a: { type: 'string', 'x-mcp-header': 'Bad Name' } })],
+    ['no-control', schema({ a: { type: 'string', 'x-mcp-header': 'A\r\nB' } })],
+    [
+      'unique',
+      schema({ a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } }),
+    ],
+    ['primitive', schema({ a: { type: 'number', 'x-mcp-header': 'A' } })],
+    ['safe-integer', schema({ a: { type: 'integer', maximum: 2 ** 60, 'x-mcp-header': 'A' } })],
+    ['safe-integer', schema({ a: { type: 'integer', enum: [1, -(2 ** 53)], 'x-mcp-header': 'A' } })],
+    ['reachable', schema({}, { $defs: { x: { type: 'string', 'x-mcp-header': 'A' } } })],
+  ])('names the one rule broken: %s', (rule, inputSchema) => {
+    expect(toolHeaderProblems(inputSchema).map((p) => p.rule)).toEqual([rule]);
+    expect(checkToolHeaders(inputSchema).ok).toBe(false);
+  });
+
+  it('accepts an integer parameter within the safe range, or without bounds', () => {
+    const bounded = { type: 'integer', minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1, 'x-mcp-header': 'N' };
+    expect(toolHeaderProblems(schema({ n: bounded }))).toEqual([]);
+    expect(toolHeaderProblems(schema({ n: { type: 'integer', 'x-mcp-header': 'N' } }))).toEqual([]);
+  });
 });

@@ -41,21 +41,53 @@ const UNREACHABLE_KEYWORDS = [
 ];
 
 /**
+ * The rule of server/tools "x-mcp-header" an annotation breaks. An empty name and one with a control
+ * character are not tokens either; each problem names its most specific rule, once.
+ */
+export type ToolHeaderRule =
+  | 'not-empty'
+  | 'token'
+  | 'no-control'
+  | 'unique'
+  | 'primitive'
+  | 'safe-integer'
+  | 'reachable';
+
+export interface ToolHeaderProblem {
+  readonly rule: ToolHeaderRule;
+  readonly message: string;
+}
+
+/** The integers a header can carry exactly (−2^53+1 to 2^53−1). */
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
+/**
  * The annotated parameters of an `inputSchema`, or why the annotations make the tool invalid: an empty or
- * non-token name, a duplicate (case-insensitively), a non-primitive type, or an annotation not reachable
- * through `properties` keys alone.
+ * non-token name, a duplicate (case-insensitively), a non-primitive type, an integer parameter whose
+ * declared bounds or values leave the safe range, or an annotation not reachable through `properties`
+ * keys alone.
  */
 export function checkToolHeaders(inputSchema: unknown): ToolHeaderCheck {
+  const { parameters, problems } = inspect(inputSchema);
+  return problems.length > 0 ? { ok: false, reason: problems[0]!.message } : { ok: true, parameters };
+}
+
+/** Every rule the `x-mcp-header` annotations of an `inputSchema` break, in schema order (none: valid). */
+export function toolHeaderProblems(inputSchema: unknown): readonly ToolHeaderProblem[] {
+  return inspect(inputSchema).problems;
+}
+
+function inspect(inputSchema: unknown): { parameters: HeaderParameter[]; problems: ToolHeaderProblem[] } {
   const parameters: HeaderParameter[] = [];
-  const problems: string[] = [];
+  const problems: ToolHeaderProblem[] = [];
   walk(inputSchema, [], true, parameters, problems);
   const seen = new Set<string>();
   for (const { header } of parameters) {
     const key = header.toLowerCase();
-    if (seen.has(key)) problems.push(`x-mcp-header "${header}" is used twice`);
+    if (seen.has(key)) problems.push({ rule: 'unique', message: `x-mcp-header "${header}" is used twice` });
     seen.add(key);
   }
-  return problems.length > 0 ? { ok: false, reason: problems[0]! } : { ok: true, parameters };
+  return { parameters, problems };
 }
 
 function walk(
@@ -63,7 +95,7 @@ function walk(
   path: string[],
   reachable: boolean,
   out: HeaderParameter[],
-  problems: string[],
+  problems: ToolHeaderProblem[],
 ): void {
   if (typeof schema !== 'object' || schema === null) return;
   if (Array.isArray(schema)) {
@@ -74,14 +106,33 @@ function walk(
   const where = path.length === 0 ? 'the schema root' : `"${path.join('.')}"`;
   if ('x-mcp-header' in node) {
     const header = node['x-mcp-header'];
+    const unsafe = node.type === 'integer' ? unsafeIntegerIn(node) : undefined;
     if (!reachable || path.length === 0) {
-      problems.push(`x-mcp-header at ${where} is not reachable through properties alone`);
+      problems.push({
+        rule: 'reachable',
+        message: `x-mcp-header at ${where} is not reachable through properties alone`,
+      });
     } else if (typeof header !== 'string' || !TOKEN.test(header)) {
-      problems.push(`x-mcp-header ${JSON.stringify(header)} at ${where} is not an HTTP field-name token`);
+      const rule: ToolHeaderRule =
+        header === ''
+          ? 'not-empty'
+          : typeof header === 'string' && hasControl(header)
+            ? 'no-control'
+            : 'token';
+      problems.push({
+        rule,
+        message: `x-mcp-header ${JSON.stringify(header)} at ${where} is not an HTTP field-name token`,
+      });
     } else if (typeof node.type !== 'string' || !PRIMITIVE_TYPES.has(node.type)) {
-      problems.push(
-        `x-mcp-header "${header}" at ${where} is on a parameter that is not a string, integer or boolean`,
-      );
+      problems.push({
+        rule: 'primitive',
+        message: `x-mcp-header "${header}" at ${where} is on a parameter that is not a string, integer or boolean`,
+      });
+    } else if (unsafe !== undefined) {
+      problems.push({
+        rule: 'safe-integer',
+        message: `x-mcp-header "${header}" at ${where} is on an integer parameter whose ${unsafe} leaves the safe range (±(2^53−1))`,
+      });
     } else {
       out.push({ path: [...path], header });
     }
@@ -99,6 +150,31 @@ function walk(
   }
   // `$ref` targets are not followed: an annotation behind one is unreachable by definition, and one in
   // `$defs` is reported above.
+}
+
+/** Whether the text holds a C0 control or DEL: what the no-control rule names (CR and LF among them). */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * Which declared bound or value of an integer schema lies outside the safe range, if any. An integer
+ * parameter without bounds passes: the rule is about the values, and the schema says nothing about them.
+ */
+function unsafeIntegerIn(node: Record<string, unknown>): string | undefined {
+  const outside = (value: unknown) => typeof value === 'number' && Math.abs(value) > SAFE_MAX;
+  for (const keyword of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'const', 'default']) {
+    if (outside(node[keyword])) return keyword;
+  }
+  for (const keyword of ['enum', 'examples']) {
+    const values = node[keyword];
+    if (Array.isArray(values) && values.some(outside)) return keyword;
+  }
+  return undefined;
 }
 
 function isSchemaMap(keyword: string): boolean {
