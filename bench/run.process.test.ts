@@ -59,4 +59,31 @@ describe('npm run bench', { timeout: 120_000 }, () => {
     // --only never overwrites the committed figures.
     expect(stdout).not.toContain('written: bench/latest.json');
   });
+
+  it('times the default conformance run in each era of the well-behaved server', async () => {
+    const child = spawn(process.execPath, [RUN, '--rounds', '1', '--only', 'conformance'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    pid = child.pid;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, stderr).toBe(0);
+    for (const name of [
+      'conformance.well-behaved-stdio.wall_ms',
+      'conformance.well-behaved-stdio.modern.wall_ms',
+      'conformance.well-behaved-stdio.dual.wall_ms',
+    ]) {
+      const line = stdout.split('\n').find((l) => l.startsWith(`| ${name} `));
+      expect(line, stdout).toBeDefined();
+      const [, furfly, sdk, , , , unit] = line!
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      expect({ sdk, unit }).toEqual({ sdk: '-', unit: 'ms' });
+      expect(Number(furfly)).toBeGreaterThan(0);
+    }
+  });
 });

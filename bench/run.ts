@@ -46,6 +46,9 @@ const RUNNER_TIMEOUT_MS = 120_000;
  * default is 3 s, the SDK v2's its request timeout, 60 s): the fallback costs about this much.
  */
 const SILENT_PROBE_TIMEOUT_MS = 1000;
+/** The eras `furfly conformance` is timed in against the well-behaved server (`--era`). */
+const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const;
+type ConformanceEra = (typeof CONFORMANCE_ERAS)[number];
 
 interface Options {
   rounds: number;
@@ -490,17 +493,22 @@ async function main(): Promise<void> {
   }
 
   // The conformance suite's default run: furfly only (the SDK has no such suite). Fewer rounds: it is slow.
-  const conformanceTimes: number[] = [];
+  // Against the well-behaved server in each era it can serve; the eras alternate within a round.
+  const conformanceTimes = new Map<ConformanceEra, number[]>(CONFORMANCE_ERAS.map((era) => [era, []]));
   if (options.only === undefined || 'conformance'.includes(options.only)) {
     for (let round = 0; round < Math.min(3, options.rounds); round++) {
-      conformanceTimes.push(
-        await timeCommand(
-          process.execPath,
-          [CLI_MAIN, 'conformance', '--', process.execPath, testServer('well-behaved')],
-          RUNNER_TIMEOUT_MS,
-        ),
-      );
-      process.stderr.write(`conformance run ${round + 1} done\n`);
+      for (const era of CONFORMANCE_ERAS) {
+        conformanceTimes
+          .get(era)
+          ?.push(
+            await timeCommand(
+              process.execPath,
+              [CLI_MAIN, 'conformance', '--', process.execPath, testServer('well-behaved'), '--era', era],
+              RUNNER_TIMEOUT_MS,
+            ),
+          );
+      }
+      process.stderr.write(`conformance round ${round + 1} done\n`);
     }
   }
   killAll();
@@ -572,15 +580,19 @@ async function main(): Promise<void> {
       note: `bare newline-echo loop: ${ceiling.toFixed(0)} calls/s${cpuNote}`,
     };
   }
-  if (conformanceTimes.length > 0) {
-    scenarios['conformance.well-behaved-stdio.wall_ms'] = {
-      furfly: median(conformanceTimes),
+  for (const era of CONFORMANCE_ERAS) {
+    const times = conformanceTimes.get(era) ?? [];
+    if (times.length === 0) continue;
+    // The legacy run keeps the scenario name it had before the server spoke other eras.
+    const name = `conformance.well-behaved-stdio${era === 'legacy' ? '' : `.${era}`}.wall_ms`;
+    scenarios[name] = {
+      furfly: median(times),
       sdk: null,
       ratio: null,
       unit: 'ms',
       better: 'lower',
-      rounds: conformanceTimes.length,
-      note: 'furfly conformance -- node dist/test-servers/well-behaved.js (default run); no SDK equivalent',
+      rounds: times.length,
+      note: `furfly conformance -- node dist/test-servers/well-behaved.js --era ${era} (default run); no SDK equivalent`,
     };
   }
 

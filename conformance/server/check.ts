@@ -70,6 +70,15 @@ export interface Check {
    * others; its result keeps its place in the report.
    */
   judgesWholeRun?: boolean;
+  /**
+   * The check talks only to sessions it opens itself (`ctx.open*`, or memoised scenarios that do) and
+   * reads only the run's fixed facts (init, capabilities, settings, version); it never sends on the
+   * shared session (calling `ctx.session()` as a guard is fine) and judges nothing other checks leave
+   * behind. Over stdio such a check may run beside the others (scheduling.ts): each fresh session is a
+   * process of its own, and waiting for it to start is most of a run's time. Absent (the default) means
+   * the check runs in its place, one after the other; set it only where the above holds.
+   */
+  isolated?: boolean;
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

@@ -156,7 +156,8 @@ export class CheckContext {
   /** Every session of the run (the shared one first), for checks that judge each conversation apart. */
   readonly sessions: Session[] = [];
   readonly validators: ProtocolValidators;
-  private readonly checkSessions: Session[] = [];
+  /** Sessions opened with scope 'check'; each check's view (`forCheck`) has a list of its own. */
+  private checkSessions: Session[] = [];
   private readonly suiteSessions: Session[] = [];
   private readonly memos = new Map<string, Promise<unknown>>();
   /** The era this context vets (one context per era the server speaks). */
@@ -193,9 +194,8 @@ export class CheckContext {
   /** Modern era: the shared session the probe opened, sending the per-request `_meta`. */
   modern(): ModernSession {
     if (this.era !== 'modern') throw new NotApplicable('not a modern-era run');
-    if (this.shared.closedReason !== null) {
-      throw new NotApplicable(`the shared session is gone (${this.shared.closedReason})`);
-    }
+    const gone = this.sharedGone();
+    if (gone !== null) throw new NotApplicable(`the shared session is gone (${gone})`);
     return new ModernSession(this.shared, this.protocolVersion);
   }
 
@@ -238,10 +238,36 @@ export class CheckContext {
       throw new NotApplicable(`server/discover gave no result (${this.discover?.error ?? 'unknown'})`);
     if (!this.init.result)
       throw new NotApplicable(`no initialized session (${this.init.error ?? 'unknown'})`);
-    if (this.shared.closedReason !== null) {
-      throw new NotApplicable(`the shared session is gone (${this.shared.closedReason})`);
-    }
+    const gone = this.sharedGone();
+    if (gone !== null) throw new NotApplicable(`the shared session is gone (${gone})`);
     return this.shared;
+  }
+
+  /** Why the shared session is gone right now, or null while it lives (for the scheduler). */
+  sharedClosedReason(): string | null {
+    return this.shared.closedReason;
+  }
+
+  /**
+   * Why the shared session is gone, or null while it lives. A view for a check that runs beside others
+   * (`forCheck`) answers as the session stood at that check's place in the sequential order instead.
+   */
+  private sharedGone(): string | null {
+    return this.shared.closedReason;
+  }
+
+  /**
+   * A view of this context for one check. Everything of the run is shared with it (logs, memos, sessions,
+   * metrics, the shared session); what is per check is its own: the sessions it opens with scope 'check'
+   * (closed by its `endCheck`, never a neighbour's) and the memos it used. `sharedGone`, when given,
+   * replaces how the view tells whether the shared session is gone (scheduling.ts: SharedGate).
+   */
+  forCheck(sharedGone?: () => string | null): CheckContext {
+    const view = Object.create(this) as CheckContext;
+    view.checkSessions = [];
+    view.memosUsed = new Set();
+    if (sharedGone) view.sharedGone = sharedGone;
+    return view;
   }
 
   /** The shared session's process, on stdio. */
@@ -289,7 +315,7 @@ export class CheckContext {
    * so a check that fails on a scenario an earlier check ran still shows the exchange it judged.
    */
   readonly memoWire = new Map<string, { http: WireRecorder; from: number; to: number }>();
-  readonly memosUsed = new Set<string>();
+  memosUsed = new Set<string>();
 
   /** Runs `compute` once per suite; later callers get the same promise (and the same failure). */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T> {

@@ -17,20 +17,36 @@ interface AjvInstance {
   errors?: ErrorObject[] | null;
 }
 type AjvClass = new (options: Options) => AjvInstance;
-const AjvDraft07 = require('ajv').default as AjvClass;
-const Ajv2019 = require('ajv/dist/2019').default as AjvClass;
-const Ajv2020 = require('ajv/dist/2020').default as AjvClass;
-const addFormats = require('ajv-formats').default as (ajv: AjvInstance) => void;
 
 /** Meta-schema validation only: one cached instance per dialect is safe (nothing gets registered). */
-const metaCache = new Map<AjvClass, AjvInstance>();
+const metaCache = new Map<Dialect, AjvInstance>();
 
 export type Dialect = 'draft-07' | '2019-09' | '2020-12';
-const CLASS_OF: Record<Dialect, AjvClass> = {
-  'draft-07': AjvDraft07,
-  '2019-09': Ajv2019,
-  '2020-12': Ajv2020,
+const MODULE_OF: Record<Dialect, string> = {
+  'draft-07': 'ajv',
+  '2019-09': 'ajv/dist/2019',
+  '2020-12': 'ajv/dist/2020',
 };
+const classes = new Map<Dialect, AjvClass>();
+let formats: ((ajv: AjvInstance) => void) | undefined;
+
+/**
+ * Ajv's class for a dialect, loaded on first use: a run mostly meets one dialect, and loading all three
+ * (with ajv-formats) at start-up was a good part of `furfly conformance`'s start-up time.
+ */
+function classOf(dialect: Dialect): AjvClass {
+  let cls = classes.get(dialect);
+  if (!cls) {
+    cls = require(MODULE_OF[dialect]).default as AjvClass;
+    classes.set(dialect, cls);
+  }
+  return cls;
+}
+
+function addFormats(ajv: AjvInstance): void {
+  formats ??= require('ajv-formats').default as (ajv: AjvInstance) => void;
+  formats(ajv);
+}
 
 /**
  * How a schema is judged: `valid` (with the dialect it was checked under), `invalid` (with why), or
@@ -46,18 +62,17 @@ export type SchemaVerdict =
 const OPTIONS: Options = { strict: false, allErrors: true, validateSchema: false };
 
 function metaValidator(dialect: Dialect): AjvInstance {
-  const cls = CLASS_OF[dialect];
-  let cached = metaCache.get(cls);
+  let cached = metaCache.get(dialect);
   if (!cached) {
-    cached = new cls(OPTIONS);
-    metaCache.set(cls, cached);
+    cached = new (classOf(dialect))(OPTIONS);
+    metaCache.set(dialect, cached);
   }
   return cached;
 }
 
 /** A fresh instance per schema: servers reuse `$id`s, and compiling registers them. */
 function instanceFor(dialect: Dialect): AjvInstance {
-  const ajv = new CLASS_OF[dialect](OPTIONS);
+  const ajv = new (classOf(dialect))(OPTIONS);
   addFormats(ajv);
   return ajv;
 }

@@ -78,6 +78,8 @@ export const jsonrpcChecks: Check[] = [
   {
     ...base,
     id: 'jsonrpc.parse-error',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'SHOULD',
     title: 'malformed JSON gets error -32700',
     requirement:
@@ -109,6 +111,8 @@ export const jsonrpcChecks: Check[] = [
   {
     ...base,
     id: 'jsonrpc.survives-parse-error',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'the server keeps answering after malformed JSON',
     requirement: MUST_REPLY,
@@ -124,6 +128,8 @@ export const jsonrpcChecks: Check[] = [
   {
     ...base,
     id: 'jsonrpc.invalid-request',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'SHOULD',
     title: 'a structurally invalid request gets error -32600',
     requirement: 'JSON-RPC 2.0 §5.1: -32600 Invalid Request — The JSON sent is not a valid Request object.',

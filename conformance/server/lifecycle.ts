@@ -100,6 +100,8 @@ export const lifecycleChecks: Check[] = [
   {
     ...base,
     id: 'lifecycle.version-echo',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'a supported requested version is echoed back',
     requirement:
@@ -132,6 +134,8 @@ export const lifecycleChecks: Check[] = [
   {
     ...base,
     id: 'lifecycle.version-negotiation',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'an unknown requested version gets a version the server supports',
     requirement:
@@ -204,6 +208,8 @@ export const lifecycleChecks: Check[] = [
     // Over Streamable HTTP a request before initialize has no session to belong to (see http.session-*).
     transports: ['stdio'],
     id: 'lifecycle.ping-before-initialize',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'ping before initialization gets an empty result',
     requirement: `${PING_SENTENCE} The client SHOULD NOT send requests other than pings before the server has responded to the initialize request.`,
@@ -227,6 +233,8 @@ export const lifecycleChecks: Check[] = [
     // Over Streamable HTTP a request before initialize has no session to belong to (see http.session-*).
     transports: ['stdio'],
     id: 'lifecycle.request-before-initialize',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'a request before initialize is answered (result or error) and the server stays usable',
     requirement:

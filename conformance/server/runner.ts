@@ -59,6 +59,7 @@ import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
 import type { CheckResult, Report, SandboxReport } from './report/model.js';
+import { allDone, InOrder, ISOLATED_AT_ONCE, overlapAllowed, runEra, Slots } from './scheduling.js';
 import { isObject, Session } from './session.js';
 import { messageLines, recordingWire, WireRecorder } from './wire.js';
 
@@ -75,6 +76,11 @@ export interface SuiteOptions extends SuiteSettings {
    * with the signal's reason, after closing every session it opened. The check in progress ends first.
    */
   signal?: AbortSignal;
+  /**
+   * One check at a time, also over stdio, where checks that use only processes of their own otherwise
+   * run beside the others (scheduling.ts); `--verbose` runs this way too. Results are the same either way.
+   */
+  sequential?: boolean;
 }
 
 export interface ProgressEvent {
@@ -165,26 +171,49 @@ async function runChecks(requested: SuiteOptions, checks: readonly Check[]): Pro
       sum + Math.max(1, erasOf(check).filter((era) => contexts.some((c) => c.era === era)).length),
     0,
   );
-  let index = 0;
-  try {
-    for (const ctx of contexts) {
-      const inEra = selected.filter((check) => erasOf(check).includes(ctx.era));
-      // Checks over the whole run go last so they see every exchange; the report keeps section order.
-      const runOrder = [...inEra.filter((c) => !c.judgesWholeRun), ...inEra.filter((c) => c.judgesWholeRun)];
-      const eraResults: CheckResult[] = [];
-      for (const check of runOrder) {
-        options.signal?.throwIfAborted();
-        options.onProgress?.({ index, total, check });
-        const result = await runOne(check, ctx, options.verbose === true);
-        eraResults.push(result);
-        options.onProgress?.({ index, total, check, result });
-        index++;
-      }
-      eraResults.sort(
+  const progress = new InOrder<ProgressEvent>((event) => options.onProgress?.(event));
+  const overlap = overlapAllowed(
+    options.target.transport,
+    options.verbose === true || options.sequential === true,
+  );
+  const slots = new Slots(ISOLATED_AT_ONCE);
+  let offset = 0;
+  const eraRuns = contexts.map((ctx) => {
+    const inEra = selected.filter((check) => erasOf(check).includes(ctx.era));
+    // Checks over the whole run go last so they see every exchange; the report keeps section order.
+    const runOrder = [...inEra.filter((c) => !c.judgesWholeRun), ...inEra.filter((c) => c.judgesWholeRun)];
+    const first = offset;
+    offset += runOrder.length;
+    const run = async (): Promise<CheckResult[]> => {
+      const eraResults = await runEra({
+        checks: runOrder,
+        overlap,
+        slots,
+        ...(options.signal ? { signal: options.signal } : {}),
+        sharedGone: () => ctx.sharedClosedReason(),
+        run: (check, sharedGone) => runOne(check, ctx.forCheck(sharedGone), options.verbose === true),
+        started: (position, check) =>
+          progress.started(first + position, { index: first + position, total, check }),
+        finished: (position, check, result) =>
+          progress.finished(first + position, { index: first + position, total, check, result }),
+      });
+      return eraResults.sort(
         (a, b) => inEra.findIndex((c) => c.id === a.id) - inEra.findIndex((c) => c.id === b.id),
       );
-      results.push(...eraResults);
+    };
+    return run;
+  });
+  try {
+    // Each era has its own processes and run log; over stdio they run beside each other (scheduling.ts).
+    const byEra: CheckResult[][] = [];
+    if (overlap) {
+      const running = eraRuns.map((run) => run());
+      await allDone(running);
+      for (const done of running) byEra.push(await done);
+    } else {
+      for (const run of eraRuns) byEra.push(await run());
     }
+    for (const eraResults of byEra) results.push(...eraResults);
     // A check of an era the server does not speak is reported, skipped, in that era.
     for (const check of selected) {
       if (erasOf(check).some((era) => contexts.some((ctx) => ctx.era === era))) continue;
@@ -526,7 +555,6 @@ async function runOne(check: Check, ctx: CheckContext, verbose: boolean): Promis
   if (outcome.expected !== undefined) result.expected = outcome.expected;
   if (outcome.actual !== undefined) result.actual = outcome.actual;
   if (verbose && outcome.status === 'fail') result.wire = transcriptOf(ctx, wire, logMark);
-  ctx.memosUsed.clear();
   return result;
 }
 

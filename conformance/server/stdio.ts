@@ -67,6 +67,8 @@ export const stdioChecks: Check[] = [
   {
     ...base,
     id: 'stdio.exit-on-stdin-close',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'SHOULD',
     title: 'the server exits within a grace period of stdin closing',
     requirement: SHUTDOWN_SENTENCE,
@@ -87,6 +89,8 @@ export const stdioChecks: Check[] = [
   {
     ...base,
     id: 'stdio.exit-on-sigterm',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'SHOULD',
     title: 'the server exits within a grace period of SIGTERM',
     requirement: SHUTDOWN_SENTENCE,

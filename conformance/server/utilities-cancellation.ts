@@ -79,6 +79,8 @@ export const cancellationChecks: Check[] = [
   {
     ...base,
     id: 'cancellation.race-handled',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'MUST',
     title: 'a cancellation that arrives after (or with) the response leaves the server working',
     requirement:
@@ -103,6 +105,8 @@ export const cancellationChecks: Check[] = [
   {
     ...base,
     id: 'cancellation.invalid-ignored',
+    // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
+    isolated: true,
     level: 'SHOULD',
     title: 'cancellations for unknown ids and malformed ones are ignored',
     requirement:
