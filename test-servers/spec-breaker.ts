@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import { WIRE_DEFECTS } from './lib/defects/wire.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
@@ -606,6 +607,7 @@ const SESSION_DEFECTS = {
       return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
     },
   },
+  ...WIRE_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {
@@ -695,6 +697,7 @@ const MODERN_ONLY = new Set<string>([
   'version-error-no-supported',
   'not-found-32002',
   ...Object.keys(MODERN_DEFECTS),
+  ...Object.keys(WIRE_DEFECTS),
   'header-mismatch-accepted',
   'unknown-method-not-404',
   'get-delete-not-405',

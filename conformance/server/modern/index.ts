@@ -3,6 +3,7 @@ import type { Check } from '../check.js';
 import { baseChecks } from './base.js';
 import { cachingChecks } from './caching.js';
 import { discoverChecks } from './discover.js';
+import { errorCodeChecks } from './error-codes.js';
 import { loggingChecks } from './logging.js';
 import { mrtrChecks } from './mrtr.js';
 import { modernResourcesChecks } from './resources.js';
@@ -20,4 +21,5 @@ export const modernChecks: readonly Check[] = [
   ...subscriptionsChecks,
   ...cachingChecks,
   ...loggingChecks,
+  ...errorCodeChecks,
 ];
