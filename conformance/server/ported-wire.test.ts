@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { erasOf } from './check.js';
 import { ALL_CHECKS } from './checks.js';
+import { reservedCodeProblem } from './modern/error-codes.js';
 import { killLeftoverProbes } from './probe/stdio.js';
 import type { Report } from './report/model.js';
 import { runAgainst, runAgainstHttp } from './suite.test-helpers.js';
@@ -65,6 +66,15 @@ const LEGACY_ONLY = [
 function statusIn(report: Report, id: string, era: 'legacy' | 'modern'): string | undefined {
   return report.checks.find((check) => check.id === id && check.era === era)?.status;
 }
+
+describe('jsonrpc.reserved-error-codes', () => {
+  it('allows the three defined codes and every code outside -32020..-32099, refuses the rest and the retired ones', () => {
+    for (const code of [-32020, -32021, -32022, -32019, -32000, -32100, -32601, -32602, 1, 'x'])
+      expect(reservedCodeProblem(code), String(code)).toBeNull();
+    for (const code of [-32023, -32050, -32099, -32002, -32042])
+      expect(reservedCodeProblem(code), String(code)).not.toBeNull();
+  });
+});
 
 describe('checks ported to both eras', () => {
   it('each ported check names both eras, 2026-07-28 among its versions, and a source for each version', () => {
