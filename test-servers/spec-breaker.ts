@@ -697,7 +697,7 @@ const MODERN_ONLY = new Set<string>([
   'version-error-no-supported',
   'not-found-32002',
   ...Object.keys(MODERN_DEFECTS),
-  ...Object.keys(WIRE_DEFECTS),
+  'undefined-reserved-code',
   'header-mismatch-accepted',
   'unknown-method-not-404',
   'get-delete-not-405',
