@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import { MODERN_NEW_HTTP_DEFECTS, MODERN_NEW_SESSION_DEFECTS } from './lib/defects/modern-new.js';
 import { SHAPE_DEFECTS } from './lib/defects/shapes.js';
+import { WIRE_DEFECTS } from './lib/defects/wire.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
@@ -610,6 +611,7 @@ const SESSION_DEFECTS = {
   },
   ...SHAPE_DEFECTS,
   ...MODERN_NEW_SESSION_DEFECTS,
+  ...WIRE_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {
@@ -700,6 +702,7 @@ const MODERN_ONLY = new Set<string>([
   'version-error-no-supported',
   'not-found-32002',
   ...Object.keys(MODERN_DEFECTS),
+  'undefined-reserved-code',
   'header-mismatch-accepted',
   'unknown-method-not-404',
   'get-delete-not-405',

@@ -9,20 +9,27 @@
  * the server names its URL, and the user's token must never travel to a place the server chose.
  */
 import { randomUUID } from 'node:crypto';
-import { brief, type Check, CouldNotTell, fail, NotApplicable, pass } from './check.js';
+import { requestMeta } from '../../src/mcp/era/modern.js';
+import { BOTH_ERAS, brief, type Check, CouldNotTell, fail, NotApplicable, pass } from './check.js';
+import { CLIENT_INFO } from './client-info.js';
 import type { CheckContext } from './context.js';
+import { modernRequestHeaders } from './probe/channel.js';
 import { type HttpExchange, type HttpTarget, HttpTimeout, httpRequest } from './probe/http.js';
 import { isObject, type JsonObject } from './session.js';
 
 const AUTHORIZATION = 'MCP 2025-11-25 basic/authorization';
+/** 2026-07-28 keeps every server rule of these checks; discovery moved to a page of its own. */
+const MODERN_AUTHORIZATION = 'MCP 2026-07-28 basic/authorization/index';
+const MODERN_DISCOVERY = 'MCP 2026-07-28 basic/authorization/authorization-server-discovery';
 const ERROR_HANDLING =
   'Servers MUST return appropriate HTTP status codes for authorization errors: 401 Unauthorized, Authorization required or token invalid; 403 Forbidden, Invalid scopes or insufficient permissions; 400 Bad Request, Malformed authorization request.';
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
 const base = {
   section: 'authorization',
-  versions: ['2025-11-25', '2025-06-18'],
+  versions: ['2025-11-25', '2025-06-18', '2026-07-28'],
   transports: ['http'],
+  eras: BOTH_ERAS,
 } as const;
 
 /** The parameters of the Bearer challenge in a WWW-Authenticate header, names lower-cased. */
@@ -58,8 +65,36 @@ function hasAuthorization(target: HttpTarget): boolean {
   return Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization');
 }
 
-/** POST initialize as a client would start, with the given headers; a session it opens is ended. */
+/**
+ * The request a client starts with: `initialize` in the legacy era, `server/discover` (with the
+ * per-request `_meta` and the mirrored headers) in the modern era, which has no handshake.
+ */
+function openingRequest(ctx: CheckContext): { body: string; headers: Record<string, string> } {
+  if (ctx.era === 'modern') {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'furfly-auth-probe',
+      method: 'server/discover',
+      params: { _meta: requestMeta(ctx.protocolVersion, CLIENT_INFO, {}) },
+    });
+    return { body, headers: modernRequestHeaders(body) };
+  }
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'furfly-auth-probe',
+    method: 'initialize',
+    params: {
+      protocolVersion: ctx.version,
+      capabilities: {},
+      clientInfo: { name: 'furfly-conformance', version: '0.1.0' },
+    },
+  });
+  return { body, headers: {} };
+}
+
+/** POST the era's opening request as a client would start, with the given headers; a session it opens is ended. */
 async function initializeWith(ctx: CheckContext, target: HttpTarget, extra: Record<string, string>) {
+  const opening = openingRequest(ctx);
   let exchange: HttpExchange;
   try {
     exchange = await httpRequest(target, {
@@ -67,24 +102,18 @@ async function initializeWith(ctx: CheckContext, target: HttpTarget, extra: Reco
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
+        ...opening.headers,
         ...extra,
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'furfly-auth-probe',
-        method: 'initialize',
-        params: {
-          protocolVersion: ctx.version,
-          capabilities: {},
-          clientInfo: { name: 'furfly-conformance', version: '0.1.0' },
-        },
-      }),
+      body: opening.body,
       timeoutMs: ctx.timeoutMs,
       stopWhen: () => true,
     });
   } catch (error) {
     if (error instanceof HttpTimeout)
-      throw new CouldNotTell(`initialize without a valid token: ${error.message}`);
+      throw new CouldNotTell(
+        `${ctx.era === 'modern' ? 'server/discover' : 'initialize'} without a valid token: ${error.message}`,
+      );
     throw error;
   }
   const session = exchange.headers.get('mcp-session-id');
@@ -111,9 +140,16 @@ function unauthenticated(ctx: CheckContext): Promise<HttpExchange> {
       throw new NotApplicable('the run has no Authorization header: the server serves without authorization');
     const exchange = await initializeWith(ctx, withoutAuthorization(channel.target), {});
     if (exchange.status >= 200 && exchange.status < 300)
-      throw new NotApplicable('initialize without a token was served: the server requires no authorization');
+      throw new NotApplicable(
+        `${opening(ctx)} without a token was served: the server requires no authorization`,
+      );
     return exchange;
   });
+}
+
+/** The method a client opens with in the context's era, for messages. */
+function opening(ctx: CheckContext): string {
+  return ctx.era === 'modern' ? 'server/discover' : 'initialize';
 }
 
 /** A 401 to judge the challenge of; another answer is judged by authorization.missing-token-401. */
@@ -122,7 +158,7 @@ async function challenge401(
 ): Promise<{ exchange: HttpExchange; params: Map<string, string> | null }> {
   const exchange = await unauthenticated(ctx);
   if (exchange.status !== 401)
-    throw new NotApplicable(`no 401 to judge (initialize without a token got HTTP ${exchange.status})`);
+    throw new NotApplicable(`no 401 to judge (${opening(ctx)} without a token got HTTP ${exchange.status})`);
   return { exchange, params: bearerChallenge(exchange.headers.get('www-authenticate')) };
 }
 
@@ -255,12 +291,12 @@ export const authorizationChecks: Check[] = [
     level: 'MUST',
     title: 'a request without a token is answered 401',
     requirement: ERROR_HANDLING,
-    source: `${AUTHORIZATION}, Error Handling`,
+    source: `${AUTHORIZATION}, Error Handling; ${MODERN_AUTHORIZATION} (Error Handling)`,
     async run(ctx) {
       const exchange = await unauthenticated(ctx);
       if (exchange.status === 401) return pass();
       return fail(
-        'initialize without a token was refused, but not with 401',
+        `${opening(ctx)} without a token was refused, but not with 401`,
         'HTTP 401',
         statusLine(exchange),
       );
@@ -273,7 +309,7 @@ export const authorizationChecks: Check[] = [
     title: 'a request with an invalid token is answered 401',
     requirement:
       'If validation fails, servers MUST respond according to OAuth 2.1 Section 5.3 error handling requirements. Invalid or expired tokens MUST receive a HTTP 401 response. MCP servers MUST only accept tokens that are valid for use with their own resources.',
-    source: `${AUTHORIZATION}, Access Token Usage (Token Handling)`,
+    source: `${AUTHORIZATION}, Access Token Usage (Token Handling); ${MODERN_AUTHORIZATION} (Access Token Usage: Token Handling)`,
     async run(ctx) {
       await unauthenticated(ctx);
       const channel = ctx.sharedHttp() as { target: HttpTarget };
@@ -293,12 +329,12 @@ export const authorizationChecks: Check[] = [
     title: 'the 401 names the protected resource metadata (resource_metadata), or it is at a well-known URI',
     requirement:
       'MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients: WWW-Authenticate Header: Include the resource metadata URL in the WWW-Authenticate HTTP header under resource_metadata when returning 401 Unauthorized responses; Well-Known URI: Serve metadata at a well-known URI as specified in RFC9728. (2025-06-18: MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 Unauthorized to indicate the location of the resource server metadata URL.)',
-    source: `${AUTHORIZATION}, Protected Resource Metadata Discovery Requirements`,
+    source: `${AUTHORIZATION}, Protected Resource Metadata Discovery Requirements; ${MODERN_DISCOVERY} (Protected Resource Metadata Discovery Requirements)`,
     async run(ctx) {
       const { exchange, params } = await challenge401(ctx);
       const named = params?.get('resource_metadata');
       if (named) return pass('named in WWW-Authenticate (resource_metadata)');
-      if (ctx.version === '2025-06-18') {
+      if (ctx.era === 'legacy' && ctx.version === '2025-06-18') {
         return fail(
           'the 401 has no resource_metadata in WWW-Authenticate',
           'WWW-Authenticate: Bearer resource_metadata="…"',
@@ -322,7 +358,7 @@ export const authorizationChecks: Check[] = [
     title: 'the protected resource metadata is valid RFC 9728 and names an authorization server',
     requirement:
       'MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC9728) specification to indicate the locations of authorization servers. The Protected Resource Metadata document returned by the MCP server MUST include the authorization_servers field containing at least one authorization server.',
-    source: `${AUTHORIZATION}, Authorization Server Location`,
+    source: `${AUTHORIZATION}, Authorization Server Location; ${MODERN_DISCOVERY} (Authorization Server Location)`,
     async run(ctx) {
       const found = await metadata(ctx);
       if (!found)
@@ -350,12 +386,12 @@ export const authorizationChecks: Check[] = [
   {
     ...base,
     id: 'authorization.scope-hint',
-    versions: ['2025-11-25'],
+    versions: ['2025-11-25', '2026-07-28'],
     level: 'SHOULD',
     title: 'the 401 challenge names the scope needed (scope)',
     requirement:
       'MCP servers SHOULD include a scope parameter in the WWW-Authenticate header as defined in RFC 6750 Section 3 to indicate the scopes required for accessing the resource.',
-    source: `${AUTHORIZATION}, Protected Resource Metadata Discovery Requirements`,
+    source: `${AUTHORIZATION}, Protected Resource Metadata Discovery Requirements; ${MODERN_AUTHORIZATION} (Scope Selection Strategy)`,
     async run(ctx) {
       const { exchange, params } = await challenge401(ctx);
       const scope = params?.get('scope');
@@ -370,13 +406,13 @@ export const authorizationChecks: Check[] = [
   {
     ...base,
     id: 'authorization.insufficient-scope-403',
-    versions: ['2025-11-25'],
+    versions: ['2025-11-25', '2026-07-28'],
     judgesWholeRun: true,
     level: 'SHOULD',
     title: 'insufficient_scope is answered 403 with the scope needed',
     requirement:
       'When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: HTTP 403 Forbidden status code (per RFC 6750 Section 3.1); WWW-Authenticate header with the Bearer scheme and additional parameters: error="insufficient_scope", scope="required_scope1 required_scope2", resource_metadata.',
-    source: `${AUTHORIZATION}, Scope Challenge Handling`,
+    source: `${AUTHORIZATION}, Scope Challenge Handling; ${MODERN_AUTHORIZATION} (Scope Challenge Handling)`,
     async run(ctx) {
       ctx.session();
       const refusals = ctx.httpChannels.flatMap((channel) =>

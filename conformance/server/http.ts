@@ -7,11 +7,13 @@
  */
 import {
   ALL_VERSIONS,
+  BOTH_ERAS,
   brief,
   type Check,
   type CheckOutcome,
   COULD_NOT_TELL,
   CouldNotTell,
+  EVERY_VERSION,
   fail,
   MODERN_VERSIONS,
   NotApplicable,
@@ -33,6 +35,9 @@ const UNKNOWN_SESSION = 'furfly-conformance-unknown-session';
 const BOGUS_VERSION_HEADER = '1999-01-01';
 
 const base = { section: 'http', versions: ALL_VERSIONS, transports: ['http'] } as const;
+/** 2026-07-28 keeps the rule (basic/transports/streamable-http, Sending Messages): both eras. */
+const bothEras = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
+const MODERN_SENDING = 'MCP 2026-07-28 basic/transports/streamable-http (Sending Messages)';
 
 /** The shared session's channel; HTTP checks need it to copy its headers. */
 function sharedChannel(ctx: CheckContext): HttpChannel {
@@ -188,14 +193,14 @@ function statusLine(exchange: HttpExchange): string {
 
 export const httpChecks: Check[] = [
   {
-    ...base,
+    ...bothEras,
     id: 'http.reply-content-type',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'requests are answered with application/json (one JSON object) or text/event-stream',
     requirement:
       'If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
-    source: `${TRANSPORTS}, Sending Messages to the Server`,
+    source: `${TRANSPORTS}, Sending Messages to the Server; ${MODERN_SENDING}`,
     async run(ctx) {
       await ctx.session().ping();
       // A request the suite cancelled must not be answered (cancellation page): whatever ends its
@@ -237,14 +242,14 @@ export const httpChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'http.sse-framing',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'SSE replies are valid event streams whose data fields are JSON-RPC messages',
     requirement:
       'Server can optionally make use of Server-Sent Events (SSE) to stream multiple server messages. All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.',
-    source: `${TRANSPORTS}; MCP 2025-11-25 basic (Messages)`,
+    source: `${TRANSPORTS}; MCP 2025-11-25 basic (Messages); MCP 2026-07-28 basic/transports/streamable-http (Receiving Messages); MCP 2026-07-28 basic/index (Messages)`,
     async run(ctx) {
       await ctx.session().ping();
       const streams = postsOfRun(ctx).filter(
@@ -268,14 +273,14 @@ export const httpChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'http.notification-accepted',
     judgesWholeRun: true,
     level: 'MUST',
-    title: 'a notification is answered with 202 Accepted and no body',
+    title: 'a notification is answered with 202 Accepted and no body, or refused with an HTTP error status',
     requirement:
-      'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.',
-    source: `${TRANSPORTS}, Sending Messages to the Server`,
+      'If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
+    source: `${TRANSPORTS}, Sending Messages to the Server; ${MODERN_SENDING}`,
     async run(ctx) {
       ctx.session();
       const notifications = postsOfRun(ctx).filter(({ body }) => isNotification(body));

@@ -1,16 +1,33 @@
 /** JSON-RPC 2.0 as MCP uses it: ids, error codes, notifications, concurrency, batches (2025-03-26). */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, CouldNotTell, fail, pass } from './check.js';
+import { requestMeta } from '../../src/mcp/era/modern.js';
+import {
+  ALL_VERSIONS,
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  CouldNotTell,
+  EVERY_VERSION,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
+import { CLIENT_INFO } from './client-info.js';
 import type { CheckContext } from './context.js';
 import { errorOf, responsesWithout, type SentinelOutcome, untilSentinel } from './helpers.js';
 import { errorCode, isErrorResponse, isObject, isResponse, type JsonObject } from './session.js';
 
 const BASIC = 'MCP 2025-11-25 basic (Messages)';
+/** The same sentences in 2026-07-28 (basic/index keeps the Messages rules; `ping` is gone, see Session.ping). */
+const MODERN_BASIC = 'MCP 2026-07-28 basic/index';
 const FOLLOW_JSONRPC =
   'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
 const MUST_REPLY =
   'When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.';
 
 const base = { section: 'jsonrpc', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+/** A rule 2026-07-28 keeps word for word: the check runs in both eras. */
+const bothEras = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
 
 /** An error response to input whose id could not be read carries id null, or (MCP schema) none. */
 function hasNullOrNoId(message: JsonObject): boolean {
@@ -28,20 +45,46 @@ function misbehave(ctx: CheckContext, key: string, text: string): Promise<Sentin
 const MALFORMED = '{"jsonrpc":"2.0","id":"furfly-malformed","method":"ping",';
 const INVALID_REQUEST = '{"jsonrpc":"2.0","id":"furfly-invalid","method":42}';
 
+/**
+ * The invalid request of the context's era. In the modern era it carries the per-request `_meta`, so a
+ * dual-era server cannot take it for a legacy request (which it may refuse for want of a session).
+ */
+function invalidRequest(ctx: CheckContext): string {
+  if (ctx.era !== 'modern') return INVALID_REQUEST;
+  const meta = requestMeta(ctx.protocolVersion, CLIENT_INFO, {});
+  return JSON.stringify({ jsonrpc: '2.0', id: 'furfly-invalid', method: 42, params: { _meta: meta } });
+}
+
+/**
+ * HTTP: bodies that came with an HTTP error status to a POSTed notification. The transport allows them
+ * ("If the server cannot accept it, it MUST return an HTTP error status code … The HTTP response body MAY
+ * comprise a JSON-RPC error response that has no id"): a refusal of the POST, not a reply to the
+ * notification. `http.notification-accepted` judges the status.
+ */
+function refusalBodies(ctx: CheckContext): Set<unknown> {
+  const bodies = new Set<unknown>();
+  for (const channel of ctx.httpChannels)
+    for (const post of channel.posts)
+      if (post.requestId === undefined && post.exchange && post.exchange.status >= 400)
+        for (const message of post.exchange.messages) bodies.add(message);
+  return bodies;
+}
+
 export const jsonrpcChecks: Check[] = [
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.ids-echoed',
     level: 'MUST',
     title: 'response ids echo request ids exactly (numbers and strings)',
     requirement: 'Result responses MUST include the same ID as the request they correspond to.',
-    source: BASIC,
+    source: `${BASIC}; ${MODERN_BASIC} (Result Responses, Error Responses)`,
     async run(ctx) {
       const session = ctx.session();
       for (const id of [2147483647, 0, 'furfly-id-✓ "quoted"', '7']) {
         const mark = session.log.length;
         try {
-          await session.request('ping', undefined, { id });
+          // The era's sentinel: ping, or server/discover in 2026-07-28 (which removed ping).
+          await session.ping(undefined, id);
         } catch (error) {
           const stray = session.log
             .slice(mark)
@@ -57,12 +100,12 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.method-not-found',
     level: 'MUST',
     title: 'an unknown method gets error -32601',
     requirement: `${FOLLOW_JSONRPC} (JSON-RPC 2.0 §5.1: -32601 Method not found — The method does not exist / is not available.)`,
-    source: `${BASIC}; JSON-RPC 2.0 §5.1`,
+    source: `${BASIC}; ${MODERN_BASIC} (Error Codes); JSON-RPC 2.0 §5.1`,
     async run(ctx) {
       const reply = await ctx.session().requestUntyped('furfly/no-such-method', {});
       if (errorCode(reply.message) !== -32601) {
@@ -76,7 +119,7 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.parse-error',
     // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
     isolated: true,
@@ -84,7 +127,7 @@ export const jsonrpcChecks: Check[] = [
     title: 'malformed JSON gets error -32700',
     requirement:
       'JSON-RPC 2.0 §5.1: -32700 Parse error — Invalid JSON was received by the server. An error occurred on the server while parsing the JSON text.',
-    source: 'JSON-RPC 2.0 §5.1',
+    source: `JSON-RPC 2.0 §5.1 (MCP 2025-11-25 basic (Messages); ${MODERN_BASIC} (Error Codes): "MCP uses the standard JSON-RPC 2.0 error codes")`,
     async run(ctx) {
       ctx.session();
       const outcome = await misbehave(ctx, 'jsonrpc.malformed', MALFORMED);
@@ -109,14 +152,15 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.survives-parse-error',
     // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
     isolated: true,
     level: 'MUST',
     title: 'the server keeps answering after malformed JSON',
     requirement: MUST_REPLY,
-    source: 'JSON-RPC 2.0 §5',
+    source:
+      'JSON-RPC 2.0 §5 (followed by MCP 2025-11-25 basic (Messages) and MCP 2026-07-28 basic/index (Messages))',
     async run(ctx) {
       ctx.session();
       const outcome = await misbehave(ctx, 'jsonrpc.malformed', MALFORMED);
@@ -126,17 +170,21 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.invalid-request',
     // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
     isolated: true,
     level: 'SHOULD',
     title: 'a structurally invalid request gets error -32600',
     requirement: 'JSON-RPC 2.0 §5.1: -32600 Invalid Request — The JSON sent is not a valid Request object.',
-    source: 'JSON-RPC 2.0 §5.1',
+    source: `JSON-RPC 2.0 §5.1 (MCP 2025-11-25 basic (Messages); ${MODERN_BASIC} (Error Codes): "MCP uses the standard JSON-RPC 2.0 error codes")`,
     async run(ctx) {
       ctx.session();
-      const outcome = await misbehave(ctx, 'jsonrpc.invalid-request', INVALID_REQUEST);
+      if (ctx.era === 'modern' && ctx.transport === 'http')
+        throw new NotApplicable(
+          'over Streamable HTTP in 2026-07-28 a request whose method is not a string cannot carry a matching Mcp-Method header, so header validation (-32020) may rightly answer first',
+        );
+      const outcome = await misbehave(ctx, 'jsonrpc.invalid-request', invalidRequest(ctx));
       const errors = outcome.messages.filter(isErrorResponse);
       if (errors.length === 0) stillQuiet(outcome, 'whether an invalid request gets -32600');
       if (!errors.some((m) => errorCode(m) === -32600)) {
@@ -154,12 +202,12 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.notifications-no-reply',
     level: 'MUST',
     title: 'notifications never get replies, not even for unknown methods',
     requirement: 'The receiver MUST NOT send a response.',
-    source: `${BASIC} (Notifications)`,
+    source: `${BASIC} (Notifications); ${MODERN_BASIC} (Notifications)`,
     async run(ctx) {
       const session = ctx.session();
       const before = session.orphans.length;
@@ -170,7 +218,8 @@ export const jsonrpcChecks: Check[] = [
         return fail('the server stopped answering after a notification', 'a ping result', outcome.error);
       // Attributed by id: a late reply to an earlier request (an id we sent) is not about the
       // notification; a response with null, no, or a never-sent id can only be.
-      const orphans = session.orphans.slice(before);
+      const refused = refusalBodies(ctx);
+      const orphans = session.orphans.slice(before).filter((message) => !refused.has(message));
       const replies = session.unsolicited(orphans);
       if (replies.length > 0)
         return fail('the server replied to a notification', 'no reply', brief(replies[0]));
@@ -181,12 +230,13 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.concurrent-requests',
     level: 'MUST',
     title: 'twenty requests in flight are all answered',
     requirement: MUST_REPLY,
-    source: 'JSON-RPC 2.0 §5',
+    source:
+      'JSON-RPC 2.0 §5 (followed by MCP 2025-11-25 basic (Messages) and MCP 2026-07-28 basic/index (Messages))',
     async run(ctx) {
       const session = ctx.session();
       const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => session.ping()));
@@ -225,14 +275,14 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.error-objects',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'every error response has an integer code and a string message',
     requirement:
       'Error responses MUST include an error field with a code and message. Error codes MUST be integers.',
-    source: BASIC,
+    source: `${BASIC} (Error Responses); ${MODERN_BASIC} (Error Responses)`,
     async run(ctx) {
       await ctx.session().requestUntyped('furfly/no-such-method', {});
       const bad = errorResponses(ctx).find((m) => !wellFormedError(m));
@@ -242,13 +292,13 @@ export const jsonrpcChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'jsonrpc.messages-well-formed',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'every message the server sent is a well-formed JSON-RPC 2.0 message',
     requirement: FOLLOW_JSONRPC,
-    source: BASIC,
+    source: `${BASIC}; ${MODERN_BASIC} (Messages)`,
     async run(ctx) {
       ctx.session();
       const inbound = ctx.runLog.filter((entry) => entry.direction === 'in').map((entry) => entry.message);

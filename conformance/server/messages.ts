@@ -3,7 +3,17 @@
  * `notifications/initialized`, the ids of its own requests, the names of `_meta` keys, and (stdio) the
  * UTF-8 encoding of everything it wrote.
  */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  ALL_VERSIONS,
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  EVERY_VERSION,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
 import { idKey, sentAt, serverRequests } from './conversation.js';
 import { isObject } from './session.js';
 
@@ -106,13 +116,15 @@ export const messagesChecks: Check[] = [
   {
     ...whole,
     section: 'jsonrpc',
-    versions: ['2025-11-25', '2025-06-18'],
+    // 2026-07-28 basic/index keeps the key name format word for word.
+    versions: ['2025-11-25', '2025-06-18', '2026-07-28'],
+    eras: BOTH_ERAS,
     id: 'jsonrpc.meta-key-names',
     level: 'MUST',
     title: '_meta key names follow the prefix/name format',
     requirement:
       'Prefix: If specified, MUST be a series of labels separated by dots (.), followed by a slash (/). Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (-). Name: Unless empty, MUST begin and end with an alphanumeric character ([a-z0-9A-Z]).',
-    source: `${BASIC} (General fields, _meta)`,
+    source: `${BASIC} (General fields, _meta); MCP 2026-07-28 basic/index (General fields, _meta)`,
     async run(ctx) {
       ctx.session();
       const found: { path: string; key: string }[] = [];
@@ -133,11 +145,13 @@ export const messagesChecks: Check[] = [
     ...whole,
     section: 'stdio',
     transports: ['stdio'],
+    versions: EVERY_VERSION,
+    eras: BOTH_ERAS,
     id: 'stdio.utf-8',
     level: 'MUST',
     title: 'everything on stdout is valid UTF-8',
     requirement: 'MCP uses JSON-RPC to encode messages. JSON-RPC messages MUST be UTF-8 encoded.',
-    source: `${BASIC}/transports`,
+    source: `${BASIC}/transports (introduction); MCP 2026-07-28 basic/transports/index (Messages)`,
     async run(ctx) {
       ctx.session();
       const broken = ctx.probes.find((probe) => probe.invalidUtf8 !== null);

@@ -6,10 +6,12 @@
 import { BUILTIN_TOOL_NAMES } from '../../src/tools/builtins/names.js';
 import {
   ALL_VERSIONS,
+  BOTH_ERAS,
   BOTH_TRANSPORTS,
   type Check,
   type CheckOutcome,
   CouldNotTell,
+  EVERY_VERSION,
   NotApplicable,
   pass,
   warn,
@@ -18,7 +20,8 @@ import type { CheckContext } from './context.js';
 import { isObject, type JsonObject } from './session.js';
 import { toolListing } from './tools.js';
 
-const USER_INTERACTION = 'MCP 2025-11-25 server/tools (User Interaction Model)';
+const USER_INTERACTION =
+  'MCP 2025-11-25 server/tools (User Interaction Model); MCP 2026-07-28 server/tools (User Interaction Model)';
 /** The tools page's own security sentences are about inputs, access and outputs; these are about review. */
 const HUMAN_IN_THE_LOOP =
   'For trust & safety and security, there SHOULD always be a human in the loop with the ability to deny tool invocations. Applications SHOULD: Provide UI that makes clear which tools are being exposed to the AI model.';
@@ -28,6 +31,12 @@ const base = {
   transports: BOTH_TRANSPORTS,
   level: 'SHOULD',
 } as const;
+/**
+ * The advisories over what tools say read the same in 2026-07-28 (server/tools keeps the User
+ * Interaction Model word for word). `security.stable-definitions` stays legacy: in the modern era a
+ * change is announced only on a `subscriptions/listen` stream, which a plain listing never sees.
+ */
+const bothEras = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
 
 /** Zero-width, invisible formatting and bidirectional control characters, and the Unicode tag block. */
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/u;
@@ -108,7 +117,7 @@ function codepoints(text: string): string {
 
 export const securityChecks: Check[] = [
   {
-    ...base,
+    ...bothEras,
     id: 'security.hidden-instructions',
     title: 'tool descriptions carry no hidden or overriding instructions',
     requirement: `${HUMAN_IN_THE_LOOP} (Advisory: descriptions reach the model verbatim; invisible text, or instructions aimed at the model, act on it without the human in the loop seeing them.)`,
@@ -139,7 +148,7 @@ export const securityChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'security.shadowing-names',
     title: 'no tool name shadows a built-in agent tool',
     requirement: `${HUMAN_IN_THE_LOOP} (Advisory: a remote tool named like a built-in agent tool blurs which of the two the model calls and the human approves.)`,
@@ -200,7 +209,7 @@ export const securityChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'security.long-descriptions',
     title: `tool descriptions are shorter than ${LONG_DESCRIPTION} characters`,
     requirement:

@@ -69,6 +69,12 @@ export class Session {
    * on purpose) and raw requests go out as given.
    */
   stamp: ((method: string, params: JsonObject | undefined) => JsonObject | undefined) | null = null;
+  /**
+   * The cheapest request every server of the session's era answers, for `ping()` (ids, sentinels,
+   * liveness): `ping` in the legacy era; 2026-07-28 removed `ping`, so a modern session uses
+   * `server/discover` (set by `stampModern`).
+   */
+  sentinelMethod = 'ping';
   private readonly pending = new Map<string, Pending>();
   /** Every request id this session ever sent, answered or not: a late reply is still a reply to one. */
   private readonly sent = new Set<string>();
@@ -188,8 +194,12 @@ export class Session {
     return this.channel.send(this.channel.kind === 'stdio' ? `${text}\n` : text);
   }
 
-  ping(timeoutMs?: number): Promise<Reply> {
-    return this.request('ping', undefined, timeoutMs === undefined ? {} : { timeoutMs });
+  /** The era's sentinel request (`ping`, or `server/discover` in the modern era; see `sentinelMethod`). */
+  ping(timeoutMs?: number, id?: RequestId): Promise<Reply> {
+    return this.requestUntyped(this.sentinelMethod, undefined, {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(id === undefined ? {} : { id }),
+    });
   }
 
   close(): Promise<void> {

@@ -2,17 +2,20 @@
  * The stdio transport: stdout hygiene, framing, and shutdown. "A reasonable time" to exit is the run's
  * exit grace (timing.ts: 30% of --timeout, at least 3 s).
  */
-import { ALL_VERSIONS, type Check, fail, NotApplicable, pass } from './check.js';
+import { ALL_VERSIONS, BOTH_ERAS, type Check, EVERY_VERSION, fail, NotApplicable, pass } from './check.js';
 import type { CheckContext } from './context.js';
 import { StdioChannel } from './probe/channel.js';
 import type { RawProcess } from './probe/stdio.js';
 
 const TRANSPORTS = 'MCP 2025-11-25 basic/transports (stdio)';
 const SHUTDOWN = 'MCP 2025-11-25 basic/lifecycle (Shutdown, stdio)';
+/** 2026-07-28 moved the stdio rules to a binding page of their own; the sentences are the same. */
+const MODERN_STDIO = 'MCP 2026-07-28 basic/transports/stdio';
 const SHUTDOWN_SENTENCE =
   'For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time; Sending SIGKILL if the server does not exit within a reasonable time after SIGTERM.';
 
 const base = { section: 'stdio', versions: ALL_VERSIONS, transports: ['stdio'] } as const;
+const bothEras = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
 
 /** A fresh initialized server process, for the checks that end it. */
 async function initializedProcess(ctx: CheckContext): Promise<RawProcess> {
@@ -23,13 +26,13 @@ async function initializedProcess(ctx: CheckContext): Promise<RawProcess> {
 
 export const stdioChecks: Check[] = [
   {
-    ...base,
+    ...bothEras,
     id: 'stdio.only-messages',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'nothing but JSON-RPC messages on stdout',
     requirement: 'The server MUST NOT write anything to its stdout that is not a valid MCP message.',
-    source: TRANSPORTS,
+    source: `${TRANSPORTS}; ${MODERN_STDIO} (introduction)`,
     async run(ctx) {
       ctx.session();
       const noise = ctx.probes.flatMap((probe) => probe.noise);
@@ -44,13 +47,13 @@ export const stdioChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'stdio.no-embedded-newlines',
     judgesWholeRun: true,
     level: 'MUST',
     title: 'each message is one line',
     requirement: 'Messages are delimited by newlines, and MUST NOT contain embedded newlines.',
-    source: TRANSPORTS,
+    source: `${TRANSPORTS}; ${MODERN_STDIO} (introduction)`,
     async run(ctx) {
       ctx.session();
       const split = ctx.probes.flatMap((probe) => probe.multiline);
@@ -65,14 +68,14 @@ export const stdioChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...bothEras,
     id: 'stdio.exit-on-stdin-close',
     // Only its own fresh session(s); may run beside the other checks (scheduling.ts).
     isolated: true,
     level: 'SHOULD',
     title: 'the server exits within a grace period of stdin closing',
-    requirement: SHUTDOWN_SENTENCE,
-    source: SHUTDOWN,
+    requirement: `${SHUTDOWN_SENTENCE} (2026-07-28: Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file.)`,
+    source: `${SHUTDOWN}; ${MODERN_STDIO} (Shutdown)`,
     async run(ctx) {
       ctx.session();
       const probe = await initializedProcess(ctx);

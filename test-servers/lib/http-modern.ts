@@ -83,13 +83,18 @@ export async function handleModernPost(
   if (defects.modernSessionId) res.setHeader('mcp-session-id', randomUUID());
   const session = new Session(definition, { write: () => {} });
   const mode = request.method === 'subscriptions/listen' ? 'sse' : options.reply;
-  const reply = createModernReply(res, mode, (code) => {
-    if (missingField && defects.malformedMetaStatus !== undefined) return defects.malformedMetaStatus;
-    if (malformedMeta && code === ErrorCode.InvalidParams) return 400;
-    if (code === ErrorCode.MethodNotFound && defects.unknownMethodStatus !== undefined)
-      return defects.unknownMethodStatus;
-    return httpStatusOf(code);
-  });
+  const reply = createModernReply(
+    res,
+    mode,
+    (code) => {
+      if (missingField && defects.malformedMetaStatus !== undefined) return defects.malformedMetaStatus;
+      if (malformedMeta && code === ErrorCode.InvalidParams) return 400;
+      if (code === ErrorCode.MethodNotFound && defects.unknownMethodStatus !== undefined)
+        return defects.unknownMethodStatus;
+      return httpStatusOf(code);
+    },
+    defects.jsonContentType,
+  );
   // The client closing its response stream is the modern cancellation signal.
   res.on('close', () => {
     if (!res.writableFinished) session.close();
@@ -207,7 +212,13 @@ function paramHeaderMismatch(
  * The answer to one modern POST: JSON, or an SSE stream opened at the first notification. A response
  * that comes first is sent as JSON with its status, so errors keep their 400/404 even in SSE mode.
  */
-function createModernReply(res: ServerResponse, mode: 'json' | 'sse', statusOf: (code: unknown) => number) {
+function createModernReply(
+  res: ServerResponse,
+  mode: 'json' | 'sse',
+  statusOf: (code: unknown) => number,
+  /** The Content-Type of a JSON reply (spec-breaker json-content-type mislabels it in both eras). */
+  jsonContentType = 'application/json',
+) {
   let streaming = false;
   let keepAlive: NodeJS.Timeout | undefined;
   const responses: string[] = [];
@@ -257,7 +268,7 @@ function createModernReply(res: ServerResponse, mode: 'json' | 'sse', statusOf: 
       } catch {
         code = undefined;
       }
-      res.writeHead(code === undefined ? 200 : statusOf(code), { 'content-type': 'application/json' });
+      res.writeHead(code === undefined ? 200 : statusOf(code), { 'content-type': jsonContentType });
       res.end(responses.join('\n'));
     },
   };

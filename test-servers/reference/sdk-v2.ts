@@ -10,6 +10,8 @@
  * --era dual     (default) both eras: the SDK serves `initialize` (stdio: pinned per process; HTTP:
  *                stateless per request) and modern requests alike.
  * --http         Streamable HTTP on 127.0.0.1 (port 0 = any free one); prints `listening <url>` on stdout.
+ *                Mounted behind the SDK's `localhostOriginValidation()` guard, as the SDK documents for a
+ *                local server; `--no-origin-guard` leaves it out (a deployment that forgot it).
  * --list-changed-after MS   MS ms after start, add the tool `late_tool` and announce the change.
  * --reply        HTTP response mode for modern requests (SDK `responseMode`; default auto).
  *
@@ -23,7 +25,7 @@
  *   late_tool {}              only after --list-changed-after or add_tool named it
  */
 import { createServer } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import {
   acceptedContent,
   createMcpHandler,
@@ -41,10 +43,12 @@ interface Options {
   port: number;
   listChangedAfterMs: number | undefined;
   reply: 'auto' | 'json' | 'sse';
+  /** HTTP: mount the handler without the SDK's Origin guard (a deployment that forgot it). */
+  noOriginGuard: boolean;
 }
 
 const USAGE =
-  'usage: sdk-v2 [--era modern|dual] [--http [--port P]] [--list-changed-after MS] [--reply auto|json|sse]\n';
+  'usage: sdk-v2 [--era modern|dual] [--http [--port P] [--no-origin-guard]] [--list-changed-after MS] [--reply auto|json|sse]\n';
 
 function parseArgs(argv: string[]): Options {
   const options: Options = {
@@ -53,6 +57,7 @@ function parseArgs(argv: string[]): Options {
     port: 0,
     listChangedAfterMs: undefined,
     reply: 'auto',
+    noOriginGuard: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -69,6 +74,7 @@ function parseArgs(argv: string[]): Options {
       if (era !== 'modern' && era !== 'dual') fail(`--era must be modern or dual, not ${era}`);
       options.era = era;
     } else if (flag === '--http') options.http = true;
+    else if (flag === '--no-origin-guard') options.noOriginGuard = true;
     else if (flag === '--port') options.port = integer(value(), '--port');
     else if (flag === '--list-changed-after') options.listChangedAfterMs = integer(value(), flag);
     else if (flag === '--reply') {
@@ -203,11 +209,14 @@ if (options.http) {
   );
   announceHttp = () => handler.notify.toolsChanged();
   const nodeHandler = toNodeHandler(handler);
+  // The SDK's documented guard for a server on this machine: a foreign Origin gets 403 (DNS rebinding).
+  const originAllowed = options.noOriginGuard ? () => true : localhostOriginValidation();
   const httpServer = createServer((req, res) => {
     if (req.url !== '/mcp') {
       res.writeHead(404).end();
       return;
     }
+    if (!originAllowed(req, res)) return;
     void nodeHandler(req, res);
   });
   httpServer.listen(options.port, '127.0.0.1', () => {

@@ -41,6 +41,8 @@ export interface ModernRequestOptions {
 export function stampModern(session: Session, version: string): Session {
   if (session.channel instanceof HttpChannel) session.channel.modern = true;
   const base = requestMeta(version, CLIENT_INFO, {});
+  // 2026-07-28 has no `ping`: the sentinel of checks written for both eras is `server/discover`.
+  session.sentinelMethod = 'server/discover';
   session.stamp = (_method, params) => {
     const own =
       params !== undefined && typeof params._meta === 'object' && params._meta !== null ? params._meta : {};

@@ -17,6 +17,7 @@ import {
 } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { isObject, type JsonObject } from '../session.js';
+import { reservedCodeProblem } from './error-codes.js';
 
 const base = { versions: MODERN_VERSIONS, transports: BOTH_TRANSPORTS, eras: MODERN_ONLY } as const;
 
@@ -45,16 +46,6 @@ function conversations(ctx: CheckContext): Conversation[] {
 
 /** The methods that may be answered with an InputRequiredResult (mrtr, "Supported Requests"). */
 const INPUT_REQUIRED_METHODS = new Set(['prompts/get', 'resources/read', 'tools/call']);
-
-/**
- * The codes of -32020..-32099 that 2026-07-28 defines, and the one transport each belongs to: a header
- * mismatch exists only over HTTP (there are no headers on stdio).
- */
-const DEFINED_CODES: Record<number, string> = {
-  [-32020]: 'HeaderMismatch',
-  [-32021]: 'MissingRequiredClientCapability',
-  [-32022]: 'UnsupportedProtocolVersion',
-};
 
 export const runJudgedChecks: readonly Check[] = [
   {
@@ -128,9 +119,9 @@ export const runJudgedChecks: readonly Check[] = [
     section: 'jsonrpc',
     level: 'MUST',
     judgesWholeRun: true,
-    title: 'no error code of -32020..-32099 that the specification does not define',
+    title: 'no error code of -32020..-32099 that the specification does not define, and no retired code',
     requirement:
-      'Implementations MUST NOT emit any code from this sub-range that is not defined by this specification and MUST use defined codes only with their specified meanings.',
+      'Implementations MUST NOT emit any code from this sub-range that is not defined by this specification and MUST use defined codes only with their specified meanings. Implementations of this protocol version MUST NOT emit these codes: -32002 (…), -32042 (…).',
     source: 'MCP 2026-07-28 basic/index (Error Codes)',
     async run(ctx) {
       let errors = 0;
@@ -140,19 +131,17 @@ export const runJudgedChecks: readonly Check[] = [
           if (!isObject(message.error)) continue;
           errors++;
           const code = message.error.code;
-          if (typeof code !== 'number' || code > -32020 || code < -32099) continue;
           const method = methods.get(JSON.stringify(message.id)) ?? 'a request';
-          const name = DEFINED_CODES[code];
-          if (name === undefined)
-            wrong.push(`${method}: ${code} is not defined (${brief(message.error, 120)})`);
+          const problem = reservedCodeProblem(code);
+          if (problem !== null) wrong.push(`${method}: ${problem} (${brief(message.error, 120)})`);
           else if (code === -32020 && ctx.transport === 'stdio')
-            wrong.push(`${method}: ${code} (${name}) over stdio, which has no headers to mismatch`);
+            wrong.push(`${method}: -32020 (HeaderMismatch) over stdio, which has no headers to mismatch`);
         }
       }
       if (wrong.length > 0)
         return fail(
           'an error code of the range reserved for the MCP specification was used outside its definition',
-          '-32020 (HTTP header mismatch), -32021, -32022, or codes outside -32020..-32099',
+          '-32020 (HTTP header mismatch), -32021, -32022, or codes outside -32020..-32099 other than -32002 and -32042',
           wrong.join('; '),
         );
       return pass(errors === 0 ? 'no error was seen' : `${errors} errors checked`);
