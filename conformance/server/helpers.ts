@@ -4,7 +4,14 @@ import type { ClientRequests } from '../../src/protocol/types.js';
 import { errorText } from '../../src/util/error-text.js';
 import { CouldNotTell } from './check.js';
 import type { CheckContext } from './context.js';
-import { isObject, isResponse, type JsonObject, RequestTimeout, type Session } from './session.js';
+import {
+  isObject,
+  isResponse,
+  type JsonObject,
+  type Reply,
+  RequestTimeout,
+  type Session,
+} from './session.js';
 
 /** Validates a result with the generated validators for the run's version: `pointer: message` each. */
 export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
@@ -20,7 +27,7 @@ export async function untilSentinel(session: Session, act: () => Promise<unknown
   const mark = session.log.length;
   await act();
   try {
-    const reply = await session.ping();
+    const reply = await sentinel(session);
     return { messages: inboundSince(session, mark).filter((m) => m !== reply.message), answered: true };
   } catch (error) {
     return {
@@ -40,6 +47,21 @@ export interface SentinelOutcome {
   error?: string;
   /** Why the sentinel went unanswered: still quiet at the step timeout, or the connection/exchange ended. */
   silence?: 'timeout' | 'ended';
+}
+
+/**
+ * A request any server answers at once, to learn that it has read everything sent before: `ping` in
+ * the legacy era; in the modern era, which has no `ping` (2026-07-28 answers it -32601, over HTTP with
+ * 404), `server/discover`, which every modern server serves.
+ */
+export function sentinel(session: Session, timeoutMs?: number): Promise<Reply> {
+  if (!isModernSession(session)) return session.ping(timeoutMs);
+  return session.requestUntyped('server/discover', {}, timeoutMs === undefined ? {} : { timeoutMs });
+}
+
+/** A session the context stamped with the modern per-request `_meta` (see stampModern). */
+export function isModernSession(session: Session): boolean {
+  return session.stamp !== null;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Logging (MCP 2026-07-28 server/utilities/logging): log messages only for a request that asked for them. */
 import { BOTH_TRANSPORTS, brief, type Check, fail, MODERN_ONLY, MODERN_VERSIONS, pass } from '../check.js';
-import { isObject } from '../session.js';
+import { askedForLogs, notificationsOf } from '../conversation.js';
 
 export const loggingChecks: readonly Check[] = [
   {
@@ -16,13 +16,12 @@ export const loggingChecks: readonly Check[] = [
     eras: MODERN_ONLY,
     judgesWholeRun: true,
     async run(ctx) {
-      // The suite never sets a log level in the modern era, so every log message is one nobody asked for.
-      const logs = ctx.runLog.filter(
-        (entry) =>
-          entry.direction === 'in' &&
-          isObject(entry.message) &&
-          entry.message.method === 'notifications/message',
-      );
+      // The suite sets a log level only on a connection of its own (logging.capability-declared), so in
+      // every other session each log message is one nobody asked for. Over stdio a message cannot be tied
+      // to one request, so a session where some request asked for logs is left out.
+      const logs = ctx.sessions
+        .filter((session) => !askedForLogs(session.log))
+        .flatMap((session) => notificationsOf(session.log, 'notifications/message'));
       if (logs.length > 0) {
         return fail(
           `the server sent ${logs.length} log message(s) though no request asked for a log level`,
