@@ -18,6 +18,29 @@ export function resultIssues(ctx: CheckContext, method: string, result: unknown)
   return ctx.validators.result(method, result).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
 }
 
+/** The modern results that carry cache hints (2026-07-28 server/utilities/caching, "Cacheable Results"). */
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/**
+ * resultIssues for the feature checks that judge both eras. In the modern era the fields a result carries
+ * for the protocol's sake (`resultType`; `ttlMs` and `cacheScope` on cacheable results) have checks of
+ * their own (jsonrpc.result-type, caching.hints) that judge every such result of the run; left out here,
+ * a server that omits one gets one failure for it, not one more per feature. Only missing ones are
+ * filled in: a value of the wrong type is still this check's to report.
+ */
+export function featureResultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
+  if (ctx.era !== 'modern' || !isObject(result)) return resultIssues(ctx, method, result);
+  const owned: JsonObject = { resultType: 'complete' };
+  if (CACHEABLE.has(method)) Object.assign(owned, { ttlMs: 0, cacheScope: 'private' });
+  return resultIssues(ctx, method, { ...owned, ...result });
+}
+
 /**
  * Sends `act`, then a ping, and returns every message that arrived before the ping's reply.
  * On a transport that keeps order (stdio, and HTTP where each POST is answered in turn) anything the

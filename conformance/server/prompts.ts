@@ -11,7 +11,7 @@ import {
   pass,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { replyToJudge, resultIssues } from './helpers.js';
+import { featureResultIssues, replyToJudge } from './helpers.js';
 import { listChangedCheck } from './list-changed.js';
 import {
   capabilityOutcome,
@@ -48,7 +48,7 @@ export const promptsChecks: Check[] = [
       const listing = await promptListing(ctx);
       if (listing.error) return fail('prompts/list did not complete', 'a ListPromptsResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'prompts/list', page);
+        const issues = featureResultIssues(ctx, 'prompts/list', page);
         if (issues.length > 0)
           return fail('a prompts/list page is not valid', 'a valid ListPromptsResult', issues.join('; '));
       }
@@ -93,7 +93,7 @@ export const promptsChecks: Check[] = [
         throw new NotApplicable(
           `getting ${first.name} answered with an error: ${brief(reply.message.error, 200)}`,
         );
-      const issues = resultIssues(ctx, 'prompts/get', result);
+      const issues = featureResultIssues(ctx, 'prompts/get', result);
       if (issues.length > 0)
         return fail('the GetPromptResult is not valid', 'a valid GetPromptResult', issues.join('; '));
       if (!Array.isArray(result.messages)) return fail('no messages array', 'messages: [...]', brief(result));

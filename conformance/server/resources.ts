@@ -11,7 +11,7 @@ import {
   pass,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { replyToJudge, resultIssues } from './helpers.js';
+import { featureResultIssues, replyToJudge } from './helpers.js';
 import { listChangedCheck } from './list-changed.js';
 import {
   capabilityOutcome,
@@ -49,7 +49,7 @@ export const resourcesChecks: Check[] = [
       if (listing.error)
         return fail('resources/list did not complete', 'a ListResourcesResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'resources/list', page);
+        const issues = featureResultIssues(ctx, 'resources/list', page);
         if (issues.length > 0)
           return fail('a resources/list page is not valid', 'a valid ListResourcesResult', issues.join('; '));
       }
@@ -91,7 +91,7 @@ export const resourcesChecks: Check[] = [
           listing.error,
         );
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'resources/templates/list', page);
+        const issues = featureResultIssues(ctx, 'resources/templates/list', page);
         if (issues.length > 0)
           return fail(
             'a templates page is not valid',
@@ -121,7 +121,7 @@ export const resourcesChecks: Check[] = [
         throw new NotApplicable(
           `reading ${first.uri} answered with an error: ${brief(reply.message.error, 200)}`,
         );
-      const issues = resultIssues(ctx, 'resources/read', result);
+      const issues = featureResultIssues(ctx, 'resources/read', result);
       if (issues.length > 0)
         return fail('the ReadResourceResult is not valid', 'a valid ReadResourceResult', issues.join('; '));
       if (!Array.isArray(result.contents)) return fail('no contents array', 'contents: [...]', brief(result));
@@ -188,7 +188,7 @@ export const resourcesChecks: Check[] = [
             'an empty result',
             brief(reply.message),
           );
-        const issues = resultIssues(ctx, method, reply.message.result);
+        const issues = featureResultIssues(ctx, method, reply.message.result);
         if (issues.length > 0)
           return fail(`the ${method} result is not valid`, 'an empty result', issues.join('; '));
       }

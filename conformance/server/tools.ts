@@ -22,7 +22,7 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { sampleArguments } from './fuzz.js';
-import { replyToJudge, resultIssues, sentinel } from './helpers.js';
+import { featureResultIssues, replyToJudge, sentinel } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
 import { ModernSession } from './modern/client.js';
@@ -171,7 +171,7 @@ function invalidArguments(schema: JsonObject): JsonObject | null {
 }
 
 function callResultProblem(ctx: CheckContext, result: unknown): string | null {
-  const issues = resultIssues(ctx, 'tools/call', result);
+  const issues = featureResultIssues(ctx, 'tools/call', result);
   return issues.length > 0 ? issues.join('; ') : null;
 }
 
@@ -211,7 +211,7 @@ export const toolsChecks: Check[] = [
       const listing = await toolListing(ctx);
       if (listing.error) return fail('tools/list did not complete', 'a ListToolsResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'tools/list', page);
+        const issues = featureResultIssues(ctx, 'tools/list', page);
         if (issues.length > 0)
           return fail('a tools/list page is not valid', 'a valid ListToolsResult', issues.join('; '));
       }

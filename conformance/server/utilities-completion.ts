@@ -18,7 +18,7 @@ import {
   pass,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { resultIssues } from './helpers.js';
+import { featureResultIssues } from './helpers.js';
 import { listAll } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
 import { inBothEras } from './tools.js';
@@ -154,7 +154,7 @@ export const completionChecks: Check[] = [
       // Another error may be the server's judgement of this argument (nothing to offer): not judged.
       if (isErrorResponse(message))
         throw new NotApplicable(`completing ${what} answered with an error: ${brief(message.error, 200)}`);
-      const issues = resultIssues(ctx, 'completion/complete', message.result);
+      const issues = featureResultIssues(ctx, 'completion/complete', message.result);
       if (issues.length > 0)
         return fail(
           `the CompleteResult for ${what} is not valid`,
