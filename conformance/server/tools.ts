@@ -182,7 +182,7 @@ export const toolsChecks: Check[] = [
     level: 'MUST',
     title: 'a server that offers tools declares the tools capability',
     requirement: 'Servers that support tools MUST declare the tools capability.',
-    // The modern era reads the capabilities from server/discover (2026-07-28: "in their DiscoverResult").
+    // In the modern era ctx.capabilities are those of server/discover (there is no initialize).
     source: inBothEras('server/tools', 'Capabilities'),
     async run(ctx) {
       const session = ctx.session();
