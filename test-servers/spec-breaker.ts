@@ -77,13 +77,20 @@ const CORE_METHODS = new Set([
 const isNotification = (value: unknown): boolean =>
   isObject(value) && typeof value.method === 'string' && !('id' in value);
 
-/** Removes one capability from the initialize result. */
+/**
+ * Removes one capability from the initialize result, and from the server/discover result (where a
+ * modern request finds the capabilities), so the defect shows in both eras.
+ */
 function dropCapability(name: string) {
-  return rewrite('initialize', (r) =>
-    withResult(r, (result) => {
-      if (isObject(result.capabilities)) delete result.capabilities[name];
-    }),
-  );
+  return (request: JsonRpcRequest, response: Response): string => {
+    if (request.method !== 'initialize' && request.method !== 'server/discover')
+      return JSON.stringify(response);
+    return JSON.stringify(
+      withResult(structuredClone(response), (result) => {
+        if (isObject(result.capabilities)) delete result.capabilities[name];
+      }),
+    );
+  };
 }
 
 /** An onIncoming hook that sends one notification when notifications/initialized arrives. */
@@ -265,11 +272,7 @@ const SESSION_DEFECTS = {
   },
   /** Tools are offered but the tools capability is not declared. */
   'no-tools-capability': {
-    encodeResponse: rewrite('initialize', (r) =>
-      withResult(r, (result) => {
-        if (isObject(result.capabilities)) delete result.capabilities.tools;
-      }),
-    ),
+    encodeResponse: dropCapability('tools'),
   },
   /** An outputSchema that is no valid JSON Schema (a property of type "no-such-type"). */
   'invalid-output-schema': {

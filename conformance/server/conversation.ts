@@ -3,6 +3,7 @@
  * token), where each was answered, and what the server sent on its own. The whole-run checks of
  * progress, logging, capabilities and server requests judge each session apart with these.
  */
+import { META_KEYS } from '../../src/protocol/versions.js';
 import { isObject, isResponse, type JsonObject, type LoggedMessage } from './session.js';
 
 /** Keeps 1 and "1" apart, as JSON-RPC does. */
@@ -71,6 +72,22 @@ export function declaredCapabilities(
   if (!isObject(response) || !isObject(response.result)) return null;
   const capabilities = response.result.capabilities;
   return { at, capabilities: isObject(capabilities) ? capabilities : {} };
+}
+
+/**
+ * Whether the suite asked for log messages in this log: a request carrying
+ * `_meta["io.modelcontextprotocol/logLevel"]` (2026-07-28's per-request log level).
+ */
+export function askedForLogs(
+  log: readonly LoggedMessage[],
+  ignore: (message: JsonObject) => boolean = () => false,
+): boolean {
+  return log.some((entry) => {
+    if (entry.direction !== 'out' || !isObject(entry.message) || ignore(entry.message)) return false;
+    const params = entry.message.params;
+    const meta = isObject(params) ? params._meta : undefined;
+    return isObject(meta) && META_KEYS.logLevel in meta;
+  });
 }
 
 export interface TokenRequest {

@@ -25,12 +25,8 @@ const UNREFERENCED_MUST_CHECKS: Record<string, string> = {
     'JSON-RPC 2.0 §5: every call gets a response, also when several are in flight',
   'tools.unknown-tool-answered': 'JSON-RPC 2.0 §5: every call gets a response, also for an unknown tool',
   // The pages make schema.ts the source of truth for every message without a MUST sentence of their own.
-  'tools.list-valid': 'judges tools/list against schema.ts, the normative source of every message shape',
   'tools.call-result-valid':
     'judges tools/call results against schema.ts, the normative source of every message shape',
-  'prompts.list-valid': 'judges prompts/list against schema.ts, the normative source of every message shape',
-  'resources.list-valid':
-    'judges resources/list against schema.ts, the normative source of every message shape',
   'resources.templates-valid':
     'judges resources/templates/list against schema.ts, the normative source of every message shape',
   'resources.read': 'judges resources/read against schema.ts, the normative source of every message shape',

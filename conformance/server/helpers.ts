@@ -4,11 +4,41 @@ import type { ClientRequests } from '../../src/protocol/types.js';
 import { errorText } from '../../src/util/error-text.js';
 import { CouldNotTell } from './check.js';
 import type { CheckContext } from './context.js';
-import { isObject, isResponse, type JsonObject, RequestTimeout, type Session } from './session.js';
+import {
+  isObject,
+  isResponse,
+  type JsonObject,
+  type Reply,
+  RequestTimeout,
+  type Session,
+} from './session.js';
 
 /** Validates a result with the generated validators for the run's version: `pointer: message` each. */
 export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
   return ctx.validators.result(method, result).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
+}
+
+/** The modern results that carry cache hints (2026-07-28 server/utilities/caching, "Cacheable Results"). */
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/**
+ * resultIssues for the feature checks that judge both eras. In the modern era the fields a result carries
+ * for the protocol's sake (`resultType`; `ttlMs` and `cacheScope` on cacheable results) have checks of
+ * their own (jsonrpc.result-type, caching.hints) that judge every such result of the run; left out here,
+ * a server that omits one gets one failure for it, not one more per feature. Only missing ones are
+ * filled in: a value of the wrong type is still this check's to report.
+ */
+export function featureResultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
+  if (ctx.era !== 'modern' || !isObject(result)) return resultIssues(ctx, method, result);
+  const owned: JsonObject = { resultType: 'complete' };
+  if (CACHEABLE.has(method)) Object.assign(owned, { ttlMs: 0, cacheScope: 'private' });
+  return resultIssues(ctx, method, { ...owned, ...result });
 }
 
 /**
@@ -20,7 +50,7 @@ export async function untilSentinel(session: Session, act: () => Promise<unknown
   const mark = session.log.length;
   await act();
   try {
-    const reply = await session.ping();
+    const reply = await sentinel(session);
     return { messages: inboundSince(session, mark).filter((m) => m !== reply.message), answered: true };
   } catch (error) {
     return {
@@ -40,6 +70,21 @@ export interface SentinelOutcome {
   error?: string;
   /** Why the sentinel went unanswered: still quiet at the step timeout, or the connection/exchange ended. */
   silence?: 'timeout' | 'ended';
+}
+
+/**
+ * A request any server answers at once, to learn that it has read everything sent before: `ping` in
+ * the legacy era; in the modern era, which has no `ping` (2026-07-28 answers it -32601, over HTTP with
+ * 404), `server/discover`, which every modern server serves.
+ */
+export function sentinel(session: Session, timeoutMs?: number): Promise<Reply> {
+  if (!isModernSession(session)) return session.ping(timeoutMs);
+  return session.requestUntyped('server/discover', {}, timeoutMs === undefined ? {} : { timeoutMs });
+}
+
+/** A session the context stamped with the modern per-request `_meta` (see stampModern). */
+export function isModernSession(session: Session): boolean {
+  return session.stamp !== null;
 }
 
 /**

@@ -1,7 +1,17 @@
 /** Prompts, where the server declares them: list, get, pagination, unknown names. */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  ALL_VERSIONS,
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  EVERY_VERSION,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
 import type { CheckContext } from './context.js';
-import { replyToJudge, resultIssues } from './helpers.js';
+import { featureResultIssues, replyToJudge } from './helpers.js';
 import { listChangedCheck } from './list-changed.js';
 import {
   capabilityOutcome,
@@ -12,11 +22,14 @@ import {
   truncatedNote,
 } from './listing.js';
 import { errorCode, isObject } from './session.js';
+import { inBothEras } from './tools.js';
 
 const PROMPTS = 'MCP 2025-11-25 server/prompts';
 const SCHEMA_IS_SPEC =
   'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
 const base = { section: 'prompts', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+/** A prompts check whose rule 2026-07-28 keeps: it runs in both eras. */
+const both = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
 
 function promptListing(ctx: CheckContext): Promise<Listing> {
   ctx.requireCapability('prompts');
@@ -25,17 +38,17 @@ function promptListing(ctx: CheckContext): Promise<Listing> {
 
 export const promptsChecks: Check[] = [
   {
-    ...base,
+    ...both,
     id: 'prompts.list-valid',
     level: 'MUST',
     title: 'prompts/list results are valid, pagination followed to the end',
-    requirement: SCHEMA_IS_SPEC,
-    source: `${PROMPTS}; schema.ts ListPromptsResult`,
+    requirement: `${SCHEMA_IS_SPEC} (2026-07-28 server/prompts: Servers that declare the prompts capability MUST respond to prompts/list requests with the set of prompts currently available to the requesting client.)`,
+    source: `${PROMPTS} (Listing Prompts); schema.ts ListPromptsResult; MCP 2026-07-28 server/prompts (Capabilities; Listing Prompts); schema.ts ListPromptsResult`,
     async run(ctx) {
       const listing = await promptListing(ctx);
       if (listing.error) return fail('prompts/list did not complete', 'a ListPromptsResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'prompts/list', page);
+        const issues = featureResultIssues(ctx, 'prompts/list', page);
         if (issues.length > 0)
           return fail('a prompts/list page is not valid', 'a valid ListPromptsResult', issues.join('; '));
       }
@@ -46,23 +59,23 @@ export const promptsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'prompts.pagination',
     level: 'SHOULD',
     title: 'prompts/list pagination ends without repeats or loops',
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
-    source: 'MCP 2025-11-25 server/utilities/pagination',
+    source: inBothEras('server/utilities/pagination', 'Implementation Guidelines'),
     async run(ctx) {
       return paginationOutcome(await promptListing(ctx), 'prompt names', true);
     },
   },
   {
-    ...base,
+    ...both,
     id: 'prompts.get',
     level: 'MUST',
     title: 'the first listed prompt can be fetched and the result is valid',
     requirement: SCHEMA_IS_SPEC,
-    source: `${PROMPTS}; schema.ts GetPromptResult`,
+    source: `${PROMPTS} (Getting a Prompt); schema.ts GetPromptResult; MCP 2026-07-28 server/prompts (Getting a Prompt); schema.ts GetPromptResult`,
     async run(ctx) {
       const listing = await promptListing(ctx);
       const first = listing.items[0];
@@ -80,7 +93,7 @@ export const promptsChecks: Check[] = [
         throw new NotApplicable(
           `getting ${first.name} answered with an error: ${brief(reply.message.error, 200)}`,
         );
-      const issues = resultIssues(ctx, 'prompts/get', result);
+      const issues = featureResultIssues(ctx, 'prompts/get', result);
       if (issues.length > 0)
         return fail('the GetPromptResult is not valid', 'a valid GetPromptResult', issues.join('; '));
       if (!Array.isArray(result.messages)) return fail('no messages array', 'messages: [...]', brief(result));
@@ -88,13 +101,13 @@ export const promptsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'prompts.unknown-name',
     level: 'SHOULD',
     title: 'an unknown prompt name gets error -32602',
     requirement:
       'Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)',
-    source: `${PROMPTS} (Error Handling)`,
+    source: inBothEras('server/prompts', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('prompts');
       const message = await replyToJudge(
@@ -109,25 +122,26 @@ export const promptsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'prompts.capability-declared',
     level: 'MUST',
     title: 'a server that offers prompts declares the prompts capability',
-    requirement: 'Servers that support prompts MUST declare the prompts capability during initialization.',
-    source: `${PROMPTS} (Capabilities)`,
+    requirement:
+      'Servers that support prompts MUST declare the prompts capability during initialization. (2026-07-28: "in their DiscoverResult".)',
+    source: inBothEras('server/prompts', 'Capabilities'),
     async run(ctx) {
       return capabilityOutcome(ctx, 'prompts', 'prompts/list', 'prompts');
     },
   },
   listChangedCheck('prompts'),
   {
-    ...base,
+    ...both,
     id: 'prompts.missing-argument',
     level: 'SHOULD',
     title: 'prompts/get without a required argument gets error -32602',
     requirement:
       'Servers SHOULD return standard JSON-RPC errors for common failure cases: Missing required arguments: -32602 (Invalid params)',
-    source: `${PROMPTS} (Error Handling)`,
+    source: inBothEras('server/prompts', 'Error Handling'),
     async run(ctx) {
       const listing = await promptListing(ctx);
       const prompt = listing.items.find(
@@ -153,12 +167,12 @@ export const promptsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'prompts.invalid-cursor',
     level: 'SHOULD',
     title: 'an invalid cursor for prompts/list gets error -32602',
     requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
-    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    source: inBothEras('server/utilities/pagination', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('prompts');
       return invalidCursorOutcome(ctx, 'prompts/list');

@@ -1,7 +1,17 @@
 /** Resources, where the server declares them: list, templates, read, pagination, unknown URIs. */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  ALL_VERSIONS,
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  EVERY_VERSION,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
 import type { CheckContext } from './context.js';
-import { replyToJudge, resultIssues } from './helpers.js';
+import { featureResultIssues, replyToJudge } from './helpers.js';
 import { listChangedCheck } from './list-changed.js';
 import {
   capabilityOutcome,
@@ -12,11 +22,14 @@ import {
   truncatedNote,
 } from './listing.js';
 import { errorCode, isErrorResponse, isObject } from './session.js';
+import { inBothEras } from './tools.js';
 
 const RESOURCES = 'MCP 2025-11-25 server/resources';
 const SCHEMA_IS_SPEC =
   'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
 const base = { section: 'resources', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+/** A resources check whose rule 2026-07-28 keeps: it runs in both eras. */
+const both = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
 
 function resourceListing(ctx: CheckContext): Promise<Listing> {
   ctx.requireCapability('resources');
@@ -25,18 +38,18 @@ function resourceListing(ctx: CheckContext): Promise<Listing> {
 
 export const resourcesChecks: Check[] = [
   {
-    ...base,
+    ...both,
     id: 'resources.list-valid',
     level: 'MUST',
     title: 'resources/list results are valid, pagination followed to the end',
-    requirement: SCHEMA_IS_SPEC,
-    source: `${RESOURCES}; schema.ts ListResourcesResult`,
+    requirement: `${SCHEMA_IS_SPEC} (2026-07-28 server/resources: Servers that declare the resources capability MUST respond to resources/list requests with the set of resources currently available to the requesting client.)`,
+    source: `${RESOURCES}; schema.ts ListResourcesResult; MCP 2026-07-28 server/resources (Capabilities; Listing Resources); schema.ts ListResourcesResult`,
     async run(ctx) {
       const listing = await resourceListing(ctx);
       if (listing.error)
         return fail('resources/list did not complete', 'a ListResourcesResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'resources/list', page);
+        const issues = featureResultIssues(ctx, 'resources/list', page);
         if (issues.length > 0)
           return fail('a resources/list page is not valid', 'a valid ListResourcesResult', issues.join('; '));
       }
@@ -47,23 +60,23 @@ export const resourcesChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'resources.pagination',
     level: 'SHOULD',
     title: 'resources/list pagination ends without repeats or loops',
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
-    source: 'MCP 2025-11-25 server/utilities/pagination',
+    source: inBothEras('server/utilities/pagination', 'Implementation Guidelines'),
     async run(ctx) {
       return paginationOutcome(await resourceListing(ctx), 'resource URIs', true);
     },
   },
   {
-    ...base,
+    ...both,
     id: 'resources.templates-valid',
     level: 'MUST',
     title: 'resources/templates/list results are valid',
     requirement: SCHEMA_IS_SPEC,
-    source: `${RESOURCES}; schema.ts ListResourceTemplatesResult`,
+    source: `${RESOURCES} (Resource Templates); schema.ts ListResourceTemplatesResult; MCP 2026-07-28 server/resources (Resource Templates); schema.ts ListResourceTemplatesResult`,
     async run(ctx) {
       ctx.requireCapability('resources');
       const listing = await listAll(ctx, 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
@@ -78,7 +91,7 @@ export const resourcesChecks: Check[] = [
           listing.error,
         );
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'resources/templates/list', page);
+        const issues = featureResultIssues(ctx, 'resources/templates/list', page);
         if (issues.length > 0)
           return fail(
             'a templates page is not valid',
@@ -91,12 +104,12 @@ export const resourcesChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'resources.read',
     level: 'MUST',
     title: 'the first listed resource can be read and the result is valid',
     requirement: SCHEMA_IS_SPEC,
-    source: `${RESOURCES}; schema.ts ReadResourceResult`,
+    source: `${RESOURCES} (Reading Resources); schema.ts ReadResourceResult; MCP 2026-07-28 server/resources (Reading Resources); schema.ts ReadResourceResult`,
     async run(ctx) {
       const listing = await resourceListing(ctx);
       const first = listing.items[0];
@@ -108,7 +121,7 @@ export const resourcesChecks: Check[] = [
         throw new NotApplicable(
           `reading ${first.uri} answered with an error: ${brief(reply.message.error, 200)}`,
         );
-      const issues = resultIssues(ctx, 'resources/read', result);
+      const issues = featureResultIssues(ctx, 'resources/read', result);
       if (issues.length > 0)
         return fail('the ReadResourceResult is not valid', 'a valid ReadResourceResult', issues.join('; '));
       if (!Array.isArray(result.contents)) return fail('no contents array', 'contents: [...]', brief(result));
@@ -137,12 +150,12 @@ export const resourcesChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'resources.capability-declared',
     level: 'MUST',
     title: 'a server that offers resources declares the resources capability',
     requirement: 'Servers that support resources MUST declare the resources capability.',
-    source: `${RESOURCES} (Capabilities)`,
+    source: inBothEras('server/resources', 'Capabilities'),
     async run(ctx) {
       return capabilityOutcome(ctx, 'resources', 'resources/list', 'resources');
     },
@@ -175,7 +188,7 @@ export const resourcesChecks: Check[] = [
             'an empty result',
             brief(reply.message),
           );
-        const issues = resultIssues(ctx, method, reply.message.result);
+        const issues = featureResultIssues(ctx, method, reply.message.result);
         if (issues.length > 0)
           return fail(`the ${method} result is not valid`, 'an empty result', issues.join('; '));
       }
@@ -184,24 +197,24 @@ export const resourcesChecks: Check[] = [
   },
   listChangedCheck('resources'),
   {
-    ...base,
+    ...both,
     id: 'resources.invalid-cursor',
     level: 'SHOULD',
     title: 'an invalid cursor for resources/list gets error -32602',
     requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
-    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    source: inBothEras('server/utilities/pagination', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('resources');
       return invalidCursorOutcome(ctx, 'resources/list');
     },
   },
   {
-    ...base,
+    ...both,
     id: 'resources.templates-invalid-cursor',
     level: 'SHOULD',
     title: 'an invalid cursor for resources/templates/list gets error -32602',
     requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
-    source: 'MCP 2025-11-25 server/utilities/pagination (Error Handling)',
+    source: inBothEras('server/utilities/pagination', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('resources');
       return invalidCursorOutcome(ctx, 'resources/templates/list');

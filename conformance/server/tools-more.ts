@@ -2,10 +2,19 @@
  * More tools checks (2025-11-25 items of issue #16): list_changed only when declared, the `$schema`
  * dialect a tool schema declares, and structured content mirrored as text (--call-tools).
  */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  ALL_VERSIONS,
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
 import { listChangedCheck } from './list-changed.js';
 import { isObject, type JsonObject } from './session.js';
-import { callEachTool, listedTools, requireCallTools } from './tools.js';
+import { callEachTool, isCompleteResult, listedTools, requireCallTools } from './tools.js';
 
 const TOOLS = 'MCP 2025-11-25 server/tools';
 const JSON_SCHEMA_USAGE = 'MCP 2025-11-25 basic (JSON Schema Usage)';
@@ -26,12 +35,13 @@ export const moreToolsChecks: Check[] = [
   {
     ...base,
     id: 'tools.schema-dialect',
-    versions: ['2025-11-25'],
+    versions: ['2025-11-25', '2026-07-28'],
+    eras: BOTH_ERAS,
     level: 'MUST',
     title: 'a declared $schema names a dialect by its URI',
     requirement:
       'Explicit dialect: Schemas MAY include a $schema field to specify a different dialect. Schemas MUST be valid according to their declared or default dialect. (JSON Schema: the value of $schema MUST be a URI.) Clients and servers MUST handle unsupported dialects gracefully by returning an appropriate error indicating the dialect is not supported.',
-    source: `${JSON_SCHEMA_USAGE} (Schema Dialect, Schema Validation)`,
+    source: `${JSON_SCHEMA_USAGE} (Schema Dialect, Schema Validation); MCP 2026-07-28 basic/index (JSON Schema Usage: Schema Dialect, Schema Validation)`,
     async run(ctx) {
       const tools = await listedTools(ctx);
       const declared = tools
@@ -56,12 +66,13 @@ export const moreToolsChecks: Check[] = [
   {
     ...base,
     id: 'tools.structured-text',
-    versions: ['2025-11-25', '2025-06-18'],
+    versions: ['2025-11-25', '2025-06-18', '2026-07-28'],
+    eras: BOTH_ERAS,
     level: 'SHOULD',
     title: 'structuredContent is also returned as serialised JSON in a text block (--call-tools)',
     requirement:
       'For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.',
-    source: `${TOOLS} (Structured Content)`,
+    source: `${TOOLS} (Structured Content); MCP 2026-07-28 server/tools (Structured Content)`,
     async run(ctx) {
       requireCallTools(ctx);
       const calls = await structuredCalls(ctx);
@@ -94,7 +105,7 @@ async function structuredCalls(
   const { calls } = await callEachTool(ctx);
   return calls.flatMap((call) => {
     const result = call.message?.result;
-    return isObject(result) && result.isError !== true && isObject(result.structuredContent)
+    return isCompleteResult(result) && result.isError !== true && isObject(result.structuredContent)
       ? [{ name: call.tool.name, result }]
       : [];
   });

@@ -22,13 +22,26 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { sampleArguments } from './fuzz.js';
-import { replyToJudge, resultIssues } from './helpers.js';
+import { featureResultIssues, replyToJudge, sentinel } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
 import { type Listing, listAll, paginationOutcome, truncatedNote } from './listing.js';
-import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
+import { ModernSession } from './modern/client.js';
+import {
+  errorCode,
+  isErrorResponse,
+  isObject,
+  type JsonObject,
+  type Reply,
+  type RequestId,
+  type Session,
+} from './session.js';
 
 const TOOLS = 'MCP 2025-11-25 server/tools';
-const PAGINATION = 'MCP 2025-11-25 server/utilities/pagination';
+/** The same page and section in both generations, for checks that run in both eras. */
+export function inBothEras(page: string, section?: string): string {
+  const where = section === undefined ? page : `${page} (${section})`;
+  return `MCP 2025-11-25 ${where}; MCP 2026-07-28 ${where}`;
+}
 const SCHEMA_IS_SPEC =
   'The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.';
 const UNKNOWN_TOOL = 'furfly_conformance_no_such_tool';
@@ -36,6 +49,10 @@ const UNKNOWN_TOOL = 'furfly_conformance_no_such_tool';
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 const base = { section: 'tools', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+/** A tools check whose rule 2026-07-28 keeps word for word: it runs in both eras. */
+const both = { ...base, versions: EVERY_VERSION, eras: BOTH_ERAS } as const;
+/** The two versions with structured tool output (2025-06-18 introduced it), and the modern one. */
+const STRUCTURED_VERSIONS = ['2025-11-25', '2025-06-18', '2026-07-28'] as const;
 
 export function toolListing(ctx: CheckContext): Promise<Listing> {
   ctx.requireCapability('tools');
@@ -68,7 +85,7 @@ export function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; sk
     const calls: ToolCall[] = [];
     const skipped: string[] = [];
     for (const [index, tool] of tools.entries()) {
-      const args = validArguments(tool.inputSchema, ctx.version);
+      const args = validArguments(tool.inputSchema, schemaRulesOf(ctx));
       if (args === undefined) {
         skipped.push(String(tool.name));
         continue;
@@ -77,11 +94,7 @@ export function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; sk
       // Each call asks for progress with a token of its own: the progress checks judge what comes back.
       const _meta = { progressToken: `furfly-progress-${index}` };
       try {
-        call.message =
-          // The server's own tool and arguments from its schema: sent as they are, typed or not.
-          (
-            await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args, _meta })
-          ).message;
+        call.message = (await callTool(ctx, ctx.session(), tool, args, _meta)).message;
       } catch (error) {
         call.error = errorText(error);
       }
@@ -89,6 +102,47 @@ export function callEachTool(ctx: CheckContext): Promise<{ calls: ToolCall[]; sk
     }
     return { calls, skipped };
   });
+}
+
+/**
+ * One `tools/call` of the server's own tool with arguments from its schema, sent as they are, typed or
+ * not. In the modern era it goes through a modern session, so over HTTP a tool's `x-mcp-header`
+ * parameters travel as `Mcp-Param-*` headers too (2026-07-28 basic/transports/streamable-http), and the
+ * call declares no client capability: a tool that needs one answers -32021, which the checks over
+ * results leave alone (an error response), as they leave an InputRequiredResult (see isCompleteResult).
+ */
+export function callTool(
+  ctx: CheckContext,
+  session: Session,
+  tool: JsonObject,
+  args: unknown,
+  meta?: JsonObject,
+  options: { id?: RequestId; timeoutMs?: number } = {},
+): Promise<Reply> {
+  const params: JsonObject = { name: tool.name, arguments: args as JsonObject };
+  if (meta !== undefined) params._meta = meta;
+  if (ctx.era === 'modern')
+    return new ModernSession(session, ctx.protocolVersion).request('tools/call', params, {
+      inputSchema: tool.inputSchema,
+      ...options,
+    });
+  return session.requestUntyped('tools/call', params, options);
+}
+
+/**
+ * Whether a tools/call result is a final one. 2026-07-28 lets a server answer with an InputRequiredResult
+ * (basic/patterns/mrtr), which is no CallToolResult: the mrtr checks judge it, the result checks skip it.
+ */
+export function isCompleteResult(result: unknown): result is JsonObject {
+  return isObject(result) && result.resultType !== 'input_required';
+}
+
+/**
+ * The version whose JSON Schema rules apply: the run's legacy version, or in the modern era 2025-11-25,
+ * whose default dialect (2020-12, and whatever `$schema` declares) 2026-07-28 keeps.
+ */
+export function schemaRulesOf(ctx: CheckContext): ProtocolVersion {
+  return ctx.era === 'modern' ? '2025-11-25' : ctx.version;
 }
 
 /** A generated argument object that satisfies the schema, or undefined when we cannot make one. */
@@ -117,18 +171,19 @@ function invalidArguments(schema: JsonObject): JsonObject | null {
 }
 
 function callResultProblem(ctx: CheckContext, result: unknown): string | null {
-  const issues = resultIssues(ctx, 'tools/call', result);
+  const issues = featureResultIssues(ctx, 'tools/call', result);
   return issues.length > 0 ? issues.join('; ') : null;
 }
 
 export const toolsChecks: Check[] = [
   {
-    ...base,
+    ...both,
     id: 'tools.capability-declared',
     level: 'MUST',
     title: 'a server that offers tools declares the tools capability',
     requirement: 'Servers that support tools MUST declare the tools capability.',
-    source: TOOLS,
+    // In the modern era ctx.capabilities are those of server/discover (there is no initialize).
+    source: inBothEras('server/tools', 'Capabilities'),
     async run(ctx) {
       const session = ctx.session();
       if (isObject(ctx.capabilities.tools)) return pass();
@@ -145,17 +200,18 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.list-valid',
     level: 'MUST',
     title: 'tools/list results are valid for the negotiated version',
-    requirement: SCHEMA_IS_SPEC,
-    source: 'MCP 2025-11-25 basic (Schema); schema.ts ListToolsResult',
+    requirement: `${SCHEMA_IS_SPEC} (2026-07-28 server/tools: Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client.)`,
+    source:
+      'MCP 2025-11-25 basic (Schema); schema.ts ListToolsResult; MCP 2026-07-28 basic/index (Schema), server/tools (Capabilities; Listing Tools); schema.ts ListToolsResult',
     async run(ctx) {
       const listing = await toolListing(ctx);
       if (listing.error) return fail('tools/list did not complete', 'a ListToolsResult', listing.error);
       for (const page of listing.pages) {
-        const issues = resultIssues(ctx, 'tools/list', page);
+        const issues = featureResultIssues(ctx, 'tools/list', page);
         if (issues.length > 0)
           return fail('a tools/list page is not valid', 'a valid ListToolsResult', issues.join('; '));
       }
@@ -169,24 +225,24 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.pagination',
     level: 'SHOULD',
     title: 'pagination is followed to the end without repeats or loops',
     requirement: 'Servers SHOULD: Provide stable cursors; Handle invalid cursors gracefully.',
-    source: PAGINATION,
+    source: inBothEras('server/utilities/pagination', 'Implementation Guidelines'),
     async run(ctx) {
       // Repeats within one page are tools.names-unique's to judge.
       return paginationOutcome(await toolListing(ctx), 'tools', false);
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.invalid-cursor',
     level: 'SHOULD',
     title: 'an invalid cursor gets error -32602',
     requirement: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
-    source: PAGINATION,
+    source: inBothEras('server/utilities/pagination', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('tools');
       const message = await replyToJudge(
@@ -202,14 +258,14 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.names',
-    versions: ['2025-11-25'],
+    versions: ['2025-11-25', '2026-07-28'],
     level: 'SHOULD',
     title: 'tool names are 1-128 characters of A-Z a-z 0-9 _ - .',
     requirement:
       'Tool names SHOULD be between 1 and 128 characters in length (inclusive). The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)',
-    source: `${TOOLS} (Tool Names)`,
+    source: inBothEras('server/tools', 'Tool Names'),
     async run(ctx) {
       const tools = await listedTools(ctx);
       const bad = tools
@@ -228,13 +284,13 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.names-unique',
     level: 'SHOULD',
     title: 'tool names are unique within the server',
     requirement:
       'Tool names SHOULD be unique within a server. (2025-06-18 and 2025-03-26: "name: Unique identifier for the tool".)',
-    source: `${TOOLS} (Tool Names); MCP 2025-06-18 server/tools (Tool)`,
+    source: `${TOOLS} (Tool Names); MCP 2025-06-18 server/tools (Tool); MCP 2026-07-28 server/tools (Tool Names)`,
     async run(ctx) {
       const listing = await toolListing(ctx);
       const repeated = [...listing.duplicates, ...listing.repeated];
@@ -251,28 +307,27 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.input-schema',
-    versions: EVERY_VERSION,
-    eras: BOTH_ERAS,
     level: 'MUST',
     title: 'every inputSchema is a valid JSON Schema with an object root',
     requirement:
       'inputSchema: JSON Schema defining expected parameters — MUST be a valid JSON Schema object (not null).',
-    source: `${TOOLS} (Tool); MCP 2025-11-25 basic (JSON Schema Usage)`,
+    source: `${TOOLS} (Tool); MCP 2025-11-25 basic (JSON Schema Usage); MCP 2026-07-28 server/tools (Tool); MCP 2026-07-28 basic/index (JSON Schema Usage)`,
     async run(ctx) {
       const tools = await listedTools(ctx);
       return judgeSchemas(ctx, tools, 'inputSchema');
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.output-schema',
-    versions: ['2025-11-25', '2025-06-18'],
+    versions: STRUCTURED_VERSIONS,
     level: 'MUST',
     title: 'every outputSchema is a valid JSON Schema with an object root',
     requirement: 'Schemas MUST be valid according to their declared or default dialect.',
-    source: 'MCP 2025-11-25 basic (JSON Schema Usage); schema.ts Tool.outputSchema',
+    source:
+      'MCP 2025-11-25 basic (JSON Schema Usage); schema.ts Tool.outputSchema; MCP 2026-07-28 basic/index (JSON Schema Usage: Schema Validation); schema.ts Tool.outputSchema',
     async run(ctx) {
       const tools = (await listedTools(ctx)).filter((tool) => tool.outputSchema !== undefined);
       if (tools.length === 0) throw new NotApplicable('no tool declares an outputSchema');
@@ -280,7 +335,7 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.unknown-tool-answered',
     level: 'MUST',
     title: 'calling an unknown tool is answered, and the server stays up',
@@ -295,18 +350,18 @@ export const toolsChecks: Check[] = [
       } catch (error) {
         return fail('tools/call for an unknown tool was not answered', 'a response', errorText(error));
       }
-      await session.ping();
+      await sentinel(session);
       return pass();
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.unknown-tool-error',
     level: 'SHOULD',
     title: 'an unknown tool is reported as a JSON-RPC error',
     requirement:
       'Tools use two error reporting mechanisms: Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools.',
-    source: `${TOOLS} (Error Handling)`,
+    source: inBothEras('server/tools', 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('tools');
       let message: JsonObject;
@@ -325,12 +380,13 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.call-result-valid',
     level: 'MUST',
     title: 'tool results are valid CallToolResults (--call-tools)',
     requirement: SCHEMA_IS_SPEC,
-    source: 'MCP 2025-11-25 basic (Schema); schema.ts CallToolResult',
+    source:
+      'MCP 2025-11-25 basic (Schema); schema.ts CallToolResult; MCP 2026-07-28 basic/index (Schema); schema.ts CallToolResult',
     async run(ctx) {
       requireCallTools(ctx);
       const { calls, skipped } = await callEachTool(ctx);
@@ -344,7 +400,7 @@ export const toolsChecks: Check[] = [
             call.error,
           );
         const message = call.message as JsonObject;
-        if (isErrorResponse(message)) continue;
+        if (isErrorResponse(message) || !isCompleteResult(message.result)) continue;
         const problem = callResultProblem(ctx, message.result);
         if (problem)
           return fail(
@@ -359,28 +415,28 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.structured-content',
-    versions: ['2025-11-25', '2025-06-18'],
+    versions: STRUCTURED_VERSIONS,
     level: 'MUST',
     title: 'structuredContent conforms to the outputSchema (--call-tools)',
     requirement:
       'If an output schema is provided: Servers MUST provide structured results that conform to this schema.',
-    source: `${TOOLS} (Output Schema)`,
+    source: inBothEras('server/tools', 'Output Schema'),
     async run(ctx) {
       requireCallTools(ctx);
       const { calls } = await callEachTool(ctx);
       const relevant = calls.filter(
         (call) =>
           isObject(call.tool.outputSchema) &&
-          isObject(call.message?.result) &&
+          isCompleteResult(call.message?.result) &&
           call.message.result.isError !== true,
       );
       if (relevant.length === 0) throw new NotApplicable('no successful call of a tool with an outputSchema');
       for (const call of relevant) {
         const result = call.message?.result as JsonObject;
         const schema = call.tool.outputSchema as JsonObject;
-        const verdict = judgeSchema(schema, ctx.version);
+        const verdict = judgeSchema(schema, schemaRulesOf(ctx));
         if (verdict.kind !== 'valid') continue;
         if (!isObject(result.structuredContent)) {
           return fail(
@@ -401,13 +457,13 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.invalid-arguments',
     level: 'SHOULD',
     title: 'invalid arguments are reported as the version requires (--call-tools)',
     requirement:
-      '2025-11-25: Tool Execution Errors: Reported in tool results with isError: true: Input validation errors. (2025-06-18 and 2025-03-26 list "Invalid arguments" under Protocol Errors.)',
-    source: `${TOOLS} (Error Handling)`,
+      '2025-11-25 and 2026-07-28: Tool Execution Errors: Reported in tool results with isError: true: Input validation errors. (2025-06-18 and 2025-03-26 list "Invalid arguments" under Protocol Errors.)',
+    source: inBothEras('server/tools', 'Error Handling'),
     async run(ctx) {
       requireCallTools(ctx);
       const tools = await listedTools(ctx);
@@ -419,12 +475,10 @@ export const toolsChecks: Check[] = [
         .find((entry) => entry.args !== null);
       if (!target)
         throw new NotApplicable('no tool whose schema furfly can break (no required or typed property)');
-      const reply = await ctx
-        .session()
-        .requestUntyped('tools/call', { name: target.tool.name, arguments: target.args });
+      const reply = await callTool(ctx, ctx.session(), target.tool, target.args);
       const message = reply.message;
       const isToolError = isObject(message.result) && message.result.isError === true;
-      if (featuresOf(ctx.version).inputValidationAsToolError) {
+      if (featuresOf(ctx.protocolVersion).inputValidationAsToolError) {
         if (isToolError) return pass();
         return fail(
           `invalid arguments to ${JSON.stringify(target.tool.name)} were not reported as a tool execution error`,
@@ -442,12 +496,12 @@ export const toolsChecks: Check[] = [
     },
   },
   {
-    ...base,
+    ...both,
     id: 'tools.fuzz',
     level: 'MUST',
     title: 'generated arguments never break the server (--call-tools --fuzz n)',
     requirement: 'Servers MUST: Validate all tool inputs.',
-    source: `${TOOLS} (Security Considerations)`,
+    source: inBothEras('server/tools', 'Security Considerations'),
     async run(ctx) {
       requireCallTools(ctx);
       if (ctx.settings.fuzz <= 0) throw new NotApplicable('fuzzing runs only with --fuzz n');
@@ -461,8 +515,7 @@ export const toolsChecks: Check[] = [
           calls++;
           let message: JsonObject;
           try {
-            message = (await ctx.session().requestUntyped('tools/call', { name: tool.name, arguments: args }))
-              .message;
+            message = (await callTool(ctx, ctx.session(), tool, args)).message;
           } catch (error) {
             // A slow tool is not a broken server: only a server that stops answering fails.
             if (await stillAnswers(ctx)) {
@@ -475,7 +528,7 @@ export const toolsChecks: Check[] = [
               `${errorText(error)}; arguments ${brief(args, 200)}`,
             );
           }
-          if (isErrorResponse(message)) continue;
+          if (isErrorResponse(message) || !isCompleteResult(message.result)) continue;
           const problem = callResultProblem(ctx, message.result);
           if (problem)
             return fail(
@@ -504,11 +557,11 @@ function judgeSchemas(
 ): CheckOutcome {
   const unchecked: string[] = [];
   for (const tool of tools) {
-    const verdict = judgeSchema(tool[field], ctx.version);
+    const verdict = judgeSchema(tool[field], schemaRulesOf(ctx));
     if (verdict.kind === 'invalid')
       return fail(
         `the ${field} of ${JSON.stringify(tool.name)} is unusable: ${verdict.problem}`,
-        `a valid JSON Schema with type "object" (${schemaDialectsFor(ctx.version)})`,
+        `a valid JSON Schema with type "object" (${schemaDialectsFor(schemaRulesOf(ctx))})`,
         brief(tool[field]),
       );
     if (verdict.kind === 'unchecked') unchecked.push(`${JSON.stringify(tool.name)} ${verdict.reason}`);
@@ -530,7 +583,7 @@ function schemaDialectsFor(version: ProtocolVersion): string {
 
 async function stillAnswers(ctx: CheckContext): Promise<boolean> {
   try {
-    await ctx.session().ping();
+    await sentinel(ctx.session());
     return true;
   } catch {
     return false;

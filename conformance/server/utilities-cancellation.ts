@@ -7,30 +7,59 @@
  */
 import { errorText } from '../../src/util/error-text.js';
 import {
-  ALL_VERSIONS,
+  BOTH_ERAS,
   BOTH_TRANSPORTS,
   brief,
   type Check,
   CouldNotTell,
+  EVERY_VERSION,
   fail,
   NotApplicable,
   pass,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { type SentinelOutcome, untilSentinel } from './helpers.js';
+import { isModernSession, type SentinelOutcome, untilSentinel } from './helpers.js';
 import { compileSchema, judgeSchema } from './json-schema.js';
 import {
   isObject,
   isResponse,
   type JsonObject,
   NotAnswered,
+  type RequestId,
   RequestTimeout,
   type Session,
 } from './session.js';
-import { listedTools, requireCallTools, validArguments } from './tools.js';
+import { callTool, listedTools, requireCallTools, schemaRulesOf, validArguments } from './tools.js';
 
-const CANCELLATION = 'MCP 2025-11-25 basic/utilities/cancellation';
-const base = { section: 'cancellation', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+/**
+ * The page moved (2026-07-28: basic/patterns) and kept these rules. Over Streamable HTTP, though,
+ * 2026-07-28 cancels a request by closing its response stream, and no notifications/cancelled is
+ * expected there, so in the modern era the checks run over stdio only (see modernHttpSkip).
+ */
+function cancellationSource(section: string): string {
+  return `MCP 2025-11-25 basic/utilities/cancellation (${section}); MCP 2026-07-28 basic/patterns/cancellation (${section}), basic/transports/stdio (Cancellation)`;
+}
+const base = {
+  section: 'cancellation',
+  versions: EVERY_VERSION,
+  eras: BOTH_ERAS,
+  transports: BOTH_TRANSPORTS,
+} as const;
+
+/** In the modern era over HTTP a client cancels by closing the stream: these notifications are not its way. */
+function modernHttpSkip(ctx: CheckContext): void {
+  if (ctx.era === 'modern' && ctx.transport === 'http')
+    throw new NotApplicable(
+      '2026-07-28 over HTTP: closing the response stream is the cancellation; notifications/cancelled is not expected (basic/patterns/cancellation, Transport-Specific Cancellation)',
+    );
+}
+
+/** A request every server answers at once: ping, or in the modern era (which has none) server/discover. */
+function quickRequest(session: Session, id: RequestId): Promise<unknown> {
+  return isModernSession(session)
+    ? session.requestUntyped('server/discover', {}, { id })
+    : session.requestUntyped('ping', undefined, { id });
+}
 
 interface CancelScenario {
   /** After cancelling a ping already answered and one still in flight: did the server answer a ping? */
@@ -51,10 +80,10 @@ function cancelScenario(ctx: CheckContext): Promise<CancelScenario> {
     let inFlightAnswered = false;
     const race = await untilSentinel(session, async () => {
       const done = session.nextId();
-      await session.requestUntyped('ping', undefined, { id: done });
+      await quickRequest(session, done);
       await cancel(done);
       const inFlight = session.nextId();
-      const reply = session.requestUntyped('ping', undefined, { id: inFlight });
+      const reply = quickRequest(session, inFlight);
       await cancel(inFlight);
       reply.then(
         () => {
@@ -85,20 +114,21 @@ export const cancellationChecks: Check[] = [
     title: 'a cancellation that arrives after (or with) the response leaves the server working',
     requirement:
       'Due to network latency, cancellation notifications may arrive after request processing has completed, and potentially after a response has already been sent. Both parties MUST handle these race conditions gracefully.',
-    source: `${CANCELLATION} (Timing Considerations)`,
+    source: cancellationSource('Timing Considerations'),
     async run(ctx) {
       ctx.session();
+      modernHttpSkip(ctx);
       const scenario = await cancelScenario(ctx);
       if (!scenario.race.answered)
         return fail(
-          'after cancelling a ping already answered and one in flight, the server stopped answering',
+          'after cancelling a request already answered and one in flight, the server stopped answering',
           'a ping result',
           scenario.race.error,
         );
       return pass(
         scenario.inFlightAnswered
-          ? 'the in-flight ping was answered (the response won the race)'
-          : 'the in-flight ping was dropped',
+          ? 'the in-flight request was answered (the response won the race)'
+          : 'the in-flight request was dropped',
       );
     },
   },
@@ -111,9 +141,10 @@ export const cancellationChecks: Check[] = [
     title: 'cancellations for unknown ids and malformed ones are ignored',
     requirement:
       'Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications.',
-    source: `${CANCELLATION} (Error Handling)`,
+    source: cancellationSource('Error Handling'),
     async run(ctx) {
       ctx.session();
+      modernHttpSkip(ctx);
       const scenario = await cancelScenario(ctx);
       if (!scenario.race.answered)
         throw new NotApplicable(`the server stopped answering earlier (see cancellation.race-handled)`);
@@ -135,9 +166,10 @@ export const cancellationChecks: Check[] = [
     title: 'a tool call cancelled while it runs is not answered, and its work stops (--call-tools)',
     requirement:
       'Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request.',
-    source: `${CANCELLATION} (Behavior Requirements)`,
+    source: cancellationSource('Behavior Requirements'),
     async run(ctx) {
       requireCallTools(ctx);
+      modernHttpSkip(ctx);
       const candidates = (await listedTools(ctx))
         .map((tool) => ({ tool, args: slowArguments(ctx, tool) }))
         .filter((entry): entry is { tool: JsonObject; args: JsonObject } => entry.args !== null);
@@ -169,9 +201,9 @@ const COUNT = /steps|count|times|iterations/i;
 function slowArguments(ctx: CheckContext, tool: JsonObject): JsonObject | null {
   const schema = tool.inputSchema;
   if (!isObject(schema) || !isObject(schema.properties)) return null;
-  const verdict = judgeSchema(schema, ctx.version);
+  const verdict = judgeSchema(schema, schemaRulesOf(ctx));
   if (verdict.kind !== 'valid') return null;
-  const sample = validArguments(schema, ctx.version);
+  const sample = validArguments(schema, schemaRulesOf(ctx));
   if (!isObject(sample)) return null;
   for (const [name, property] of Object.entries(schema.properties)) {
     if (!DURATION.test(name) || !isObject(property)) continue;
@@ -199,11 +231,7 @@ async function cancelWhileRunning(
   const id = session.nextId();
   const token = `furfly-cancel-${id}`;
   const deadline = SLOW_MS + ctx.waits.exitGraceMs;
-  const reply = session.requestUntyped(
-    'tools/call',
-    { name: tool.name, arguments: args, _meta: { progressToken: token } },
-    { id, timeoutMs: deadline },
-  );
+  const reply = callTool(ctx, session, tool, args, { progressToken: token }, { id, timeoutMs: deadline });
   const early = await Promise.race([
     reply.then(
       () => true,

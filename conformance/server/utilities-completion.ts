@@ -7,22 +7,30 @@
  */
 import { errorText } from '../../src/util/error-text.js';
 import {
-  ALL_VERSIONS,
+  BOTH_ERAS,
   BOTH_TRANSPORTS,
   brief,
   type Check,
   CouldNotTell,
+  EVERY_VERSION,
   fail,
   NotApplicable,
   pass,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { resultIssues } from './helpers.js';
+import { featureResultIssues } from './helpers.js';
 import { listAll } from './listing.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
+import { inBothEras } from './tools.js';
 
-const COMPLETION = 'MCP 2025-11-25 server/utilities/completion';
-const base = { section: 'completion', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
+const COMPLETION = 'server/utilities/completion';
+/** Every completion rule reads the same in 2026-07-28: each check runs in both eras. */
+const base = {
+  section: 'completion',
+  versions: EVERY_VERSION,
+  eras: BOTH_ERAS,
+  transports: BOTH_TRANSPORTS,
+} as const;
 const UNKNOWN_PROMPT = 'furfly_conformance_no_such_prompt';
 
 interface Target {
@@ -74,7 +82,7 @@ export const completionChecks: Check[] = [
     level: 'MUST',
     title: 'a server that answers completion/complete declares the completions capability',
     requirement: 'Servers that support completions MUST declare the completions capability.',
-    source: `${COMPLETION} (Capabilities)`,
+    source: inBothEras(COMPLETION, 'Capabilities'),
     async run(ctx) {
       ctx.session();
       if (isObject(ctx.capabilities.completions)) return pass('declared');
@@ -103,7 +111,7 @@ export const completionChecks: Check[] = [
     title: 'without the capability, completion/complete gets error -32601',
     requirement:
       'Servers SHOULD return standard JSON-RPC errors for common failure cases: Method not found: -32601 (Capability not supported).',
-    source: `${COMPLETION} (Error Handling)`,
+    source: inBothEras(COMPLETION, 'Error Handling'),
     async run(ctx) {
       ctx.session();
       if (isObject(ctx.capabilities.completions))
@@ -125,7 +133,7 @@ export const completionChecks: Check[] = [
     title: 'with the capability, completion/complete returns a valid result (at most 100 values)',
     requirement:
       'Servers that support completions MUST declare the completions capability. (schema.ts CompleteResult: values — an array of completion values. Must not exceed 100 items.)',
-    source: `${COMPLETION} (Capabilities, Completion Results); schema.ts CompleteResult`,
+    source: `${inBothEras(COMPLETION, 'Capabilities, Completion Results')}; schema.ts CompleteResult`,
     async run(ctx) {
       ctx.requireCapability('completions');
       const target = await completionTarget(ctx);
@@ -146,7 +154,7 @@ export const completionChecks: Check[] = [
       // Another error may be the server's judgement of this argument (nothing to offer): not judged.
       if (isErrorResponse(message))
         throw new NotApplicable(`completing ${what} answered with an error: ${brief(message.error, 200)}`);
-      const issues = resultIssues(ctx, 'completion/complete', message.result);
+      const issues = featureResultIssues(ctx, 'completion/complete', message.result);
       if (issues.length > 0)
         return fail(
           `the CompleteResult for ${what} is not valid`,
@@ -173,7 +181,7 @@ export const completionChecks: Check[] = [
     title: 'completing an argument of a prompt that does not exist gets error -32602',
     requirement:
       'Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params).',
-    source: `${COMPLETION} (Error Handling)`,
+    source: inBothEras(COMPLETION, 'Error Handling'),
     async run(ctx) {
       ctx.requireCapability('completions');
       const reply = await complete(ctx, { type: 'ref/prompt', name: UNKNOWN_PROMPT }, 'furfly');

@@ -2,20 +2,25 @@
  * Logging (server/utilities/logging): the capability before any notifications/message (judged over
  * every session of the run), logging/setLevel honoured, and an invalid level refused.
  */
+import { META_KEYS } from '../../src/protocol/versions.js';
 import { errorText } from '../../src/util/error-text.js';
 import {
   ALL_VERSIONS,
+  BOTH_ERAS,
   BOTH_TRANSPORTS,
   brief,
   type Check,
   CouldNotTell,
+  EVERY_VERSION,
   fail,
   NotApplicable,
   pass,
 } from './check.js';
+import type { CheckContext } from './context.js';
 import { declaredCapabilities, notificationsOf, responseAt } from './conversation.js';
 import { inboundSince, untilSentinel } from './helpers.js';
 import { errorCode, isErrorResponse, isObject, type JsonObject } from './session.js';
+import { callEachTool, callTool, isCompleteResult } from './tools.js';
 
 const LOGGING = 'MCP 2025-11-25 server/utilities/logging';
 const base = { section: 'logging', versions: ALL_VERSIONS, transports: BOTH_TRANSPORTS } as const;
@@ -26,13 +31,16 @@ export const loggingChecks: Check[] = [
   {
     ...base,
     id: 'logging.capability-declared',
+    versions: EVERY_VERSION,
+    eras: BOTH_ERAS,
     judgesWholeRun: true,
     level: 'MUST',
     title: 'notifications/message only from a server that declared logging, and only after declaring it',
     requirement: 'Servers that emit log message notifications MUST declare the logging capability.',
-    source: `${LOGGING} (Capabilities)`,
+    source: `${LOGGING} (Capabilities); MCP 2026-07-28 server/utilities/logging (Capabilities)`,
     async run(ctx) {
       ctx.session();
+      if (ctx.era === 'modern') return modernCapabilityOutcome(ctx);
       let count = 0;
       for (const session of ctx.sessions) {
         const messages = notificationsOf(session.log, 'notifications/message');
@@ -127,3 +135,40 @@ export const loggingChecks: Check[] = [
     },
   },
 ];
+
+/**
+ * The modern era (2026-07-28) has no handshake: the capabilities come from server/discover, and a
+ * server logs only for a request that carries `io.modelcontextprotocol/logLevel`. The suite sends none
+ * elsewhere (logging.no-message-without-level judges that), so to see whether the server logs at all it
+ * repeats one tool call that succeeded, asking for `debug`, on a connection of its own (--call-tools
+ * only: a tool may have side effects). Every log message of the run is judged against the declaration.
+ */
+async function modernCapabilityOutcome(ctx: CheckContext) {
+  const asked = await askForLogs(ctx);
+  const messages = ctx.sessions.flatMap((session) => notificationsOf(session.log, 'notifications/message'));
+  if (messages.length === 0)
+    throw new NotApplicable(
+      `nothing to judge: no notifications/message came in this run (${asked ?? 'no request asked for a log level'})`,
+    );
+  if (!isObject(ctx.capabilities.logging))
+    return fail(
+      `${messages.length} log message(s) from a server whose server/discover declares no logging`,
+      'capabilities.logging',
+      brief(messages[0]?.message),
+    );
+  return pass(`${messages.length} log message(s)`);
+}
+
+/** One tool call with log level debug on a fresh connection; says what was asked, or null when nothing. */
+async function askForLogs(ctx: CheckContext): Promise<string | null> {
+  if (!ctx.settings.callTools) return null;
+  const { calls } = await callEachTool(ctx);
+  const served = calls.find(
+    (call) => isCompleteResult(call.message?.result) && call.message.result.isError !== true,
+  );
+  if (!served) return null;
+  const session = await ctx.open();
+  const meta = { [META_KEYS.logLevel]: 'debug' };
+  await untilSentinel(session, () => callTool(ctx, session, served.tool, served.args, meta));
+  return `tools/call ${JSON.stringify(served.tool.name)} asked for level debug`;
+}

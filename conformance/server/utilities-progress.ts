@@ -3,15 +3,28 @@
  * server sent, session by session, against the progress tokens the suite sent. The suite asks for
  * progress on every tool call it makes (--call-tools); without calls there is usually nothing to judge.
  */
-import { ALL_VERSIONS, BOTH_TRANSPORTS, brief, type Check, fail, NotApplicable, pass } from './check.js';
+import {
+  BOTH_ERAS,
+  BOTH_TRANSPORTS,
+  brief,
+  type Check,
+  EVERY_VERSION,
+  fail,
+  NotApplicable,
+  pass,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { type Inbound, idKey, notificationsOf, progressTokens, responseAt } from './conversation.js';
 import { isObject } from './session.js';
 
-const PROGRESS = 'MCP 2025-11-25 basic/utilities/progress';
+/** The page moved (2026-07-28: basic/patterns); its rules did not, so each check runs in both eras. */
+function progressSource(section: string): string {
+  return `MCP 2025-11-25 basic/utilities/progress (${section}); MCP 2026-07-28 basic/patterns/progress (${section})`;
+}
 const base = {
   section: 'progress',
-  versions: ALL_VERSIONS,
+  versions: EVERY_VERSION,
+  eras: BOTH_ERAS,
   transports: BOTH_TRANSPORTS,
   judgesWholeRun: true,
 } as const;
@@ -57,7 +70,7 @@ export const progressChecks: Check[] = [
     title: 'progress notifications name only tokens the client sent',
     requirement:
       'Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation.',
-    source: `${PROGRESS} (Behavior Requirements)`,
+    source: progressSource('Behavior Requirements'),
     async run(ctx) {
       let count = 0;
       for (const session of progressBySession(ctx)) {
@@ -79,7 +92,7 @@ export const progressChecks: Check[] = [
     level: 'MUST',
     title: 'the progress value increases with each notification of a token',
     requirement: 'The progress value MUST increase with each notification, even if the total is unknown.',
-    source: `${PROGRESS} (Progress Flow)`,
+    source: progressSource('Progress Flow'),
     async run(ctx) {
       let tokens = 0;
       for (const session of progressBySession(ctx)) {
@@ -109,7 +122,7 @@ export const progressChecks: Check[] = [
     level: 'MUST',
     title: 'no progress notification for a request after its response',
     requirement: 'Progress notifications MUST stop after completion.',
-    source: `${PROGRESS} (Implementation Notes)`,
+    source: progressSource('Implementation Notes'),
     async run(ctx) {
       for (const session of progressBySession(ctx)) {
         for (const entry of known(session)) {

@@ -2,6 +2,7 @@
 
 import { META_KEYS } from '../../../src/protocol/versions.js';
 import { BOTH_TRANSPORTS, brief, type Check, fail, MODERN_ONLY, MODERN_VERSIONS, pass } from '../check.js';
+import { askedForLogs, notificationsOf } from '../conversation.js';
 import { isObject, type JsonObject } from '../session.js';
 import { LISTEN_SCOPE_ID_PREFIX } from './listen-scope.js';
 
@@ -10,6 +11,11 @@ function onListenProbe(message: JsonObject): boolean {
   const meta = isObject(message.params) && isObject(message.params._meta) ? message.params._meta : {};
   const id = meta[META_KEYS.subscriptionId];
   return typeof id === 'string' && id.startsWith(LISTEN_SCOPE_ID_PREFIX);
+}
+
+/** The listen probe's own request (its id carries the prefix): it asked for logs on its stream only. */
+function isListenProbe(message: JsonObject): boolean {
+  return typeof message.id === 'string' && message.id.startsWith(LISTEN_SCOPE_ID_PREFIX);
 }
 
 export const loggingChecks: readonly Check[] = [
@@ -26,15 +32,14 @@ export const loggingChecks: readonly Check[] = [
     eras: MODERN_ONLY,
     judgesWholeRun: true,
     async run(ctx) {
-      // The suite sets a log level only on the listen probe of logging.request-scoped, whose stream that
-      // check judges; every other log message is one nobody asked for.
-      const logs = ctx.runLog.filter(
-        (entry) =>
-          entry.direction === 'in' &&
-          isObject(entry.message) &&
-          entry.message.method === 'notifications/message' &&
-          !onListenProbe(entry.message),
-      );
+      // The suite sets a log level only on a connection of its own (logging.capability-declared) and on
+      // the listen probe of logging.request-scoped, whose stream that check judges. In every other session
+      // each log message is one nobody asked for. Over stdio a message cannot be tied to one request, so a
+      // session where some other request asked for logs is left out.
+      const logs = ctx.sessions
+        .filter((session) => !askedForLogs(session.log, isListenProbe))
+        .flatMap((session) => notificationsOf(session.log, 'notifications/message'))
+        .filter((entry) => !onListenProbe(entry.message));
       if (logs.length > 0) {
         return fail(
           `the server sent ${logs.length} log message(s) though no request asked for a log level`,
