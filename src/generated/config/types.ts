@@ -300,7 +300,7 @@ export interface OAuthClientConfig2 {
    */
   client_id?: string;
   /**
-   * The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written.
+   * The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.
    */
   client_metadata_url?: string;
   /**

@@ -11,8 +11,26 @@
  *   URL it was obtained for (see docs/remote-servers.md, "Where tokens go").
  *
  * Nothing here prints: the values are secrets (`storedSecrets` lists them for the redactor).
+ *
+ * Several furfly processes may refresh at once (an agent and `furfly mcp call`, two agents). Every change
+ * is a read-merge-write of the whole file under an exclusive lock file (created with O_EXCL beside it),
+ * so one process never writes back a file that lacks what another saved meanwhile. Reads take no lock:
+ * the file is only ever replaced whole. A lock left by a process that died (its pid is gone) or older
+ * than `STALE_LOCK_MS` is taken over; see `FileLock`.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isObject } from '../../util/is-object.js';
 
@@ -65,20 +83,28 @@ export class TokenStore {
   }
 
   saveTokens(tokens: StoredTokens): void {
-    const data = this.read();
-    data.tokens = data.tokens.filter((t) => !(t.resource === tokens.resource && t.issuer === tokens.issuer));
-    data.tokens.push(tokens);
-    this.write(data);
+    this.update((data) => {
+      data.tokens = data.tokens.filter(
+        (t) => !(t.resource === tokens.resource && t.issuer === tokens.issuer),
+      );
+      data.tokens.push(tokens);
+      return true;
+    });
+  }
+
+  /** Every stored login for `resource` (one per issuer). */
+  allTokensFor(resource: string): StoredTokens[] {
+    return this.read().tokens.filter((t) => t.resource === resource);
   }
 
   /** Forgets every token for `resource`; true when there was one. */
   removeTokens(resource: string): boolean {
-    const data = this.read();
-    const kept = data.tokens.filter((t) => t.resource !== resource);
-    if (kept.length === data.tokens.length) return false;
-    data.tokens = kept;
-    this.write(data);
-    return true;
+    return this.update((data) => {
+      const kept = data.tokens.filter((t) => t.resource !== resource);
+      if (kept.length === data.tokens.length) return false;
+      data.tokens = kept;
+      return true;
+    });
   }
 
   clientFor(issuer: string): StoredClient | undefined {
@@ -86,10 +112,28 @@ export class TokenStore {
   }
 
   saveClient(client: StoredClient): void {
-    const data = this.read();
-    data.clients = data.clients.filter((c) => c.issuer !== client.issuer);
-    data.clients.push(client);
-    this.write(data);
+    this.update((data) => {
+      data.clients = data.clients.filter((c) => c.issuer !== client.issuer);
+      data.clients.push(client);
+      return true;
+    });
+  }
+
+  /**
+   * Reads the newest file, lets `change` edit it, and writes it back, all under the lock, so what other
+   * processes saved in between is kept. `change` returns whether it changed anything (else no write).
+   */
+  private update(change: (data: FileShape) => boolean): boolean {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const lock = FileLock.acquire(`${this.file}.lock`);
+    try {
+      const data = this.read();
+      const changed = change(data);
+      if (changed) this.write(data);
+      return changed;
+    } finally {
+      lock.release();
+    }
   }
 
   /** Every stored secret (tokens, client secrets), for the redactor. Never throws. */
@@ -144,6 +188,86 @@ export class TokenStore {
       throw error;
     }
   }
+}
+
+/** A lock held longer than this is from a process that hung or died mid-write (a write takes milliseconds). */
+export const STALE_LOCK_MS = 10_000;
+/** How long a process waits for a live lock before it gives up with an error. */
+const LOCK_WAIT_MS = 15_000;
+
+/**
+ * An exclusive lock file: created with O_EXCL (`wx`), holding the owner's pid and a random tag. Another
+ * process waits while the owner lives; a lock whose pid is gone, or older than STALE_LOCK_MS, is stale
+ * and removed, but only if it is still the very lock judged stale (same tag), so a waiter never removes
+ * a lock another waiter has just taken over.
+ */
+export class FileLock {
+  private constructor(
+    private readonly file: string,
+    private readonly tag: string,
+  ) {}
+
+  static acquire(file: string, waitMs = LOCK_WAIT_MS): FileLock {
+    const tag = `${process.pid} ${randomBytes(8).toString('hex')}`;
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(file, 'wx', 0o600);
+        try {
+          writeSync(fd, tag);
+        } finally {
+          closeSync(fd);
+        }
+        return new FileLock(file, tag);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+      }
+      const held = readLock(file);
+      if (held !== undefined && isStale(held)) {
+        // Still the same lock (not one taken over meanwhile): remove it and try again at once.
+        if (readLock(file)?.tag === held.tag) rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${file} is held by another furfly process${held === undefined ? '' : ` (pid ${held.pid})`}; if none is running, remove that file`,
+        );
+      }
+      sleepSync(Math.min(50, 2 + attempt * 3));
+    }
+  }
+
+  release(): void {
+    // Only our own lock: a lock of ours taken over as stale belongs to someone else now.
+    if (readLock(this.file)?.tag === this.tag) rmSync(this.file, { force: true });
+  }
+}
+
+function readLock(file: string): { tag: string; pid: number; ageMs: number } | undefined {
+  try {
+    const tag = readFileSync(file, 'utf8');
+    const ageMs = Date.now() - statSync(file).mtimeMs;
+    return { tag, pid: Number(tag.split(' ')[0]), ageMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function isStale(lock: { tag: string; pid: number; ageMs: number }): boolean {
+  if (lock.ageMs > STALE_LOCK_MS) return true;
+  // A lock being written right now has no tag yet: give its owner a moment.
+  if (!Number.isInteger(lock.pid) || lock.pid <= 0) return lock.ageMs > 1000;
+  try {
+    process.kill(lock.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists (another user's); only ESRCH says it is gone.
+    return (error as { code?: unknown }).code === 'ESRCH';
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function isStoredClient(value: unknown): value is StoredClient {
