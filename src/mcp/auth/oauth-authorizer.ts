@@ -295,6 +295,25 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     known: Discovery | undefined,
   ): Promise<StoredTokens | undefined> {
     if (tokens.refresh_token === undefined) return undefined;
+    const lock = await this.options.store.lockForRefresh();
+    try {
+      // Another furfly process refreshed while this one waited: its tokens are the ones to use.
+      const now = this.stored();
+      if (now !== undefined && now.issuer === tokens.issuer && now.access_token !== tokens.access_token) {
+        this.generation++;
+        return now;
+      }
+      return await this.refreshAtServer(tokens, known);
+    } finally {
+      lock?.release();
+    }
+  }
+
+  private async refreshAtServer(
+    tokens: StoredTokens,
+    known: Discovery | undefined,
+  ): Promise<StoredTokens | undefined> {
+    if (tokens.refresh_token === undefined) return undefined;
     let as: oauth.AuthorizationServer;
     try {
       as = known?.as ?? (await discoverIssuer(tokens.issuer, this.options.fetch));
@@ -311,12 +330,6 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       });
       response = await oauth.processRefreshTokenResponse(as, client, request);
     } catch {
-      // Another furfly may have refreshed first (a rotated refresh token is then spent): its tokens win.
-      const now = this.stored();
-      if (now !== undefined && now.access_token !== tokens.access_token && now.issuer === tokens.issuer) {
-        this.generation++;
-        return now;
-      }
       return undefined;
     }
     const saved = this.save(

@@ -554,6 +554,24 @@ describe('ad hoc --url targets and type: sse servers use the same authorizer', {
   });
 });
 
+describe('two furfly processes refreshing at once', { timeout: 60_000 }, () => {
+  it('spend the refresh token once: the second waits and uses the first one’s new tokens', async () => {
+    const home = world.home(serversConfig({ twice: { url: `${world.mcp}/mcp` } }));
+    expect((await home.run(['mcp', 'login', 'twice', '--timeout', '30000'])).code).toBe(0);
+    await world.revoke();
+    const start = (await world.log()).length;
+    const [a, b] = await Promise.all([
+      home.run(['mcp', 'call', 'twice', 'whoami']),
+      home.run(['mcp', 'call', 'twice', 'whoami']),
+    ]);
+    expect(a.stdout).toContain('whoami as alice');
+    expect(b.stdout).toContain('whoami as alice');
+    expect((await logSince(start)).filter((l) => l === 'as POST /token')).toHaveLength(1);
+    expect(home.credentials().tokens).toHaveLength(1);
+    expect(home.browserLaunches()).toBe(1);
+  });
+});
+
 describe('no token in any output', () => {
   it('finds none of the issued tokens or client secrets in anything any process printed', () => {
     const tokens = [...world.tokens()];

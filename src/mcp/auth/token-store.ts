@@ -120,6 +120,26 @@ export class TokenStore {
   }
 
   /**
+   * The lock one refresh holds across its request to the token endpoint, so two furfly processes never
+   * spend the same refresh token (with rotation the second would fail, and some servers then revoke the
+   * whole grant): the second waits, then finds the first one's new tokens in the file. Not the file's
+   * own lock: writes go on meanwhile. Resolves to undefined when it could not be had in time (the
+   * refresh then goes ahead unguarded rather than not at all).
+   */
+  async lockForRefresh(): Promise<FileLock | undefined> {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    try {
+      return await FileLock.acquireAsync(
+        `${this.file}.refresh.lock`,
+        REFRESH_LOCK_WAIT_MS,
+        REFRESH_LOCK_STALE_MS,
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Reads the newest file, lets `change` edit it, and writes it back, all under the lock, so what other
    * processes saved in between is kept. `change` returns whether it changed anything (else no write).
    */
@@ -194,6 +214,9 @@ export class TokenStore {
 export const STALE_LOCK_MS = 10_000;
 /** How long a process waits for a live lock before it gives up with an error. */
 const LOCK_WAIT_MS = 15_000;
+/** A refresh holds its lock for one token request; longer than this and its holder hung. */
+const REFRESH_LOCK_STALE_MS = 60_000;
+const REFRESH_LOCK_WAIT_MS = 60_000;
 
 /**
  * An exclusive lock file: created with O_EXCL (`wx`), holding the owner's pid and a random tag. Another
@@ -207,33 +230,27 @@ export class FileLock {
     private readonly tag: string,
   ) {}
 
-  static acquire(file: string, waitMs = LOCK_WAIT_MS): FileLock {
-    const tag = `${process.pid} ${randomBytes(8).toString('hex')}`;
+  /** Waits synchronously (a file write is milliseconds): for the store's read-merge-write. */
+  static acquire(file: string, waitMs = LOCK_WAIT_MS, staleMs = STALE_LOCK_MS): FileLock {
+    const tag = newTag();
     const deadline = Date.now() + waitMs;
     for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(file, 'wx', 0o600);
-        try {
-          writeSync(fd, tag);
-        } finally {
-          closeSync(fd);
-        }
-        return new FileLock(file, tag);
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
-      }
-      const held = readLock(file);
-      if (held !== undefined && isStale(held)) {
-        // Still the same lock (not one taken over meanwhile): remove it and try again at once.
-        if (readLock(file)?.tag === held.tag) rmSync(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `${file} is held by another furfly process${held === undefined ? '' : ` (pid ${held.pid})`}; if none is running, remove that file`,
-        );
-      }
+      const step = tryLock(file, tag, staleMs, deadline);
+      if (step === 'taken') return new FileLock(file, tag);
+      if (step === 'again') continue;
       sleepSync(Math.min(50, 2 + attempt * 3));
+    }
+  }
+
+  /** Waits without blocking the event loop: for a lock held across a network request (a refresh). */
+  static async acquireAsync(file: string, waitMs: number, staleMs: number): Promise<FileLock> {
+    const tag = newTag();
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const step = tryLock(file, tag, staleMs, deadline);
+      if (step === 'taken') return new FileLock(file, tag);
+      if (step === 'again') continue;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 + attempt * 5)));
     }
   }
 
@@ -241,6 +258,37 @@ export class FileLock {
     // Only our own lock: a lock of ours taken over as stale belongs to someone else now.
     if (readLock(this.file)?.tag === this.tag) rmSync(this.file, { force: true });
   }
+}
+
+function newTag(): string {
+  return `${process.pid} ${randomBytes(8).toString('hex')}`;
+}
+
+/** One attempt: taken, try again at once (a stale lock was removed), or wait; throws past the deadline. */
+function tryLock(file: string, tag: string, staleMs: number, deadline: number): 'taken' | 'again' | 'wait' {
+  try {
+    const fd = openSync(file, 'wx', 0o600);
+    try {
+      writeSync(fd, tag);
+    } finally {
+      closeSync(fd);
+    }
+    return 'taken';
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+  const held = readLock(file);
+  if (held !== undefined && isStale(held, staleMs)) {
+    // Still the same lock (not one taken over meanwhile): remove it and try again at once.
+    if (readLock(file)?.tag === held.tag) rmSync(file, { force: true });
+    return 'again';
+  }
+  if (Date.now() > deadline) {
+    throw new Error(
+      `${file} is held by another furfly process${held === undefined ? '' : ` (pid ${held.pid})`}; if none is running, remove that file`,
+    );
+  }
+  return 'wait';
 }
 
 function readLock(file: string): { tag: string; pid: number; ageMs: number } | undefined {
@@ -253,8 +301,8 @@ function readLock(file: string): { tag: string; pid: number; ageMs: number } | u
   }
 }
 
-function isStale(lock: { tag: string; pid: number; ageMs: number }): boolean {
-  if (lock.ageMs > STALE_LOCK_MS) return true;
+function isStale(lock: { tag: string; pid: number; ageMs: number }, staleMs: number): boolean {
+  if (lock.ageMs > staleMs) return true;
   // A lock being written right now has no tag yet: give its owner a moment.
   if (!Number.isInteger(lock.pid) || lock.pid <= 0) return lock.ageMs > 1000;
   try {
