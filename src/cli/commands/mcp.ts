@@ -488,6 +488,7 @@ export function registerMcpCommands(cli: CAC): void {
     )
     .example('furfly mcp list')
     .example('furfly mcp login linear')
+    .example('furfly mcp login --url https://mcp.example.com/mcp')
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)
