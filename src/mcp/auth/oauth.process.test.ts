@@ -2,7 +2,10 @@
  * The MCP authorization flow end to end, with real parts only: oidc-provider as the authorization
  * server, a protected MCP server that checks real JWT access tokens (audience, expiry, scope) and
  * answers 401/403 with the spec's challenges, a `$BROWSER` script that follows the authorization URL,
- * and the built `furfly` CLI (needs `npm run build`). The last test greps every output for the tokens.
+ * and the built `furfly` CLI (needs `npm run build`). Also client ID metadata documents (fetched by the
+ * authorization server from a loopback http URL this test serves), a request without scope, revocation
+ * at logout, the client_secret origin rule, ad hoc --url and type: sse logins, and two processes
+ * refreshing at once. The last test greps every output of all of them for the tokens and secrets.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -574,7 +577,8 @@ describe('two furfly processes refreshing at once', { timeout: 60_000 }, () => {
 
 describe('no token in any output', () => {
   it('finds none of the issued tokens or client secrets in anything any process printed', () => {
-    const tokens = [...world.tokens()];
+    // With the pre-registered clients' secrets, which the config passed in through a variable.
+    const tokens = [...world.tokens(), 'pre-basic-secret-value-1', 'pre-post-secret-value-22'];
     // Logins happened above: several access and refresh tokens were issued.
     expect(tokens.length).toBeGreaterThanOrEqual(6);
     const outputs = world.outputs();
