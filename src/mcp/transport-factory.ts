@@ -5,15 +5,21 @@
 import path from 'node:path';
 import { userConfigDir } from '../config/paths.js';
 import { serverSecrets } from '../config/secrets.js';
-import type { ResolvedServer, SandboxLimits as SandboxLimitsConfig } from '../config/types.js';
+import type {
+  OAuthClientConfig,
+  ResolvedServer,
+  SandboxLimits as SandboxLimitsConfig,
+} from '../config/types.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import { Redactor } from '../redaction/index.js';
 import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import type { LoginUi } from './auth/authorization-code.js';
+import { authorizingRequester } from './auth/authorizing-requester.js';
 import { OAuthAuthorizer } from './auth/oauth-authorizer.js';
 import { TokenStore } from './auth/token-store.js';
 import { ContainerTransport } from './transports/container/container-transport.js';
+import { createHttpRequester } from './transports/http/http-requester.js';
 import { HttpTransportWithSseFallback } from './transports/http/http-transport-with-sse-fallback.js';
 import { LegacySseTransport } from './transports/http/legacy-sse-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
@@ -46,15 +52,18 @@ export function createTransport(
 ): Transport {
   if (server.type !== 'stdio') {
     // `sse`: the old HTTP+SSE transport only. `http`: Streamable HTTP, with the specification's
-    // fallback to the old transport (see http-transport-with-sse-fallback.ts), and OAuth when the
-    // server asks for it (the legacy transport has its seam, `requester`, but no authorizer yet).
+    // fallback to the old transport (see http-transport-with-sse-fallback.ts). Both with OAuth when the
+    // server asks for it: the same authorizer, through each transport's requester.
+    const auth = authorizerOption(name, server, options.authorization);
     return server.type === 'sse'
-      ? new LegacySseTransport({ url: server.url, headers: server.headers })
-      : new HttpTransportWithSseFallback({
+      ? new LegacySseTransport({
           url: server.url,
           headers: server.headers,
-          ...authorizerOption(name, server, options.authorization),
-        });
+          ...(auth.authorizer === undefined
+            ? {}
+            : { requester: authorizingRequester(createHttpRequester(), auth.authorizer) }),
+        })
+      : new HttpTransportWithSseFallback({ url: server.url, headers: server.headers, ...auth });
   }
   if (server.sandbox === 'docker') {
     // One folder is mounted read-only (mount-plan.ts); see docs/sandbox.md for everything it cannot reach.
@@ -90,11 +99,30 @@ function authorizerOption(
   server: ResolvedServer & { type: 'http' | 'sse' },
   authorization: AuthorizationOptions | undefined,
 ): { authorizer?: OAuthAuthorizer } {
+  return httpAuthorizerFor(name, server, authorization);
+}
+
+/**
+ * The OAuth authorizer for any URL furfly talks to over HTTP: a configured `http` or `sse` server, or an
+ * ad hoc `--url` target (`loginCommand` then says how to log in to it). None when the request headers
+ * carry their own `Authorization`.
+ */
+export function httpAuthorizerFor(
+  name: string,
+  server: {
+    readonly url: string;
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly oauth?: OAuthClientConfig;
+  },
+  authorization: AuthorizationOptions | undefined,
+  loginCommand?: string,
+): { authorizer?: OAuthAuthorizer } {
   const ownAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
   if (ownAuthorization) return {};
   const authorizer = new OAuthAuthorizer({
     serverName: name,
     serverUrl: server.url,
+    ...(loginCommand === undefined ? {} : { loginCommand }),
     store: authorization?.store ?? new TokenStore(userConfigDir(process.env)),
     ...(server.oauth === undefined ? {} : { oauth: server.oauth }),
     ...(authorization?.ui === undefined ? {} : { ui: authorization.ui }),

@@ -21,12 +21,18 @@
  *   /evil/mcp     metadata that names another resource (/mcp): a client must refuse it
  * Tools: `whoami` (mcp:read), `write_note` (mcp:write: 403 insufficient_scope without it), `admin`
  * (always 403 insufficient_scope: a step-up that never succeeds).
+ *   /noscope/mcp  neither a scope in the challenge nor scopes_supported
+ *   /sameorigin/mcp  its authorization server (issuer <mcp>/as, no revocation) is on the MCP server's origin
+ *   /sse          the old HTTP+SSE transport (GET /sse, POST /messages), protected the same way
+ * The root issuer advertises client ID metadata documents and fetches them from loopback http URLs
+ * (LoopbackMetadataDocumentAdapter); the root and /tenant issuers offer token revocation (RFC 7009).
  * Test hooks: GET /_log (paths requested, in order), POST /_revoke (every token seen so far is refused
  * from now on, as if revoked: the client must refresh).
  */
 import { createServer } from 'node:http';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import Provider from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 
 const HOST = '127.0.0.1';
 const log = [];
@@ -65,8 +71,70 @@ const preClients = [
   response_types: ['code'],
 }));
 
-function makeProvider(issuer, mount) {
+/** A URL furfly's tests serve a client ID metadata document at: plain http, on this machine only. */
+function isLoopbackHttpUrl(id) {
+  try {
+    const url = new URL(id);
+    return url.protocol === 'http:' && url.hostname === HOST && url.pathname !== '/' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Client ID metadata documents over loopback http. oidc-provider's own support (features.clientIdMetadataDocument,
+ * enabled below so the metadata advertises it) fetches https URLs only; this adapter answers oidc-provider's
+ * lookup of a client that is not pre-registered by fetching the document when the client_id is a loopback http
+ * URL, and applies the document rules an authorization server must: the document's client_id is the URL it was
+ * fetched from, no client secret, loopback redirect URIs. oidc-provider then validates it as client metadata and
+ * compares each authorization request's redirect_uri with its redirect_uris.
+ */
+class LoopbackMetadataDocumentAdapter extends MemoryAdapter {
+  async find(id) {
+    if (this.model === 'Client' && isLoopbackHttpUrl(id)) return fetchClientMetadataDocument(id);
+    return super.find(id);
+  }
+}
+
+async function fetchClientMetadataDocument(id) {
+  const refuse = (why) => {
+    log.push(`as client metadata document refused: ${why}`);
+    return undefined;
+  };
+  let document;
+  try {
+    const response = await fetch(id, { headers: { accept: 'application/json' }, redirect: 'manual' });
+    if (response.status !== 200) return refuse(`HTTP ${response.status}`);
+    document = await response.json();
+  } catch {
+    return refuse('not fetched or not JSON');
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    return refuse('not an object');
+  if (document.client_id !== id) return refuse('client_id is not the document URL');
+  if ('client_secret' in document) return refuse('it holds a client_secret');
+  const method = document.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') return refuse(`token_endpoint_auth_method ${method}`);
+  const redirects = document.redirect_uris;
+  if (!Array.isArray(redirects) || redirects.length === 0) return refuse('no redirect_uris');
+  if (!redirects.every((uri) => typeof uri === 'string' && new URL(uri).hostname === HOST)) {
+    return refuse('a redirect_uri that is not loopback');
+  }
+  log.push(`as client metadata document accepted: ${new URL(id).pathname}`);
+  return {
+    client_id: id,
+    client_name: typeof document.client_name === 'string' ? document.client_name : undefined,
+    redirect_uris: redirects,
+    grant_types: document.grant_types ?? ['authorization_code'],
+    response_types: document.response_types ?? ['code'],
+    token_endpoint_auth_method: 'none',
+    application_type: 'native',
+  };
+}
+
+function makeProvider(issuer, mount, { metadataDocuments = false, revocation = true } = {}) {
   const provider = new Provider(issuer, {
+    ...(metadataDocuments ? { adapter: LoopbackMetadataDocumentAdapter } : {}),
     clients: preClients,
     clientDefaults: { application_type: 'native', grant_types: ['authorization_code', 'refresh_token'] },
     cookies: { keys: ['furfly-test-cookie-key'] },
@@ -77,6 +145,12 @@ function makeProvider(issuer, mount) {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // RFC 7009; a client may revoke only its own tokens.
+      revocation: {
+        enabled: revocation,
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      ...(metadataDocuments ? { clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } } : {}),
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => oneOf,
@@ -98,8 +172,12 @@ function makeProvider(issuer, mount) {
   return provider;
 }
 
-const rootProvider = makeProvider(AS, '');
+// The root issuer advertises client ID metadata documents; /tenant and /as do not.
+const rootProvider = makeProvider(AS, '', { metadataDocuments: true });
 const tenantProvider = makeProvider(`${AS}/tenant`, '/tenant');
+// An authorization server on the MCP server's own origin (issuer <mcp>/as), for client_secret without issuer.
+// It offers no token revocation (a logout can then only forget the tokens).
+const sameOriginProvider = makeProvider(`${MCP}/as`, '/as', { revocation: false });
 
 /** Logs in "alice" and grants exactly what was asked: no page, a redirect onwards. */
 async function interaction(provider, req, res) {
@@ -138,9 +216,34 @@ function json(res, status, body, headers = {}) {
   res.end(JSON.stringify(body));
 }
 
+/** The names of an authorization request's parameters (never their values: they are not secret, but need not be). */
+function logAuthorizationRequest(who, url) {
+  if (/(^|\/)auth$/.test(url.pathname)) {
+    log.push(
+      `${who} authorization request ${url.pathname}: ${[...url.searchParams.keys()].sort().join(' ')}`,
+    );
+  }
+}
+
+/** Serves `provider` under `prefix` (its interactions too) on a server shared with other routes. */
+async function mounted(provider, prefix, req, res) {
+  req.originalUrl = req.url;
+  req.url = req.url.slice(prefix.length) || '/';
+  if (/^\/interaction\/[^/]+$/.test(new URL(req.url, AS).pathname)) return interaction(provider, req, res);
+  return provider.callback()(req, res);
+}
+
 asServer.on('request', async (req, res) => {
-  const path = new URL(req.url, AS).pathname;
+  const url = new URL(req.url, AS);
+  const path = url.pathname;
   if (!req.headers['x-internal']) log.push(`as ${req.method} ${path}`);
+  logAuthorizationRequest('as', url);
+  // RFC 6749 section 3.3: a request without scope gets this server's pre-defined default (oidc-provider
+  // has none of its own and would deny it).
+  if (path === '/auth' && req.method === 'GET' && !url.searchParams.has('scope')) {
+    url.searchParams.set('scope', 'mcp:read');
+    req.url = `${url.pathname}${url.search}`;
+  }
   try {
     // The root issuer offers OpenID Connect discovery only (oidc-provider would serve both).
     if (path === '/.well-known/oauth-authorization-server') return json(res, 404, { error: 'not found' });
@@ -175,6 +278,7 @@ asServer.on('request', async (req, res) => {
 const jwks = {
   root: createRemoteJWKSet(new URL(`${AS}/jwks`)),
   tenant: createRemoteJWKSet(new URL(`${AS}/tenant/jwks`)),
+  same: createRemoteJWKSet(new URL(`${MCP}/as/jwks`)),
 };
 
 /** Per MCP endpoint: its protected resource metadata and how tokens are checked. */
@@ -194,7 +298,21 @@ const endpoints = {
     header: `${MCP}/prm/nopkce`,
   },
   '/evil/mcp': { resource: `${MCP}/mcp`, issuer: AS, keys: 'root', header: `${MCP}/prm/evil` },
+  // Neither a scope in the challenge nor scopes_supported: the authorization request names no scope.
+  '/noscope/mcp': { resource: `${MCP}/noscope/mcp`, issuer: AS, keys: 'root', header: `${MCP}/prm/noscope` },
+  // Its authorization server shares its origin (issuer <mcp>/as).
+  '/sameorigin/mcp': {
+    resource: `${MCP}/sameorigin/mcp`,
+    issuer: `${MCP}/as`,
+    keys: 'same',
+    header: `${MCP}/prm/sameorigin`,
+    scope: 'mcp:read',
+  },
+  // The old HTTP+SSE transport (2024-11-05): GET /sse is the event stream, POST /messages the endpoint.
+  '/sse': { resource: `${MCP}/sse`, issuer: AS, keys: 'root', header: `${MCP}/prm/sse`, scope: 'mcp:read' },
 };
+/** The old transport's open event streams, by session id. */
+const sseSessions = new Map();
 
 function prmOf(endpoint) {
   return {
@@ -249,9 +367,30 @@ const TOOLS = [
 ];
 
 mcpServer.on('request', async (req, res) => {
-  const path = new URL(req.url, MCP).pathname;
+  const url = new URL(req.url, MCP);
+  const path = url.pathname;
   log.push(`mcp ${req.method} ${path}${req.headers.authorization ? ' +auth' : ''}`);
+  logAuthorizationRequest('mcp', url);
   if (path === '/_log') return json(res, 200, log);
+  try {
+    if (path === '/.well-known/oauth-authorization-server/as') {
+      const response = await fetch(`${MCP}/as/.well-known/openid-configuration`, {
+        headers: { 'x-internal': '1' },
+      });
+      return json(res, 200, await response.json());
+    }
+    if (path === '/as' || path.startsWith('/as/')) return await mounted(sameOriginProvider, '/as', req, res);
+  } catch (error) {
+    process.stderr.write(`same-origin authorization server: ${error.message}\n`);
+    if (!res.headersSent) json(res, 500, { error: 'server_error' });
+    return;
+  }
+  const prm = /^\/prm\/([a-z]+)$/.exec(path);
+  if (prm && prm[1] !== 'evil' && prm[1] !== 'nopkce' && prm[1] !== 'mcp') {
+    const endpoint = endpoints[`/${prm[1]}/mcp`] ?? endpoints[`/${prm[1]}`];
+    if (endpoint) return json(res, 200, prmOf(endpoint));
+  }
+  if (path === '/sse' || path === '/messages') return legacySse(req, res, url);
   if (path === '/_revoke') {
     for (const jti of seenJtis) revoked.add(jti);
     return json(res, 200, { revoked: revoked.size });
@@ -327,5 +466,54 @@ mcpServer.on('request', async (req, res) => {
       });
   }
 });
+
+/** The old HTTP+SSE transport, every request authorized like the Streamable HTTP endpoints. */
+async function legacySse(req, res, url) {
+  const endpoint = endpoints['/sse'];
+  const claims = await verify(req, endpoint);
+  if (!claims) {
+    await readBody(req);
+    return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challenge(endpoint) });
+  }
+  if (url.pathname === '/sse') {
+    if (req.method !== 'GET') return json(res, 405, { error: 'method not allowed' });
+    const id = `sse-${sseSessions.size + 1}-${Date.now()}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+    res.write(`event: endpoint\ndata: /messages?sessionId=${id}\n\n`);
+    sseSessions.set(id, res);
+    req.on('close', () => sseSessions.delete(id));
+    return;
+  }
+  const stream = sseSessions.get(url.searchParams.get('sessionId') ?? '');
+  const message = JSON.parse((await readBody(req)) || 'null');
+  if (!stream) return json(res, 404, { error: 'no such session' });
+  res.writeHead(202).end();
+  if (message?.id === undefined) return;
+  const scopes = String(claims.scope ?? '').split(' ');
+  const result =
+    message.method === 'initialize'
+      ? {
+          protocolVersion: '2024-11-05',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'oauth-protected-sse', version: '1.0.0' },
+        }
+      : message.method === 'tools/list'
+        ? { tools: TOOLS.slice(0, 1) }
+        : message.method === 'tools/call'
+          ? {
+              content: [
+                {
+                  type: 'text',
+                  text: `${message.params?.name} over sse as ${claims.sub} with ${scopes.join(' ')}`,
+                },
+              ],
+            }
+          : undefined;
+  const reply =
+    result === undefined
+      ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }
+      : { jsonrpc: '2.0', id: message.id, result };
+  stream.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+}
 
 process.stdout.write(`${JSON.stringify({ as: AS, mcp: MCP })}\n`);

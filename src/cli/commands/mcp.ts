@@ -36,7 +36,7 @@ import {
   type ToolCallResult,
 } from '../../mcp/client.js';
 import { parseServerTarget, type ServerTarget, TargetUsageError } from '../../mcp/server-target.js';
-import { createTransport, redactorFor } from '../../mcp/transport-factory.js';
+import { createTransport, httpAuthorizerFor, redactorFor } from '../../mcp/transport-factory.js';
 import { HttpTransportWithSseFallback } from '../../mcp/transports/http/http-transport-with-sse-fallback.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
@@ -52,7 +52,7 @@ import {
   runFeatureRequest,
 } from './mcp-features.js';
 import { runMcpList } from './mcp-list.js';
-import { runMcpLogin } from './mcp-login.js';
+import { adHocLoginCommand, runMcpLogin } from './mcp-login.js';
 
 export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'> {
   /** `mcp login --no-browser`: print the URL instead of opening a browser. */
@@ -128,7 +128,11 @@ export interface McpTarget {
  * to the server: the program and its script, or the URL's host, never the rest of the command line
  * or the URL's path and query (which may hold tokens).
  */
-export function transportFromOptions(options: McpCommandOptions, command: readonly string[] = []): McpTarget {
+export function transportFromOptions(
+  options: McpCommandOptions,
+  command: readonly string[] = [],
+  env: Env = process.env,
+): McpTarget {
   let target: ServerTarget | undefined;
   try {
     target = parseServerTarget(options, command);
@@ -146,15 +150,28 @@ export function transportFromOptions(options: McpCommandOptions, command: readon
     return {
       transport: new StdioTransport({ command: program, args: [...args], name }),
       name,
-      redactor: Redactor.none,
+      redactor: knownSecrets({ env }),
     };
   }
   const headers = { ...target.headers };
+  // Its own secrets and the environment's (ANTHROPIC_API_KEY, *_TOKEN, stored logins), in the one redactor
+  // that also learns the tokens a refresh brings.
+  const redactor = new Redactor([...headerSecrets(headers), ...urlSecrets(target.url.href)]).with(
+    knownSecrets({ env }),
+  );
+  // A stored login for this URL is used and refreshed like a configured server's (without an
+  // Authorization header of its own); `furfly mcp login --url <url>` makes one.
+  const auth = httpAuthorizerFor(
+    target.name,
+    { url: target.url.href, headers },
+    { store: new TokenStore(userConfigDir(env)), onSecret: (secret) => redactor.learn(secret) },
+    adHocLoginCommand(target.url),
+  );
   return {
     // Streamable HTTP, falling back to the old HTTP+SSE transport as the specification describes.
-    transport: new HttpTransportWithSseFallback({ url: target.url, headers }),
+    transport: new HttpTransportWithSseFallback({ url: target.url, headers, ...auth }),
     name: target.name,
-    redactor: new Redactor([...headerSecrets(headers), ...urlSecrets(target.url.href)]),
+    redactor,
   };
 }
 
@@ -266,13 +283,11 @@ export async function runMcpCommand(
     const feature = isFeatureAction(action) ? parseFeatureRequest(action, rest) : undefined;
     const target =
       configuredName === undefined
-        ? transportFromOptions(options, command)
+        ? transportFromOptions(options, command, io.env ?? process.env)
         : configuredTarget(String(configuredName), options, io);
     // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
-    const targetRedactor =
-      configuredName === undefined
-        ? target.redactor.with(knownSecrets({ env: io.env ?? process.env }))
-        : target.redactor;
+    // (transportFromOptions adds them, in the redactor an ad hoc URL's authorizer teaches new tokens.)
+    const targetRedactor = target.redactor;
     redactor = targetRedactor;
     const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
@@ -473,6 +488,7 @@ export function registerMcpCommands(cli: CAC): void {
     )
     .example('furfly mcp list')
     .example('furfly mcp login linear')
+    .example('furfly mcp login --url https://mcp.example.com/mcp')
     .example('furfly mcp tools github')
     .example(`furfly mcp tools --stdio "npx -y @modelcontextprotocol/server-everything stdio"`)
     .example(`furfly mcp call --stdio "node server.js" echo '{"message":"hi"}'`)

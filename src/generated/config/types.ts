@@ -300,7 +300,7 @@ export interface OAuthClientConfig2 {
    */
   client_id?: string;
   /**
-   * The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written.
+   * The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.
    */
   client_metadata_url?: string;
   /**
@@ -312,7 +312,7 @@ export interface OAuthClientConfig2 {
    */
   token_endpoint_auth_method?: 'none' | 'client_secret_basic' | 'client_secret_post';
   /**
-   * The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only.
+   * The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.
    */
   issuer?: string;
   /**

@@ -19,8 +19,10 @@ export class LoginRequiredError extends Error {
   constructor(
     readonly server: string,
     readonly reason: string,
+    /** The command that logs in, when it is not `furfly mcp login <server>` (an ad hoc `--url`). */
+    loginCommand?: string,
   ) {
-    super(`${reason}; run \`furfly mcp login ${server}\``);
+    super(`${reason}; run \`${loginCommand ?? `furfly mcp login ${server}`}\``);
   }
 }
 

@@ -22,6 +22,14 @@
  * `maxStepUps` times per authorizer; after that the 403 stands.
  *
  * Tokens are stored under the issuer and the MCP server URL (token-store.ts) and sent only to that URL.
+ *
+ * A configured `client_secret` goes only to an authorization server the user named: the one in
+ * `oauth.issuer`, or, when that is not written, one on the MCP server's own origin. Any other issuer the
+ * server's metadata names stops the login before anything is sent (the metadata is the server's word,
+ * and a secret is the user's).
+ *
+ * `logout()` revokes the stored tokens (RFC 7009) where the authorization server offers it, then forgets
+ * them whatever the answer.
  */
 import * as oauth from 'oauth4webapi';
 import type { OAuthClientConfig } from '../../config/types.js';
@@ -32,15 +40,25 @@ import {
   requirePkceS256,
   tokenError,
 } from './authorization-code.js';
-import { canonicalResource, type Discovery, discover, discoverIssuer, insecureAllowed } from './discovery.js';
+import {
+  canonicalResource,
+  type Discovery,
+  discover,
+  discoverIssuer,
+  insecureAllowed,
+  safeUrl,
+} from './discovery.js';
 import { AuthorizationError, LoginRequiredError } from './errors.js';
 import type { AuthChallenge, AuthHeaders, HttpAuthorizer } from './http-authorizer.js';
+import { type RevocationOutcome, revokeTokens } from './revocation.js';
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js';
 import { bearerChallenge, scopeList } from './www-authenticate.js';
 
 export interface OAuthAuthorizerOptions {
   /** The server's name in the config: messages name `furfly mcp login <name>`. */
   readonly serverName: string;
+  /** The command that logs in, when not `furfly mcp login <serverName>` (an ad hoc `--url` target). */
+  readonly loginCommand?: string;
   readonly serverUrl: string;
   readonly store: TokenStore;
   readonly oauth?: OAuthClientConfig;
@@ -137,7 +155,8 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     known?: Discovery,
   ): Promise<boolean> {
     const ui = this.options.ui;
-    if (ui === undefined) throw new LoginRequiredError(this.options.serverName, reason);
+    if (ui === undefined)
+      throw new LoginRequiredError(this.options.serverName, reason, this.options.loginCommand);
     const discovery = known ?? (await this.discover(params));
     const { as } = discovery;
     requirePkceS256(as);
@@ -207,6 +226,11 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       if (secret === undefined || configured.token_endpoint_auth_method === 'none') {
         return { client: { client_id: configured.client_id }, clientAuth: oauth.None() };
       }
+      if (!this.secretMayGoTo(as.issuer)) {
+        throw new AuthorizationError(
+          `oauth.client_secret is set but oauth.issuer is not, and the server names the authorization server ${safeUrl(as.issuer)}, which is not on the server's own origin; furfly sends a client secret only to an authorization server you name: if you trust it, write \`issuer: ${as.issuer}\` under oauth in the config`,
+        );
+      }
       this.options.onSecret?.(secret);
       const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {
@@ -271,6 +295,25 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     known: Discovery | undefined,
   ): Promise<StoredTokens | undefined> {
     if (tokens.refresh_token === undefined) return undefined;
+    const lock = await this.options.store.lockForRefresh();
+    try {
+      // Another furfly process refreshed while this one waited: its tokens are the ones to use.
+      const now = this.stored();
+      if (now !== undefined && now.issuer === tokens.issuer && now.access_token !== tokens.access_token) {
+        this.generation++;
+        return now;
+      }
+      return await this.refreshAtServer(tokens, known);
+    } finally {
+      lock?.release();
+    }
+  }
+
+  private async refreshAtServer(
+    tokens: StoredTokens,
+    known: Discovery | undefined,
+  ): Promise<StoredTokens | undefined> {
+    if (tokens.refresh_token === undefined) return undefined;
     let as: oauth.AuthorizationServer;
     try {
       as = known?.as ?? (await discoverIssuer(tokens.issuer, this.options.fetch));
@@ -301,6 +344,49 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     return saved;
   }
 
+  /**
+   * Whether the configured client secret may be sent to `issuer`: the issuer the user wrote, or without
+   * one, an issuer on the MCP server's own origin (the user named that origin by adding the server).
+   */
+  private secretMayGoTo(issuer: string): boolean {
+    const pinned = this.options.oauth?.issuer;
+    if (pinned !== undefined) return pinned === issuer;
+    try {
+      return new URL(issuer).origin === new URL(this.options.serverUrl).origin;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * `furfly mcp logout`: revokes every stored login of this server (refresh token, then access token) at
+   * its authorization server when it offers revocation, then forgets them whether or not that worked.
+   * Undefined when nothing was stored. The outcomes hold no token.
+   */
+  async logout(): Promise<RevocationOutcome[] | undefined> {
+    const all = this.options.store.allTokensFor(this.resource);
+    if (all.length === 0) return undefined;
+    const outcomes: RevocationOutcome[] = [];
+    for (const tokens of all) {
+      let as: oauth.AuthorizationServer | undefined;
+      try {
+        as = await discoverIssuer(tokens.issuer, this.options.fetch);
+      } catch (error) {
+        outcomes.push({ issuer: tokens.issuer, kind: 'unreachable', detail: (error as Error).message });
+        continue;
+      }
+      outcomes.push(
+        ...(await revokeTokens(tokens, {
+          as,
+          ...this.clientForRefresh(tokens, as),
+          ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+        })),
+      );
+    }
+    this.options.store.removeTokens(this.resource);
+    return outcomes;
+  }
+
   private clientForRefresh(
     tokens: StoredTokens,
     as: oauth.AuthorizationServer,
@@ -309,7 +395,8 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     if (
       configured?.client_id === tokens.client_id &&
       configured.client_secret !== undefined &&
-      configured.token_endpoint_auth_method !== 'none'
+      configured.token_endpoint_auth_method !== 'none' &&
+      this.secretMayGoTo(tokens.issuer)
     ) {
       const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {

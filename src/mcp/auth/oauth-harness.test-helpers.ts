@@ -23,6 +23,8 @@ export interface OAuthWorld {
   readonly mcp: string;
   /** Every output of every process so far (server, CLI runs, browser logs). */
   outputs(): string[];
+  /** Adds text a test got some other way (a library's messages, a process it ran itself) to `outputs`. */
+  record(text: string): void;
   /** Every token and client secret ever stored by any run. */
   tokens(): Set<string>;
   log(): Promise<string[]>;
@@ -98,6 +100,9 @@ export async function startOAuthWorld(): Promise<OAuthWorld> {
         }
       }),
     ],
+    record: (text) => {
+      outputs.push(text);
+    },
     tokens: () => {
       for (const h of homes) recordTokens(path.join(h.dir, CREDENTIALS_FILE_NAME));
       return tokens;
@@ -167,11 +172,11 @@ export function jwtPayload(token: string): Record<string, unknown> {
 
 /** A user config with http servers (pinned to 2025-11-25: these tests are about authorization). */
 export function serversConfig(
-  servers: Record<string, { url: string; extra?: string; unpinned?: boolean }>,
+  servers: Record<string, { url: string; extra?: string; unpinned?: boolean; type?: 'http' | 'sse' }>,
 ): string {
   const lines = ['mcp_servers:'];
-  for (const [name, { url, extra, unpinned }] of Object.entries(servers)) {
-    lines.push(`  ${name}:`, '    type: http', `    url: ${url}`);
+  for (const [name, { url, extra, unpinned, type }] of Object.entries(servers)) {
+    lines.push(`  ${name}:`, `    type: ${type ?? 'http'}`, `    url: ${url}`);
     // Unpinned: the era probe (server/discover) is the first request, and so the one that meets the 401.
     if (unpinned !== true) lines.push('    protocol_version: "2025-11-25"');
     if (extra) lines.push(...extra.split('\n').map((l) => `    ${l}`));

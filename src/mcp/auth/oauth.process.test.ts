@@ -2,9 +2,14 @@
  * The MCP authorization flow end to end, with real parts only: oidc-provider as the authorization
  * server, a protected MCP server that checks real JWT access tokens (audience, expiry, scope) and
  * answers 401/403 with the spec's challenges, a `$BROWSER` script that follows the authorization URL,
- * and the built `furfly` CLI (needs `npm run build`). The last test greps every output for the tokens.
+ * and the built `furfly` CLI (needs `npm run build`). Also client ID metadata documents (fetched by the
+ * authorization server from a loopback http URL this test serves), a request without scope, revocation
+ * at logout, the client_secret origin rule, ad hoc --url and type: sse logins, and two processes
+ * refreshing at once. The last test greps every output of all of them for the tokens and secrets.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../../cli/cli-process.test-helpers.js';
@@ -168,7 +173,14 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
       const oauthBlock = [
         'oauth:',
         `  client_id: ${clientId}`,
-        ...(secret ? ['  client_secret: $' + '{PRE_SECRET}', `  token_endpoint_auth_method: ${method}`] : []),
+        ...(secret
+          ? [
+              '  client_secret: $' + '{PRE_SECRET}',
+              `  token_endpoint_auth_method: ${method}`,
+              // A secret goes only to the authorization server the user names (it is on another origin).
+              `  issuer: ${world.as}`,
+            ]
+          : []),
       ].join('\n');
       const home = world.home(serversConfig({ pre: { url: `${world.mcp}/mcp`, extra: oauthBlock } }));
       const start = (await world.log()).length;
@@ -236,7 +248,8 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
       );
       cli.child.kill('SIGINT');
       const { code } = await cli.exit;
-      world.outputs().push(cli.out(), cli.err());
+      world.record(cli.out());
+      world.record(cli.err());
       expect(cli.err()).toContain('login cancelled');
       expect(code).toBe(1);
     } finally {
@@ -283,14 +296,289 @@ describe('step-up authorization (the library, with the $BROWSER script)', { time
     } finally {
       await client.close();
     }
-    world.outputs().push(lines.join('\n'));
+    world.record(lines.join('\n'));
     expect(lines.join('\n')).toContain('logged in to tenant');
+  });
+});
+
+/** Whether a refresh token still gets tokens at the authorization server (the answer is never printed). */
+async function refreshWorks(tokenEndpoint: string, clientId: string, refreshToken: string): Promise<number> {
+  const response = await fetch(tokenEndpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: clientId,
+    }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+describe('client registration order: pre-registered, then a client ID metadata document, then DCR', {
+  timeout: 60_000,
+}, () => {
+  let documentServer: Server;
+  let documentUrl: string;
+  let documentHits = 0;
+
+  beforeAll(async () => {
+    // furfly's client ID metadata document, served as a user would host it (here on loopback http).
+    documentServer = createServer((req, res) => {
+      if (req.url !== '/furfly-client.json') {
+        res.writeHead(404).end();
+        return;
+      }
+      documentHits++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: 'furfly',
+          redirect_uris: ['http://127.0.0.1/callback'],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
+    documentUrl = `http://127.0.0.1:${(documentServer.address() as AddressInfo).port}/furfly-client.json`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => documentServer?.close(resolve));
+  });
+
+  it('the root authorization server advertises client ID metadata documents; /tenant does not', async () => {
+    const root = (await (await fetch(`${world.as}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const tenant = (await (
+      await fetch(`${world.as}/tenant/.well-known/openid-configuration`)
+    ).json()) as Record<string, unknown>;
+    expect(root.client_id_metadata_document_supported).toBe(true);
+    expect(tenant.client_id_metadata_document_supported).toBeUndefined();
+  });
+
+  it('uses the metadata document URL as client_id where it is advertised (no DCR), and refreshes with it', async () => {
+    const home = world.home(
+      serversConfig({
+        cimd: { url: `${world.mcp}/mcp`, extra: `oauth:\n  client_metadata_url: ${documentUrl}` },
+      }),
+    );
+    const start = (await world.log()).length;
+    const hits = documentHits;
+    const login = await home.run(['mcp', 'login', 'cimd', '--timeout', '30000']);
+    expect(login.stderr).not.toContain('failed');
+    expect(login.code).toBe(0);
+    const log = await logSince(start);
+    // The authorization server fetched and accepted the document; nothing was registered.
+    expect(log).toContain('as client metadata document accepted: /furfly-client.json');
+    expect(log).not.toContain('as POST /reg');
+    expect(documentHits).toBeGreaterThan(hits);
+    const stored = home.credentials();
+    expect(stored.clients).toHaveLength(0);
+    expect(stored.tokens[0]!.client_id).toBe(documentUrl);
+    expect((await home.run(['mcp', 'call', 'cimd', 'whoami'])).stdout).toContain('whoami as alice');
+
+    // A refused access token: the refresh uses the same client_id, no browser.
+    await world.revoke();
+    const refreshStart = (await world.log()).length;
+    const call = await home.run(['mcp', 'call', 'cimd', 'whoami']);
+    expect(call.stdout).toContain('whoami as alice');
+    expect(await logSince(refreshStart)).toContain('as POST /token');
+    expect(home.browserLaunches()).toBe(1);
+    expect(home.credentials().tokens[0]!.client_id).toBe(documentUrl);
+  });
+
+  it('a pre-registered client_id beats the metadata document', async () => {
+    const home = world.home(
+      serversConfig({
+        both: {
+          url: `${world.mcp}/mcp`,
+          extra: `oauth:\n  client_id: pre-public\n  client_metadata_url: ${documentUrl}`,
+        },
+      }),
+    );
+    const start = (await world.log()).length;
+    const hits = documentHits;
+    const login = await home.run(['mcp', 'login', 'both', '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    const log = await logSince(start);
+    expect(log.some((l) => l.startsWith('as client metadata document'))).toBe(false);
+    expect(log).not.toContain('as POST /reg');
+    expect(documentHits).toBe(hits);
+    expect(home.credentials().tokens[0]!.client_id).toBe('pre-public');
+  });
+
+  it('falls back to dynamic registration where documents are not advertised', async () => {
+    const home = world.home(
+      serversConfig({
+        tenant: { url: `${world.mcp}/tenant/mcp`, extra: `oauth:\n  client_metadata_url: ${documentUrl}` },
+      }),
+    );
+    const start = (await world.log()).length;
+    const hits = documentHits;
+    const login = await home.run(['mcp', 'login', 'tenant', '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    expect(await logSince(start)).toContain('as POST /tenant/reg');
+    expect(documentHits).toBe(hits);
+    const stored = home.credentials();
+    expect(stored.clients).toHaveLength(1);
+    expect(stored.tokens[0]!.client_id).toBe(stored.clients[0]!.client_id);
+    expect(stored.tokens[0]!.client_id).not.toBe(documentUrl);
+  });
+});
+
+describe('scopes: none to ask for', { timeout: 60_000 }, () => {
+  it('omits `scope` from the authorization request when neither the challenge nor the metadata names one', async () => {
+    const home = world.home(serversConfig({ noscope: { url: `${world.mcp}/noscope/mcp` } }));
+    const start = (await world.log()).length;
+    const login = await home.run(['mcp', 'login', 'noscope', '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    const requests = (await logSince(start)).filter((l) => l.startsWith('as authorization request /auth:'));
+    expect(requests).toHaveLength(1);
+    const params = requests[0]!.split(': ')[1]!.split(' ');
+    expect(params).toContain('resource');
+    expect(params).toContain('code_challenge');
+    expect(params).not.toContain('scope');
+    expect(home.credentials().tokens[0]!.scope).toBeUndefined();
+    // The authorization server applied its default scope (RFC 6749 section 3.3).
+    expect((await home.run(['mcp', 'call', 'noscope', 'whoami'])).stdout).toContain('with mcp:read');
+  });
+});
+
+describe('logout revokes the tokens (RFC 7009)', { timeout: 60_000 }, () => {
+  it('revokes the refresh token, reports the access token the server cannot revoke, forgets both', async () => {
+    const home = world.home(serversConfig({ rev: { url: `${world.mcp}/mcp` } }));
+    expect((await home.run(['mcp', 'login', 'rev', '--timeout', '30000'])).code).toBe(0);
+    const { client_id: clientId, refresh_token: refreshToken } = home.credentials().tokens[0]!;
+    const start = (await world.log()).length;
+    const out = await home.run(['mcp', 'logout', 'rev']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('logged out of rev');
+    expect(out.stdout).toContain(`the refresh token was revoked at ${world.as}`);
+    // oidc-provider's access tokens are JWTs it cannot revoke: said, not hidden.
+    expect(out.stdout).toContain(
+      `${world.as} does not revoke this access token (unsupported_token_type); it stays valid until it expires`,
+    );
+    const log = await logSince(start);
+    expect(log.filter((l) => l === 'as POST /token/revocation')).toHaveLength(2);
+    expect(home.credentials().tokens).toHaveLength(0);
+    // The authorization server no longer honours the refresh token.
+    expect(await refreshWorks(`${world.as}/token`, clientId!, refreshToken!)).toBe(400);
+  });
+
+  it('a refresh token that was not revoked still works (the check above can fail)', async () => {
+    const home = world.home(serversConfig({ keep: { url: `${world.mcp}/mcp` } }));
+    expect((await home.run(['mcp', 'login', 'keep', '--timeout', '30000'])).code).toBe(0);
+    const { client_id: clientId, refresh_token: refreshToken } = home.credentials().tokens[0]!;
+    expect(await refreshWorks(`${world.as}/token`, clientId!, refreshToken!)).toBe(200);
+  });
+});
+
+describe('a client secret goes only to an authorization server the user named', { timeout: 60_000 }, () => {
+  const secretBlock = (clientId: string) =>
+    ['oauth:', `  client_id: ${clientId}`, '  client_secret: $' + '{PRE_SECRET}'].join('\n');
+
+  it('refuses, before anything is sent, when oauth.issuer is missing and the issuer is on another origin', async () => {
+    const home = world.home(
+      serversConfig({ pre: { url: `${world.mcp}/mcp`, extra: secretBlock('pre-basic') } }),
+    );
+    const start = (await world.log()).length;
+    const login = await home.run(['mcp', 'login', 'pre', '--timeout', '30000'], {
+      PRE_SECRET: 'pre-basic-secret-value-1',
+    });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('oauth.client_secret is set but oauth.issuer is not');
+    expect(login.stderr).toContain(`write \`issuer: ${world.as}\` under oauth`);
+    expect(home.browserLaunches()).toBe(0);
+    const log = await logSince(start);
+    expect(log.some((l) => l.startsWith('as POST /token') || l.startsWith('as GET /auth'))).toBe(false);
+    expect(login.stdout + login.stderr).not.toContain('pre-basic-secret-value-1');
+  });
+
+  it('uses it without oauth.issuer when the authorization server shares the MCP server origin; logout says there is no revocation', async () => {
+    const home = world.home(
+      serversConfig({ same: { url: `${world.mcp}/sameorigin/mcp`, extra: secretBlock('pre-basic') } }),
+    );
+    const env = { PRE_SECRET: 'pre-basic-secret-value-1' };
+    const login = await home.run(['mcp', 'login', 'same', '--timeout', '30000'], env);
+    expect(login.stderr).not.toContain('failed');
+    expect(login.code).toBe(0);
+    const tokens = home.credentials().tokens[0]!;
+    expect(tokens.issuer).toBe(`${world.mcp}/as`);
+    expect(tokens.client_id).toBe('pre-basic');
+    expect((await home.run(['mcp', 'call', 'same', 'whoami'], env)).stdout).toContain('whoami as alice');
+    const out = await home.run(['mcp', 'logout', 'same'], env);
+    expect(out.stdout).toContain(`${world.mcp}/as offers no token revocation`);
+    expect(home.credentials().tokens).toHaveLength(0);
+  });
+});
+
+describe('ad hoc --url targets and type: sse servers use the same authorizer', { timeout: 60_000 }, () => {
+  it('mcp call --url names `mcp login --url`; after it the call works; logout --url revokes', async () => {
+    const home = world.home('mcp_servers: {}\n');
+    const url = `${world.mcp}/mcp`;
+    const before = await home.run(['mcp', 'call', '--url', url, 'whoami']);
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain(`run \`furfly mcp login --url ${url}\``);
+    const login = await home.run(['mcp', 'login', '--url', url, '--timeout', '30000']);
+    expect(login.code).toBe(0);
+    expect(home.credentials().tokens[0]!.resource).toBe(url);
+    const call = await home.run(['mcp', 'call', '--url', url, 'whoami']);
+    expect(call.code).toBe(0);
+    expect(call.stdout).toContain('whoami as alice');
+    const out = await home.run(['mcp', 'logout', '--url', url]);
+    expect(out.stdout).toContain('the refresh token was revoked');
+    expect(home.credentials().tokens).toHaveLength(0);
+  });
+
+  it('type: sse (the old HTTP+SSE transport) says needs login, logs in, calls; the http fallback to it is authorized too', async () => {
+    const home = world.home(serversConfig({ old: { url: `${world.mcp}/sse`, type: 'sse', unpinned: true } }));
+    const listed = await home.run(['mcp', 'list']);
+    expect(listed.stdout).toMatch(/old\s+sse\s+needs login/);
+    const login = await home.run(['mcp', 'login', 'old', '--timeout', '30000']);
+    expect(login.stderr).not.toContain('failed');
+    expect(login.code).toBe(0);
+    expect(home.credentials().tokens[0]!.resource).toBe(`${world.mcp}/sse`);
+    const start = (await world.log()).length;
+    const call = await home.run(['mcp', 'call', 'old', 'whoami']);
+    expect(call.stdout).toContain('whoami over sse as alice');
+    const log = await logSince(start);
+    expect(log).toContain('mcp GET /sse +auth');
+    expect(log).toContain('mcp POST /messages +auth');
+    // The same URL as a Streamable HTTP target: the POST is refused, the old transport takes over, with the login.
+    const adHoc = await home.run(['mcp', 'call', '--url', `${world.mcp}/sse`, 'whoami']);
+    expect(adHoc.stdout).toContain('whoami over sse as alice');
+  });
+});
+
+describe('two furfly processes refreshing at once', { timeout: 60_000 }, () => {
+  it('spend the refresh token once: the second waits and uses the first one’s new tokens', async () => {
+    const home = world.home(serversConfig({ twice: { url: `${world.mcp}/mcp` } }));
+    expect((await home.run(['mcp', 'login', 'twice', '--timeout', '30000'])).code).toBe(0);
+    await world.revoke();
+    const start = (await world.log()).length;
+    const [a, b] = await Promise.all([
+      home.run(['mcp', 'call', 'twice', 'whoami']),
+      home.run(['mcp', 'call', 'twice', 'whoami']),
+    ]);
+    expect(a.stdout).toContain('whoami as alice');
+    expect(b.stdout).toContain('whoami as alice');
+    expect((await logSince(start)).filter((l) => l === 'as POST /token')).toHaveLength(1);
+    expect(home.credentials().tokens).toHaveLength(1);
+    expect(home.browserLaunches()).toBe(1);
   });
 });
 
 describe('no token in any output', () => {
   it('finds none of the issued tokens or client secrets in anything any process printed', () => {
-    const tokens = [...world.tokens()];
+    // With the pre-registered clients' secrets, which the config passed in through a variable.
+    const tokens = [...world.tokens(), 'pre-basic-secret-value-1', 'pre-post-secret-value-22'];
     // Logins happened above: several access and refresh tokens were issued.
     expect(tokens.length).toBeGreaterThanOrEqual(6);
     const outputs = world.outputs();

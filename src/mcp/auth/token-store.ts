@@ -11,8 +11,26 @@
  *   URL it was obtained for (see docs/remote-servers.md, "Where tokens go").
  *
  * Nothing here prints: the values are secrets (`storedSecrets` lists them for the redactor).
+ *
+ * Several furfly processes may refresh at once (an agent and `furfly mcp call`, two agents). Every change
+ * is a read-merge-write of the whole file under an exclusive lock file (created with O_EXCL beside it),
+ * so one process never writes back a file that lacks what another saved meanwhile. Reads take no lock:
+ * the file is only ever replaced whole. A lock left by a process that died (its pid is gone) or older
+ * than `STALE_LOCK_MS` is taken over; see `FileLock`.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isObject } from '../../util/is-object.js';
 
@@ -65,20 +83,28 @@ export class TokenStore {
   }
 
   saveTokens(tokens: StoredTokens): void {
-    const data = this.read();
-    data.tokens = data.tokens.filter((t) => !(t.resource === tokens.resource && t.issuer === tokens.issuer));
-    data.tokens.push(tokens);
-    this.write(data);
+    this.update((data) => {
+      data.tokens = data.tokens.filter(
+        (t) => !(t.resource === tokens.resource && t.issuer === tokens.issuer),
+      );
+      data.tokens.push(tokens);
+      return true;
+    });
+  }
+
+  /** Every stored login for `resource` (one per issuer). */
+  allTokensFor(resource: string): StoredTokens[] {
+    return this.read().tokens.filter((t) => t.resource === resource);
   }
 
   /** Forgets every token for `resource`; true when there was one. */
   removeTokens(resource: string): boolean {
-    const data = this.read();
-    const kept = data.tokens.filter((t) => t.resource !== resource);
-    if (kept.length === data.tokens.length) return false;
-    data.tokens = kept;
-    this.write(data);
-    return true;
+    return this.update((data) => {
+      const kept = data.tokens.filter((t) => t.resource !== resource);
+      if (kept.length === data.tokens.length) return false;
+      data.tokens = kept;
+      return true;
+    });
   }
 
   clientFor(issuer: string): StoredClient | undefined {
@@ -86,10 +112,48 @@ export class TokenStore {
   }
 
   saveClient(client: StoredClient): void {
-    const data = this.read();
-    data.clients = data.clients.filter((c) => c.issuer !== client.issuer);
-    data.clients.push(client);
-    this.write(data);
+    this.update((data) => {
+      data.clients = data.clients.filter((c) => c.issuer !== client.issuer);
+      data.clients.push(client);
+      return true;
+    });
+  }
+
+  /**
+   * The lock one refresh holds across its request to the token endpoint, so two furfly processes never
+   * spend the same refresh token (with rotation the second would fail, and some servers then revoke the
+   * whole grant): the second waits, then finds the first one's new tokens in the file. Not the file's
+   * own lock: writes go on meanwhile. Resolves to undefined when it could not be had in time (the
+   * refresh then goes ahead unguarded rather than not at all).
+   */
+  async lockForRefresh(): Promise<FileLock | undefined> {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    try {
+      return await FileLock.acquireAsync(
+        `${this.file}.refresh.lock`,
+        REFRESH_LOCK_WAIT_MS,
+        REFRESH_LOCK_STALE_MS,
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads the newest file, lets `change` edit it, and writes it back, all under the lock, so what other
+   * processes saved in between is kept. `change` returns whether it changed anything (else no write).
+   */
+  private update(change: (data: FileShape) => boolean): boolean {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const lock = FileLock.acquire(`${this.file}.lock`);
+    try {
+      const data = this.read();
+      const changed = change(data);
+      if (changed) this.write(data);
+      return changed;
+    } finally {
+      lock.release();
+    }
   }
 
   /** Every stored secret (tokens, client secrets), for the redactor. Never throws. */
@@ -144,6 +208,114 @@ export class TokenStore {
       throw error;
     }
   }
+}
+
+/** A lock held longer than this is from a process that hung or died mid-write (a write takes milliseconds). */
+export const STALE_LOCK_MS = 10_000;
+/** How long a process waits for a live lock before it gives up with an error. */
+const LOCK_WAIT_MS = 15_000;
+/** A refresh holds its lock for one token request; longer than this and its holder hung. */
+const REFRESH_LOCK_STALE_MS = 60_000;
+const REFRESH_LOCK_WAIT_MS = 60_000;
+
+/**
+ * An exclusive lock file: created with O_EXCL (`wx`), holding the owner's pid and a random tag. Another
+ * process waits while the owner lives; a lock whose pid is gone, or older than STALE_LOCK_MS, is stale
+ * and removed, but only if it is still the very lock judged stale (same tag), so a waiter never removes
+ * a lock another waiter has just taken over.
+ */
+export class FileLock {
+  private constructor(
+    private readonly file: string,
+    private readonly tag: string,
+  ) {}
+
+  /** Waits synchronously (a file write is milliseconds): for the store's read-merge-write. */
+  static acquire(file: string, waitMs = LOCK_WAIT_MS, staleMs = STALE_LOCK_MS): FileLock {
+    const tag = newTag();
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const step = tryLock(file, tag, staleMs, deadline);
+      if (step === 'taken') return new FileLock(file, tag);
+      if (step === 'again') continue;
+      sleepSync(Math.min(50, 2 + attempt * 3));
+    }
+  }
+
+  /** Waits without blocking the event loop: for a lock held across a network request (a refresh). */
+  static async acquireAsync(file: string, waitMs: number, staleMs: number): Promise<FileLock> {
+    const tag = newTag();
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      const step = tryLock(file, tag, staleMs, deadline);
+      if (step === 'taken') return new FileLock(file, tag);
+      if (step === 'again') continue;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 + attempt * 5)));
+    }
+  }
+
+  release(): void {
+    // Only our own lock: a lock of ours taken over as stale belongs to someone else now.
+    if (readLock(this.file)?.tag === this.tag) rmSync(this.file, { force: true });
+  }
+}
+
+function newTag(): string {
+  return `${process.pid} ${randomBytes(8).toString('hex')}`;
+}
+
+/** One attempt: taken, try again at once (a stale lock was removed), or wait; throws past the deadline. */
+function tryLock(file: string, tag: string, staleMs: number, deadline: number): 'taken' | 'again' | 'wait' {
+  try {
+    const fd = openSync(file, 'wx', 0o600);
+    try {
+      writeSync(fd, tag);
+    } finally {
+      closeSync(fd);
+    }
+    return 'taken';
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+  const held = readLock(file);
+  if (held !== undefined && isStale(held, staleMs)) {
+    // Still the same lock (not one taken over meanwhile): remove it and try again at once.
+    if (readLock(file)?.tag === held.tag) rmSync(file, { force: true });
+    return 'again';
+  }
+  if (Date.now() > deadline) {
+    throw new Error(
+      `${file} is held by another furfly process${held === undefined ? '' : ` (pid ${held.pid})`}; if none is running, remove that file`,
+    );
+  }
+  return 'wait';
+}
+
+function readLock(file: string): { tag: string; pid: number; ageMs: number } | undefined {
+  try {
+    const tag = readFileSync(file, 'utf8');
+    const ageMs = Date.now() - statSync(file).mtimeMs;
+    return { tag, pid: Number(tag.split(' ')[0]), ageMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function isStale(lock: { tag: string; pid: number; ageMs: number }, staleMs: number): boolean {
+  if (lock.ageMs > staleMs) return true;
+  // A lock being written right now has no tag yet: give its owner a moment.
+  if (!Number.isInteger(lock.pid) || lock.pid <= 0) return lock.ageMs > 1000;
+  try {
+    process.kill(lock.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists (another user's); only ESRCH says it is gone.
+    return (error as { code?: unknown }).code === 'ESRCH';
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function isStoredClient(value: unknown): value is StoredClient {

@@ -14,7 +14,9 @@
  */
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { isObject } from '../../../util/is-object.js';
+import { authorizingRequester } from '../../auth/authorizing-requester.js';
 import { HttpTransportError } from './errors.js';
+import { createHttpRequester } from './http-requester.js';
 import { LegacySseTransport, type LegacySseTransportOptions } from './legacy-sse-transport.js';
 import { StreamableHttpTransport, type StreamableHttpTransportOptions } from './streamable-http-transport.js';
 
@@ -70,9 +72,14 @@ export class HttpTransportWithSseFallback implements Transport {
   }
 
   private async fallBack(message: object, id: RequestId, refused: HttpTransportError): Promise<void> {
+    const authorizer = this.options.authorizer;
     const legacy = new LegacySseTransport({
       url: this.options.url,
       headers: this.options.headers,
+      // The old transport is authorized by the same authorizer (its login, its tokens) as the new one.
+      ...(authorizer === undefined
+        ? {}
+        : { requester: authorizingRequester(createHttpRequester(), authorizer) }),
       ...this.options.legacy,
     });
     this.attach(legacy);
