@@ -2,7 +2,7 @@
 
 import type { ClientRequests } from '../../src/protocol/types.js';
 import { errorText } from '../../src/util/error-text.js';
-import { CouldNotTell } from './check.js';
+import { CouldNotTell, NotApplicable } from './check.js';
 import type { CheckContext } from './context.js';
 import {
   isObject,
@@ -17,6 +17,9 @@ import {
 export function resultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
   return ctx.validators.result(method, result).map((issue) => `${issue.pointer || '/'}: ${issue.message}`);
 }
+
+/** The requests a modern server may answer with an InputRequiredResult (basic/patterns/mrtr). */
+const MRTR_METHODS = new Set(['prompts/get', 'resources/read', 'tools/call']);
 
 /** The modern results that carry cache hints (2026-07-28 server/utilities/caching, "Cacheable Results"). */
 const CACHEABLE = new Set([
@@ -36,6 +39,12 @@ const CACHEABLE = new Set([
  */
 export function featureResultIssues(ctx: CheckContext, method: string, result: unknown): string[] {
   if (ctx.era !== 'modern' || !isObject(result)) return resultIssues(ctx, method, result);
+  // An InputRequiredResult where the method may not have one is mrtr.only-supported-requests' finding;
+  // judged again as this method's result it would fail a second check for the same defect.
+  if (result.resultType === 'input_required' && !MRTR_METHODS.has(method))
+    throw new NotApplicable(
+      `${method} was answered with an InputRequiredResult, which mrtr.only-supported-requests judges`,
+    );
   const owned: JsonObject = { resultType: 'complete' };
   if (CACHEABLE.has(method)) Object.assign(owned, { ttlMs: 0, cacheScope: 'private' });
   return resultIssues(ctx, method, { ...owned, ...result });

@@ -41,7 +41,17 @@ export function listAll(
   field: string,
   key: 'name' | 'uri' | 'uriTemplate',
 ) {
-  return ctx.memo(`list:${method}`, () => fetchAll(ctx.session(), method, field, key));
+  const listing = ctx.memo(`list:${method}`, () => fetchAll(ctx.session(), method, field, key));
+  if (ctx.era !== 'modern') return listing;
+  // A list may not ask for input (2026-07-28 basic/patterns/mrtr, Supported Requests); that is
+  // mrtr.only-supported-requests' finding, and not a second one for every check that lists.
+  return listing.then((found) => {
+    if (found.pages.some((page) => isObject(page) && page.resultType === 'input_required'))
+      throw new NotApplicable(
+        `${method} was answered with an InputRequiredResult, which mrtr.only-supported-requests judges`,
+      );
+    return found;
+  });
 }
 
 /** What fetchAll needs of a session (a narrow seam, so its bookkeeping can be tested on its own). */
