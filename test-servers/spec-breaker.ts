@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
+import { TASK_DEFECTS } from './lib/defects/tasks.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
 import { ErrorCode, isObject, type JsonRpcRequest, RpcError } from './lib/protocol.js';
@@ -460,6 +461,8 @@ const SESSION_DEFECTS = {
     afterResponse(request, sink) {
       const meta = isObject(request.params?._meta) ? request.params._meta : undefined;
       if (request.method !== 'tools/call' || meta?.progressToken === undefined) return;
+      // A task-augmented call goes on after its response (2025-11-25 tasks): progress then is right.
+      if (isObject(request.params?.task)) return;
       const params = { progressToken: meta.progressToken, progress: 1_000_000, message: 'after the end' };
       sink.write(
         JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
@@ -606,6 +609,7 @@ const SESSION_DEFECTS = {
       return JSON.stringify({ ...response, error: { ...error, code: ErrorCode.ResourceNotFound } });
     },
   },
+  ...TASK_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {

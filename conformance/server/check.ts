@@ -33,6 +33,8 @@ export const SECTIONS = [
   'mrtr',
   'subscriptions',
   'caching',
+  // Tasks of 2025-11-25 (legacy era only; 2026-07-28 moved them into an extension).
+  'tasks',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -17,6 +17,7 @@ import { cancellationChecks } from './utilities-cancellation.js';
 import { completionChecks } from './utilities-completion.js';
 import { loggingChecks } from './utilities-logging.js';
 import { progressChecks } from './utilities-progress.js';
+import { tasksChecks } from './utilities-tasks.js';
 
 export const ALL_CHECKS: readonly Check[] = [
   ...lifecycleChecks,
@@ -37,4 +38,5 @@ export const ALL_CHECKS: readonly Check[] = [
   ...completionChecks,
   // The modern era (2026-07-28); each declares `eras: ['modern']`.
   ...modernChecks,
+  ...tasksChecks,
 ];
