@@ -27,7 +27,7 @@ describe('tasks checks against the well-behaved server', () => {
       only: ['tasks.*', 'progress.*'],
     });
     const checks = tasksChecks(report);
-    expect(checks.length).toBe(19);
+    expect(checks.length).toBe(21);
     expect(
       checks.filter((check) => check.status !== 'pass').map((check) => [check.id, check.message]),
     ).toEqual([]);

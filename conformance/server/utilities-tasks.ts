@@ -106,6 +106,8 @@ interface Scenario {
   cancelTerminal?: { taskId: string; status: string; reply?: JsonObject; error?: string };
   /** tasks/list, every page (undefined when tasks.list is not declared). */
   list?: { ids: string[]; tasks: JsonObject[]; error?: string };
+  /** A task-augmented call of a tool without task support. */
+  forbidden?: { tool: string; reply?: JsonObject; error?: string };
 }
 
 const created = (runs: readonly TaskRun[]): TaskRun[] => runs.filter((run) => run.taskId !== undefined);
@@ -235,6 +237,25 @@ function scenario(ctx: CheckContext): Promise<Scenario> {
     }
 
     const result: Scenario = { session, runs };
+    // A tool without task support called as a task (one without a duration-like argument, if any).
+    const plain = (await listedTools(ctx))
+      .filter((tool) => {
+        const support = taskSupport(tool);
+        return (support === undefined || support === 'forbidden') && slowArguments(ctx, tool) === null;
+      })
+      .map((tool) => ({ tool, args: validArguments(tool.inputSchema, ctx.version) }))
+      .find((entry) => isObject(entry.args));
+    if (plain) {
+      const reply = await ask(session, 'tools/call', {
+        name: plain.tool.name,
+        arguments: plain.args as JsonObject,
+        task: { ttl: TTL_MS },
+      });
+      result.forbidden = {
+        tool: String(plain.tool.name),
+        ...(reply.message ? { reply: reply.message } : { error: reply.error }),
+      };
+    }
     const done = created(runs);
     const [first, second] = done;
     if (first?.taskId && second?.taskId) {
@@ -874,6 +895,57 @@ export const tasksChecks: Check[] = [
           brief(result),
         );
       return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'tasks.forbidden-refused',
+    level: 'SHOULD',
+    title: 'a task-augmented call of a tool without task support gets -32601 (--call-tools)',
+    requirement:
+      'If execution.taskSupport is not present or "forbidden", clients MUST NOT attempt to invoke the tool as a task. Servers SHOULD return a -32601 (Method not found) error if a client attempts to do so.',
+    source: `${TASKS} (Capabilities, Tool-Level Negotiation)`,
+    async run(ctx) {
+      const probe = (await scenario(ctx)).forbidden;
+      if (!probe) throw new NotApplicable('nothing to judge: every listed tool supports tasks');
+      if (!probe.reply)
+        throw new CouldNotTell(
+          `the task-augmented call of ${JSON.stringify(probe.tool)} got no response`,
+          '-32601',
+          probe.error,
+        );
+      if (errorCodeOf(probe.reply) !== -32601)
+        return fail(
+          `${JSON.stringify(probe.tool)} supports no tasks, yet its task-augmented call was not refused with -32601`,
+          '-32601 (Method not found)',
+          brief(probe.reply),
+        );
+      return pass(JSON.stringify(probe.tool));
+    },
+  },
+  {
+    ...base,
+    id: 'tasks.failed-status-message',
+    level: 'SHOULD',
+    title: 'tasks/get of a failed task explains the failure in statusMessage (--call-tools)',
+    requirement:
+      'The tasks/get response SHOULD include a statusMessage field with diagnostic information about the failure.',
+    source: `${TASKS} (Error Handling, Task Execution Errors)`,
+    async run(ctx) {
+      const failed = (await createdRuns(ctx)).runs.flatMap((run) =>
+        run.seen.filter((seen) => seen.via.includes('tasks/get') && seen.task.status === 'failed'),
+      );
+      if (failed.length === 0) throw new NotApplicable('nothing to judge: no task failed');
+      const bare = failed.find(
+        (seen) => typeof seen.task.statusMessage !== 'string' || seen.task.statusMessage === '',
+      );
+      if (bare)
+        return fail(
+          'a failed task has no statusMessage',
+          'statusMessage with diagnostic information',
+          brief(bare.task),
+        );
+      return pass(`${failed.length} tasks/get result(s) of failed tasks`);
     },
   },
   {

@@ -164,6 +164,20 @@ export const TASK_DEFECTS = {
   'tasks-cancel-after-response': { tasks: { cancelAfterResponse: true } },
   /** A cancelled task whose work goes on becomes completed when the work ends. */
   'tasks-cancel-not-final': { tasks: { cancelNotFinal: true } },
+  /** Not a MUST: a task-augmented call of `add` (no task support) is served as an ordinary call. */
+  'tasks-forbidden-served': {
+    beforeRequest(request) {
+      if (request.method === 'tools/call' && request.params?.name === 'add') delete request.params.task;
+    },
+  },
+  /** Not a MUST: tasks/get of a failed task has no statusMessage. */
+  'tasks-failed-no-message': {
+    encodeResponse: rewrite('tasks/get', (r) =>
+      withResult(r, (result) => {
+        if (result.status === 'failed') delete result.statusMessage;
+      }),
+    ),
+  },
   /** One more progress notification with the task's token once the task is terminal. */
   'tasks-progress-after-end': { tasks: { progressAfterTerminal: true } },
 } satisfies Record<string, SessionHooks>;
