@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import { MODERN_NEW_HTTP_DEFECTS, MODERN_NEW_SESSION_DEFECTS } from './lib/defects/modern-new.js';
 import { SHAPE_DEFECTS } from './lib/defects/shapes.js';
+import { TASK_DEFECTS } from './lib/defects/tasks.js';
 import { WIRE_DEFECTS } from './lib/defects/wire.js';
 import type { HttpDefects } from './lib/http-common.js';
 import { ModernErrorCode } from './lib/modern.js';
@@ -466,6 +467,8 @@ const SESSION_DEFECTS = {
     afterResponse(request, sink) {
       const meta = isObject(request.params?._meta) ? request.params._meta : undefined;
       if (request.method !== 'tools/call' || meta?.progressToken === undefined) return;
+      // A task-augmented call goes on after its response (2025-11-25 tasks): progress then is right.
+      if (isObject(request.params?.task)) return;
       const params = { progressToken: meta.progressToken, progress: 1_000_000, message: 'after the end' };
       sink.write(
         JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params }),
@@ -615,6 +618,7 @@ const SESSION_DEFECTS = {
   ...SHAPE_DEFECTS,
   ...MODERN_NEW_SESSION_DEFECTS,
   ...WIRE_DEFECTS,
+  ...TASK_DEFECTS,
 } satisfies Record<string, SessionHooks>;
 
 const MODERN_DEFECTS = {

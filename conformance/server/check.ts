@@ -36,6 +36,8 @@ export const SECTIONS = [
   // What a server asks of the client (legacy requests; modern input requests are in `mrtr`).
   'elicitation',
   'sampling',
+  // Tasks of 2025-11-25 (legacy era only; 2026-07-28 moved them into an extension).
+  'tasks',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -19,6 +19,7 @@ import { cancellationChecks } from './utilities-cancellation.js';
 import { completionChecks } from './utilities-completion.js';
 import { loggingChecks } from './utilities-logging.js';
 import { progressChecks } from './utilities-progress.js';
+import { tasksChecks } from './utilities-tasks.js';
 
 export const ALL_CHECKS: readonly Check[] = [
   ...lifecycleChecks,
@@ -42,4 +43,5 @@ export const ALL_CHECKS: readonly Check[] = [
   // Encoded content and server-to-client request shapes (conformance/server/shapes), legacy era.
   ...contentFormatsChecks,
   ...clientRequestsChecks,
+  ...tasksChecks,
 ];

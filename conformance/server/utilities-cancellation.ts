@@ -191,14 +191,14 @@ export const cancellationChecks: Check[] = [
 
 /** How long a call must stay unanswered to count as running, and how long a slowed call would take. */
 const RUNNING_MS = 200;
-const SLOW_MS = 1500;
+export const SLOW_MS = 1500;
 /** Argument names that set how long a tool takes. */
 const DURATION = /delay|duration|sleep|wait|timeout|interval|seconds|secs|millis|_ms$|Ms$/i;
 const MILLISECONDS = /ms$|millis/i;
 const COUNT = /steps|count|times|iterations/i;
 
 /** Valid arguments with the first duration-like number set to about SLOW_MS, or null. */
-function slowArguments(ctx: CheckContext, tool: JsonObject): JsonObject | null {
+export function slowArguments(ctx: CheckContext, tool: JsonObject): JsonObject | null {
   const schema = tool.inputSchema;
   if (!isObject(schema) || !isObject(schema.properties)) return null;
   const verdict = judgeSchema(schema, schemaRulesOf(ctx));

@@ -50,6 +50,16 @@ function progressBySession(ctx: CheckContext): SessionProgress[] {
   return sessions;
 }
 
+/**
+ * A task-augmented request (2025-11-25 tasks) answered with a result that is no ordinary one (no
+ * `content`): a task was created, whatever the shape of its CreateTaskResult (tasks.create-result judges
+ * that).
+ */
+function createsTask(request: unknown, response: unknown): boolean {
+  if (!isObject(request) || !isObject(request.params) || !isObject(request.params.task)) return false;
+  return isObject(response) && isObject(response.result) && !Array.isArray(response.result.content);
+}
+
 function tokenOf(entry: Inbound): unknown {
   return isObject(entry.message.params) ? entry.message.params.progressToken : undefined;
 }
@@ -128,6 +138,10 @@ export const progressChecks: Check[] = [
         for (const entry of known(session)) {
           const request = session.tokens.get(idKey(tokenOf(entry)));
           const answered = request ? responseAt(session.log, request.id) : null;
+          // A task-augmented request is answered with a CreateTaskResult and goes on as a task: its
+          // progress rightly continues, until the task is terminal (tasks.progress-stops judges that).
+          const sent = request ? session.log[request.at]?.message : undefined;
+          if (answered !== null && createsTask(sent, session.log[answered]?.message)) continue;
           if (answered !== null && answered < entry.at)
             return fail(
               `progress for token ${String(tokenOf(entry))} came after the response to its request`,

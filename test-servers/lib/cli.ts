@@ -11,7 +11,7 @@ import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
 import { runStdio, type StdioOptions } from './stdio.js';
-import { echoTool, STANDARD_TOOLS } from './tools.js';
+import { echoTool, STANDARD_TOOLS, TASK_TOOLS } from './tools.js';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -35,6 +35,8 @@ export interface CommonFlags {
   legacySse: boolean;
   /** Offer resource subscriptions; MS ms after each subscription, the resource changes and is announced. */
   resourceUpdatesAfterMs?: number;
+  /** Also list the task tools (`task_echo`, `task_error`; 2025-11-25 tasks). */
+  taskTools: boolean;
 }
 
 export interface ServerSetup {
@@ -67,6 +69,7 @@ const COMMON_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   'drop-session-after': { type: 'string' },
   'close-streams-early': { type: 'string' },
   'legacy-sse': { type: 'boolean' },
+  'task-tools': { type: 'boolean' },
   'sse-endpoint': { type: 'string' },
   help: { type: 'boolean' },
 };
@@ -94,7 +97,9 @@ const COMMON_USAGE = `Common flags:
                             messages are served on a GET that resumes with Last-Event-ID (implies --reply sse)
   --legacy-sse              the old HTTP+SSE transport (2024-11-05) instead: GET /sse opens the event
                             stream, whose endpoint event names /messages?sessionId=...; POST /sse gets 405
-  --sse-endpoint URL        with --legacy-sse: announce URL as the endpoint instead (e.g. another origin)`;
+  --sse-endpoint URL        with --legacy-sse: announce URL as the endpoint instead (e.g. another origin)
+  --task-tools              also list task_echo (taskSupport "required") and task_error (a JSON-RPC error,
+                            taskSupport "optional"); 2025-11-25 sessions only`;
 
 export class UsageError extends Error {}
 
@@ -145,7 +150,11 @@ function withExtraTools(
   common: CommonFlags,
 ): { definition: ServerDefinition; beforeListChanged: () => void } {
   const copy = (name: string) => ({ ...echoTool, name, title: `Echo (${name})` });
-  const early = [...definition.tools, ...common.extraTools.map(copy)];
+  const early = [
+    ...definition.tools,
+    ...(common.taskTools ? TASK_TOOLS : []),
+    ...common.extraTools.map(copy),
+  ];
   const late = [...early, ...common.lateTools.map(copy)];
   let changed = false;
   const extended: ServerDefinition = { ...definition };
@@ -208,6 +217,7 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       closeStreamsEarly: integerFlag('close-streams-early', flags['close-streams-early']),
       legacySse: flags['legacy-sse'] === true,
       resourceUpdatesAfterMs: integerFlag('resource-updates', flags['resource-updates']),
+      taskTools: flags['task-tools'] === true,
     };
     if (common.authToken !== undefined && (common.authToken === '' || !common.http)) {
       throw new UsageError('--auth-token needs a token and --http');

@@ -41,6 +41,7 @@ import {
   wait,
 } from './protocol.js';
 import { checkArguments } from './schema-check.js';
+import { type Task, type TaskDefects, TaskStore } from './tasks.js';
 import type { InputRequiredResult, ModernRequestContext, ToolDefinition, ToolResult } from './tools.js';
 
 export type OutgoingKind = 'response' | 'notification' | 'request';
@@ -72,6 +73,8 @@ export interface SessionHooks {
   onIncoming?(value: unknown, sink: Sink): boolean;
   /** Runs when a line or body is not JSON, before the -32700 error is written. */
   onUnparsable?(text: string): void;
+  /** Task behaviour the spec-breaker breaks (2025-11-25 tasks, test-servers/lib/defects/tasks.ts). */
+  tasks?: TaskDefects;
 }
 
 /** Modern-era duties the spec-breaker server can break (one at a time); nothing is broken by default. */
@@ -143,11 +146,21 @@ export class Session {
   /** Revision of each resource changed by `resourceUpdatesAfterMs` (absent: the original text). */
   private readonly revisions = new Map<string, number>();
   private readonly updateTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** Tasks of 2025-11-25 sessions; their late messages go to the session's own channel. */
+  private readonly tasks: TaskStore;
 
   constructor(
     private readonly definition: ServerDefinition,
     private readonly defaultSink: Sink,
-  ) {}
+  ) {
+    this.tasks = new TaskStore((method, params) => {
+      const message = { jsonrpc: '2.0', method, params };
+      const encode =
+        method === 'notifications/progress' ? this.definition.hooks?.encodeNotification : undefined;
+      for (const line of encode ? encode(message) : [JSON.stringify(message)])
+        this.defaultSink.write(line, 'notification');
+    }, definition.hooks?.tasks);
+  }
 
   /** The version agreed in initialize, once it has been answered. */
   get version(): ProtocolVersion | undefined {
@@ -201,6 +214,7 @@ export class Session {
     this.closed = true;
     for (const controller of this.running.values()) controller.abort(new Error('session closed'));
     this.running.clear();
+    this.tasks.close();
   }
 
   private async receiveBatch(values: unknown[], sink: Sink): Promise<void> {
@@ -332,11 +346,25 @@ export class Session {
           this.toolsFor(version).map((tool) => describeTool(tool, version)),
           params.cursor,
         );
-      case 'tools/call':
+      case 'tools/call': {
         this.logLegacy(sink, 'info', `tools/call ${String(params.name)}`);
         if (params.name === 'fail') this.logLegacy(sink, 'warning', 'the fail tool fails, as asked');
+        const asTask = this.taskAugmentation(params, version);
+        if (asTask) return asTask;
         // Only modern requests can get an InputRequiredResult (modern-only tools are not listed here).
         return (await this.callTool(params, version, sink, signal)) as ToolResult;
+      }
+      case 'tasks/get':
+      case 'tasks/result':
+      case 'tasks/cancel': {
+        if (!hasTasks(version)) break;
+        const answer = await this.tasks.handle(request.method, params);
+        if (answer) return answer as Record<string, never>;
+        break;
+      }
+      case 'tasks/list':
+        if (!hasTasks(version)) break;
+        return this.page('tasks', this.tasks.list(), params.cursor);
       case 'logging/setLevel':
         if (!this.definition.logging) break;
         if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
@@ -672,6 +700,8 @@ export class Session {
     this.phase = 'initialized';
     const { definition } = this;
     const capabilities = this.capabilities(false);
+    // Tasks exist from 2025-11-25 (2026-07-28 moved them into an extension).
+    if (hasTasks(version)) capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     const serverInfo: InitializeResult['serverInfo'] = { name: definition.name, version: definition.version };
     if (featuresOf(version).titles) serverInfo.title = definition.title;
     return { protocolVersion: version, capabilities, serverInfo };
@@ -722,6 +752,38 @@ export class Session {
     return tool.run(args as Record<string, unknown>, { version, signal, progress, modern });
   }
 
+  /**
+   * Tool-level task negotiation (2025-11-25): a task-augmented call of a tool that supports tasks becomes
+   * a task (its CreateTaskResult is returned); one of a tool that does not is -32601, and so is a plain
+   * call of a tool that requires a task. Undefined: an ordinary call. Before 2025-11-25 `task` is ignored.
+   */
+  private taskAugmentation(
+    params: Record<string, unknown>,
+    version: ProtocolVersion,
+  ): { task: Task } | undefined {
+    if (!hasTasks(version)) return undefined;
+    const tool = this.toolsFor(version).find((candidate) => candidate.name === params.name);
+    if (!tool) return undefined; // an unknown tool gets its ordinary -32602
+    const support = tool.taskSupport ?? 'forbidden';
+    if (!isObject(params.task)) {
+      if (support === 'required')
+        throw new RpcError(ErrorCode.MethodNotFound, `Tool ${tool.name} must be called as a task`);
+      return undefined;
+    }
+    if (support === 'forbidden')
+      throw new RpcError(ErrorCode.MethodNotFound, `Tool ${tool.name} does not support tasks`);
+    const meta = isObject(params._meta) ? params._meta : undefined;
+    const token = meta && isRequestId(meta.progressToken) ? meta.progressToken : undefined;
+    const { task: _task, ...call } = params;
+    return this.tasks.create({
+      toolName: tool.name,
+      ttl: params.task.ttl,
+      ...(token === undefined ? {} : { progressToken: token }),
+      // The work outlives the request: progress goes to the session's channel, cancellation is tasks/cancel.
+      run: async (signal) => ({ ...(await this.callTool(call, version, this.defaultSink, signal)) }),
+    });
+  }
+
   /** One page of a list result. The cursor is opaque to clients: base64url of the list name and offset. */
   private page(listName: string, items: unknown[], cursor: unknown): Record<string, unknown> {
     const size = this.definition.pageSize ?? Number.POSITIVE_INFINITY;
@@ -762,6 +824,7 @@ function describeTool(tool: ToolDefinition, version: ProtocolVersion): Tool {
   if (featuresOf(version).titles) described.title = tool.title;
   described.description = tool.description;
   if (tool.outputSchema && featuresOf(version).structuredContent) described.outputSchema = tool.outputSchema;
+  if (tool.taskSupport && hasTasks(version)) described.execution = { taskSupport: tool.taskSupport };
   return described;
 }
 
@@ -775,6 +838,11 @@ function describePrompt(entry: (typeof PROMPTS)[number], version: ProtocolVersio
   const described: Prompt = { name: entry.name };
   if (featuresOf(version).titles) described.title = entry.title;
   return { ...described, description: entry.description, arguments: entry.arguments };
+}
+
+/** Tasks exist in 2025-11-25 only (legacy era). */
+function hasTasks(version: ProtocolVersion): boolean {
+  return isAtLeast(version, '2025-11-25');
 }
 
 export function encodeError(id: RequestId | null, error: RpcError): string {

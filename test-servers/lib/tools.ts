@@ -11,6 +11,7 @@ import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import { digestOf, MODERN_VERSION, ModernErrorCode, signRequestState, verifyRequestState } from './modern.js';
 import { isObject, RpcError, wait } from './protocol.js';
 import type { ObjectSchema } from './schema-check.js';
+import type { TaskSupport } from './tasks.js';
 
 type ImageContent = Extract<ContentBlock, { type: 'image' }>;
 
@@ -57,6 +58,8 @@ export interface ToolDefinition {
   minVersion?: ProtocolVersion;
   /** Listed and callable only on modern (2026-07-28) requests. */
   modernOnly?: boolean;
+  /** 2025-11-25 `execution.taskSupport`; absent means `forbidden` (no task-augmented calls). */
+  taskSupport?: TaskSupport;
   run(
     args: Record<string, unknown>,
     context: ToolContext,
@@ -70,6 +73,7 @@ const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: v
 
 export const echoTool: ToolDefinition = {
   name: 'echo',
+  taskSupport: 'optional',
   title: 'Echo',
   description: 'Returns the given message unchanged.',
   inputSchema: {
@@ -96,6 +100,7 @@ export const addTool: ToolDefinition = {
 
 export const slowEchoTool: ToolDefinition = {
   name: 'slow_echo',
+  taskSupport: 'optional',
   title: 'Slow echo',
   description: 'Waits delay_ms milliseconds, then returns the message. Cancellation stops the wait.',
   inputSchema: {
@@ -128,6 +133,7 @@ export const largeTool: ToolDefinition = {
 
 export const failTool: ToolDefinition = {
   name: 'fail',
+  taskSupport: 'optional',
   title: 'Fail',
   description: 'Always fails: returns a tool result with isError true.',
   inputSchema: {
@@ -143,6 +149,7 @@ export const failTool: ToolDefinition = {
 
 export const progressTool: ToolDefinition = {
   name: 'progress',
+  taskSupport: 'optional',
   title: 'Progress',
   description:
     'Counts from 1 to `steps`, waiting interval_ms before each step and sending notifications/progress ' +
@@ -283,6 +290,43 @@ export const regionalEchoTool: ToolDefinition = {
   },
   run: (args) => text(`${args.region as string}: ${args.message as string}`),
 };
+
+/** `--task-tools`: echo that must be called as a task (2025-11-25 tool-level negotiation). */
+export const taskEchoTool: ToolDefinition = {
+  name: 'task_echo',
+  title: 'Task echo',
+  description: 'Returns the message after delay_ms (default 0); must be called as a task.',
+  minVersion: '2025-11-25',
+  taskSupport: 'required',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      delay_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
+    },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  run: async (args, { signal }) => {
+    await wait((args.delay_ms as number | undefined) ?? 0, signal);
+    return text(args.message as string);
+  },
+};
+
+/** `--task-tools`: a tool whose call ends in a JSON-RPC error (-32603), as a task or not. */
+export const taskErrorTool: ToolDefinition = {
+  name: 'task_error',
+  title: 'Task error',
+  description: 'Always answers with a JSON-RPC error (-32603 "backend unavailable"); may run as a task.',
+  minVersion: '2025-11-25',
+  taskSupport: 'optional',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  run: () => {
+    throw new RpcError(-32603, 'backend unavailable');
+  },
+};
+
+export const TASK_TOOLS: readonly ToolDefinition[] = [taskEchoTool, taskErrorTool];
 
 export const STANDARD_TOOLS: readonly ToolDefinition[] = [
   echoTool,
