@@ -341,7 +341,8 @@ export const toolsChecks: Check[] = [
     title: 'calling an unknown tool is answered, and the server stays up',
     requirement:
       'When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.',
-    source: 'JSON-RPC 2.0 §5',
+    source:
+      'JSON-RPC 2.0 §5; MCP 2025-11-25 basic/index (Result Responses); MCP 2026-07-28 basic/index (Result Responses)',
     async run(ctx) {
       ctx.requireCapability('tools');
       const session = ctx.session();
