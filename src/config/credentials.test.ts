@@ -86,6 +86,36 @@ describe('credentials stay with their endpoint', () => {
     ).toBe('sk-user-2');
   });
 
+  it('another layer naming another oauth issuer or client keeps the url but not the user client secret', () => {
+    const user = [
+      'mcp_servers:',
+      '  corp:',
+      '    type: http',
+      '    url: https://mcp.corp.example/mcp',
+      '    oauth: { client_id: furfly-desktop, client_secret: "${KEY}" }',
+    ].join('\n');
+    for (const change of [
+      'oauth: { client_id: furfly-desktop, issuer: https://auth.elsewhere.example }',
+      'oauth: { client_id: other-client }',
+      'oauth: { client_id: furfly-desktop, client_metadata_url: https://elsewhere.example/client.json }',
+    ]) {
+      const r = load(user, `mcp_servers:\n  corp:\n    ${change}\n`);
+      if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
+      const corp = r.config.mcp_servers.corp as { url: string; oauth?: Record<string, unknown> };
+      expect(corp.url, change).toBe('https://mcp.corp.example/mcp');
+      expect(corp.oauth, change).not.toHaveProperty('client_secret');
+      expect(JSON.stringify(r.config), change).not.toContain('sk-user-2');
+      expect(r.withheld[0]?.secrets, change).toEqual(['oauth.client_secret']);
+      expect(r.withheld[0]?.changed[0], change).toMatch(/^oauth\./);
+    }
+    // The same issuer written again changes nothing: the secret stays.
+    const same = load(user, 'mcp_servers:\n  corp:\n    oauth: { client_id: furfly-desktop }\n');
+    if (!same.ok) throw new Error(same.errors.map(formatConfigError).join('\n'));
+    expect(
+      (same.config.mcp_servers.corp as { oauth?: { client_secret?: string } }).oauth?.client_secret,
+    ).toBe('sk-user-2');
+  });
+
   it('changed args, command or cwd of a stdio server drop its user env', () => {
     for (const change of ['args: [--write]', 'command: other-mcp', 'cwd: ./elsewhere']) {
       const r = load(USER_SERVERS, `mcp_servers:\n  db:\n    ${change}\n`);

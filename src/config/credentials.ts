@@ -27,6 +27,8 @@ import {
 
 const SERVER_ENDPOINT = ['type', 'command', 'args', 'cwd', 'url'] as const;
 const SERVER_SECRETS = ['env', 'headers', 'oauth'] as const;
+/** What an `oauth` client secret is bound to (see withoutUserClientSecret). */
+const OAUTH_ENDPOINT = ['issuer', 'client_id', 'client_metadata_url'] as const;
 const PROVIDER_ENDPOINT = ['protocol', 'base_url'] as const;
 
 export interface WithheldCredentials {
@@ -61,7 +63,7 @@ export function keepCredentialsWithEndpoint(user: MapNode, other: MapNode, merge
           const theirs = otherServers && childMap(otherServers, server.key);
           if (mine === undefined || theirs === undefined || server.value.kind !== 'map') return server;
           const changed = changedFields(mine, theirs, SERVER_ENDPOINT);
-          if (changed.length === 0) return server;
+          if (changed.length === 0) return withoutUserClientSecret(server, mine, theirs, withheld);
           const result = withoutUserSecrets(server.value, mine, theirs);
           if (result.secrets.length === 0) return server;
           withheld.push({
@@ -102,6 +104,42 @@ export function keepCredentialsWithEndpoint(user: MapNode, other: MapNode, merge
     return top;
   });
   return { root, withheld, errors };
+}
+
+/**
+ * The user's `oauth.client_secret` is sent to the authorization server its `oauth.issuer` names, as the
+ * client its `oauth.client_id` names: those are the secret's endpoint. When another layer changes either
+ * (or the client metadata document) and gives no secret of its own, the user's secret is held back; the
+ * rest of the server entry stands.
+ */
+function withoutUserClientSecret(
+  server: MapEntry,
+  mine: MapNode,
+  theirs: MapNode,
+  withheld: WithheldCredentials[],
+): MapEntry {
+  const myOauth = childMap(mine, 'oauth');
+  const theirOauth = childMap(theirs, 'oauth');
+  if (myOauth === undefined || theirOauth === undefined || server.value.kind !== 'map') return server;
+  if (entry(myOauth, 'client_secret') === undefined || entry(theirOauth, 'client_secret') !== undefined)
+    return server;
+  const changed = changedFields(myOauth, theirOauth, OAUTH_ENDPOINT);
+  if (changed.length === 0) return server;
+  withheld.push({
+    entry: ['mcp_servers', server.key],
+    secrets: ['oauth.client_secret'],
+    changed: changed.map((field) => `oauth.${field}`),
+    changedAt: primaryOrigin(entry(theirOauth, changed[0]!)!.value),
+  });
+  const value = mapEntries(server.value, (field) =>
+    field.key === 'oauth' && field.value.kind === 'map'
+      ? {
+          ...field,
+          value: { ...field.value, entries: field.value.entries.filter((e) => e.key !== 'client_secret') },
+        }
+      : field,
+  );
+  return { ...server, value };
 }
 
 /** The endpoint fields `theirs` writes with a value different from `mine`'s (or that `mine` leaves out). */

@@ -299,7 +299,9 @@ export async function runMcpCommand(
       probeTimeoutMs: target.probeTimeoutMs,
     });
     // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
-    client.onerror = (error) => io.stderr(`furfly mcp: warning: ${redactor.text(error.message)}\n`);
+    // The message may quote the server (a tool's name): it reaches the terminal sanitized.
+    client.onerror = (error) =>
+      io.stderr(`furfly mcp: warning: ${terminalText(redactor.text(error.message))}\n`);
     await client.connect({ timeoutMs });
 
     if (feature) {

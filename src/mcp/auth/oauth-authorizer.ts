@@ -226,9 +226,9 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       if (secret === undefined || configured.token_endpoint_auth_method === 'none') {
         return { client: { client_id: configured.client_id }, clientAuth: oauth.None() };
       }
-      if (!this.secretMayGoTo(as.issuer)) {
+      if (!this.secretMayGoTo(as, 'token_endpoint')) {
         throw new AuthorizationError(
-          `oauth.client_secret is set but oauth.issuer is not, and the server names the authorization server ${safeUrl(as.issuer)}, which is not on the server's own origin; furfly sends a client secret only to an authorization server you name: if you trust it, write \`issuer: ${as.issuer}\` under oauth in the config`,
+          `oauth.client_secret is set but oauth.issuer is not, and the server names the authorization server ${safeUrl(as.issuer)}, which (or whose token endpoint) is not on the server's own origin; furfly sends a client secret only to an authorization server you name: if you trust it, write \`issuer: ${as.issuer}\` under oauth in the config`,
         );
       }
       this.options.onSecret?.(secret);
@@ -320,7 +320,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     } catch {
       return undefined;
     }
-    const { client, clientAuth } = this.clientForRefresh(tokens, as);
+    const { client, clientAuth } = this.clientForRefresh(tokens, as, 'token_endpoint');
     let response: oauth.TokenEndpointResponse;
     try {
       const request = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, {
@@ -345,14 +345,21 @@ export class OAuthAuthorizer implements HttpAuthorizer {
   }
 
   /**
-   * Whether the configured client secret may be sent to `issuer`: the issuer the user wrote, or without
-   * one, an issuer on the MCP server's own origin (the user named that origin by adding the server).
+   * Whether the configured client secret may be posted to `as`'s `endpoint`: at the issuer the user wrote
+   * (its own metadata names its endpoints), or without one, when the issuer and that endpoint are both on
+   * the MCP server's own origin (the user named that origin by adding the server). Without a pin the
+   * metadata comes from whoever runs that origin, and it must not route the secret elsewhere.
    */
-  private secretMayGoTo(issuer: string): boolean {
+  private secretMayGoTo(
+    as: oauth.AuthorizationServer,
+    endpoint: 'token_endpoint' | 'revocation_endpoint',
+  ): boolean {
     const pinned = this.options.oauth?.issuer;
-    if (pinned !== undefined) return pinned === issuer;
+    if (pinned !== undefined) return pinned === as.issuer;
     try {
-      return new URL(issuer).origin === new URL(this.options.serverUrl).origin;
+      const own = new URL(this.options.serverUrl).origin;
+      const target = as[endpoint];
+      return new URL(as.issuer).origin === own && (target === undefined || new URL(target).origin === own);
     } catch {
       return false;
     }
@@ -378,7 +385,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       outcomes.push(
         ...(await revokeTokens(tokens, {
           as,
-          ...this.clientForRefresh(tokens, as),
+          ...this.clientForRefresh(tokens, as, 'revocation_endpoint'),
           ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
         })),
       );
@@ -390,13 +397,15 @@ export class OAuthAuthorizer implements HttpAuthorizer {
   private clientForRefresh(
     tokens: StoredTokens,
     as: oauth.AuthorizationServer,
+    endpoint: 'token_endpoint' | 'revocation_endpoint',
   ): { client: oauth.Client; clientAuth: oauth.ClientAuth } {
     const configured = this.options.oauth;
     if (
       configured?.client_id === tokens.client_id &&
       configured.client_secret !== undefined &&
       configured.token_endpoint_auth_method !== 'none' &&
-      this.secretMayGoTo(tokens.issuer)
+      as.issuer === tokens.issuer &&
+      this.secretMayGoTo(as, endpoint)
     ) {
       const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {

@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -256,7 +257,30 @@ export class FileLock {
 
   release(): void {
     // Only our own lock: a lock of ours taken over as stale belongs to someone else now.
-    if (readLock(this.file)?.tag === this.tag) rmSync(this.file, { force: true });
+    removeIfTagged(this.file, this.tag);
+  }
+}
+
+/**
+ * Removes the lock `file` only if it carries `tag`. Reading the tag and then removing the file would leave a
+ * window in which another process replaces the lock and loses it to us; so the file is first moved aside
+ * (a rename is atomic: of several processes only one moves a given lock), judged there, and put back
+ * (with a link, which never replaces a lock taken meanwhile) when it turns out to be someone else's.
+ */
+function removeIfTagged(file: string, tag: string): void {
+  const aside = `${file}.${randomBytes(6).toString('hex')}.aside`;
+  try {
+    renameSync(file, aside);
+  } catch {
+    return; // gone already: another process released or took it over
+  }
+  try {
+    if (readFileSync(aside, 'utf8') !== tag) linkSync(aside, file);
+  } catch {
+    // Someone locked again meanwhile (EEXIST): theirs stands, and the moved lock's holder finds at release
+    // that its lock is no longer there, which is what a lock taken over as stale looks like.
+  } finally {
+    rmSync(aside, { force: true });
   }
 }
 
@@ -280,7 +304,7 @@ function tryLock(file: string, tag: string, staleMs: number, deadline: number): 
   const held = readLock(file);
   if (held !== undefined && isStale(held, staleMs)) {
     // Still the same lock (not one taken over meanwhile): remove it and try again at once.
-    if (readLock(file)?.tag === held.tag) rmSync(file, { force: true });
+    removeIfTagged(file, held.tag);
     return 'again';
   }
   if (Date.now() > deadline) {
