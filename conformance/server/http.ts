@@ -21,8 +21,9 @@ import {
   warn,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { HttpChannel, modernRequestHeaders, type PostRecord } from './probe/channel.js';
+import { HttpChannel, type PostRecord } from './probe/channel.js';
 import { type HttpExchange, HttpTimeout, httpRequest } from './probe/http.js';
+import { postModern } from './probe/modern-post.js';
 import { isObject, isResponse } from './session.js';
 
 const TRANSPORTS = 'MCP 2025-11-25 basic/transports (Streamable HTTP)';
@@ -85,32 +86,27 @@ export function cancelledRequests(ctx: CheckContext): Set<unknown> {
 const isNotification = (body: unknown): boolean =>
   isObject(body) && body.jsonrpc === '2.0' && typeof body.method === 'string' && !('id' in body);
 
-/** A POST of a ping on the shared session, with headers changed: `null` removes a header. */
 /** Modern era: server/discover as 2026-07-28 sends it, from a foreign Origin. */
 async function modernOriginProbe(ctx: CheckContext): Promise<{ exchange: HttpExchange; url: string }> {
   const channel = ctx.modern().session.channel;
   if (!(channel instanceof HttpChannel)) throw new NotApplicable('not an HTTP target');
-  const text = JSON.stringify({
+  const body = {
     jsonrpc: '2.0',
     id: 'furfly-http-origin-probe',
     method: 'server/discover',
     params: { _meta: ctx.modern().meta() },
-  });
-  const exchange = await httpRequest(channel.target, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...modernRequestHeaders(text),
-      origin: FOREIGN_ORIGIN,
-    },
-    body: text,
+  };
+  const exchange = await postModern(channel.target, body, {
     timeoutMs: ctx.timeoutMs,
     stopWhen: (message) => isResponse(message),
+    changeHeaders: (headers) => {
+      headers.origin = FOREIGN_ORIGIN;
+    },
   });
   return { exchange, url: channel.target.url };
 }
 
+/** A POST of a ping on the shared session, with headers changed: `null` removes a header. */
 function pingWith(ctx: CheckContext, channel: HttpChannel, changes: Record<string, string | null>) {
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -7,45 +7,14 @@
  * and warned check ids must match the fixture exactly. The legacy-era twins are the fixtures of
  * misbehaving.test.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readFixtures, verdictsOfFixture } from './fixtures.test-helpers.js';
 import { killLeftoverProbes } from './probe/stdio.js';
 import type { Report } from './report/model.js';
-import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
+import { idsWith } from './suite.test-helpers.js';
 
-interface Expectation {
-  server: string;
-  args: string[];
-  transport?: 'stdio' | 'http';
-  callTools?: boolean;
-  fail: string[];
-  warn?: string[];
-}
-
-const dir = fileURLToPath(new URL('../../fixtures/conformance/ported/', import.meta.url));
-const cases = readdirSync(dir)
-  .filter((file) => file.endsWith('.expected.json'))
-  .sort()
-  .map((file) => ({ file, expectation: JSON.parse(readFileSync(`${dir}${file}`, 'utf8')) as Expectation }));
-
-/** As in misbehaving.test.ts: a short step first, one retry at three times the step on a loaded machine. */
-const STEP_MS = 4000;
-const RETRY_STEP_MS = 3 * STEP_MS;
-const PARALLEL = 3;
-let running = 0;
-const waiting: (() => void)[] = [];
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  while (running >= PARALLEL) await new Promise<void>((wake) => waiting.push(wake));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const cases = readFixtures(fileURLToPath(new URL('../../fixtures/conformance/ported/', import.meta.url)));
 
 afterAll(() => {
   killLeftoverProbes();
@@ -69,22 +38,12 @@ describe('ported feature checks against modern spec-breaker defects', () => {
 
   for (const { file, expectation } of cases) {
     it.concurrent(`${file}: fails exactly the recorded checks`, { timeout: 120_000 }, async ({ expect }) => {
-      const run = expectation.transport === 'http' ? runAgainstHttp : runAgainst;
-      const extra = { callTools: expectation.callTools ?? false };
-      const once = async (timeoutMs: number) =>
-        verdicts(await limited(() => run(expectation.server, expectation.args, { ...extra, timeoutMs })));
       const recorded = {
         fail: [...expectation.fail].sort(),
         warn: [...(expectation.warn ?? [])].sort(),
         eras: ['modern'],
       };
-      let seen = await once(STEP_MS);
-      if (!isDeepStrictEqual(seen, recorded)) {
-        console.warn(
-          `${file}: ${JSON.stringify(seen)} at a ${STEP_MS} ms step; running again at ${RETRY_STEP_MS} ms`,
-        );
-        seen = await once(RETRY_STEP_MS);
-      }
+      const seen = await verdictsOfFixture({ file, expectation }, verdicts, recorded);
       expect(seen).toEqual(recorded);
     });
   }

@@ -22,8 +22,8 @@ import {
   skip,
 } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { HttpChannel, modernRequestHeaders } from '../probe/channel.js';
-import { httpRequest } from '../probe/http.js';
+import { HttpChannel } from '../probe/channel.js';
+import { postModern } from '../probe/modern-post.js';
 import { isObject, type JsonObject } from '../session.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
@@ -55,15 +55,7 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
     const params = { notifications: FILTER, _meta: modern.meta({}, 'debug') };
     const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params };
     if (channel instanceof HttpChannel) {
-      const text = JSON.stringify(body);
-      const exchange = await httpRequest(channel.target, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...modernRequestHeaders(text),
-        },
-        body: text,
+      const exchange = await postModern(channel.target, body, {
         timeoutMs: Math.min(ctx.timeoutMs, HTTP_READ_MS),
       });
       const messages = exchange.messages.filter(isObject);

@@ -9,32 +9,16 @@ import { request as httpsRequestRaw } from 'node:https';
 import { checkToolHeaders } from '../../../src/mcp/era/tool-headers.js';
 import { META_KEYS } from '../../../src/protocol/versions.js';
 import { errorText } from '../../../src/util/error-text.js';
-import {
-  brief,
-  type Check,
-  CouldNotTell,
-  fail,
-  MODERN_ONLY,
-  MODERN_VERSIONS,
-  NotApplicable,
-  pass,
-  skip,
-} from '../check.js';
+import { brief, type Check, CouldNotTell, fail, MODERN_ONLY, MODERN_VERSIONS, pass, skip } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { HttpChannel, modernRequestHeaders } from '../probe/channel.js';
-import { httpRequest } from '../probe/http.js';
+import { modernRequestHeaders } from '../probe/channel.js';
 import { isObject, type JsonObject } from '../session.js';
 import { validArguments } from '../tools.js';
+import { errorCodeOf, modernHttpChannel, postRequest } from './http-post.js';
 import { modernTools } from './scenarios.js';
 
 const PAGE = 'MCP 2026-07-28 basic/transports/streamable-http';
 const base = { section: 'http', versions: MODERN_VERSIONS, transports: ['http'], eras: MODERN_ONLY } as const;
-
-function channelOf(ctx: CheckContext): HttpChannel {
-  const channel = ctx.modern().session.channel;
-  if (!(channel instanceof HttpChannel)) throw new NotApplicable('applies to http only');
-  return channel;
-}
 
 let nextId = 1;
 
@@ -44,24 +28,12 @@ async function discoverPost(
   meta: JsonObject,
   change: (headers: Record<string, string>) => void,
 ): Promise<{ status: number; response: JsonObject | undefined; body: string }> {
-  const channel = channelOf(ctx);
-  const id = `furfly-http-headers-${nextId++}`;
-  const text = JSON.stringify({ jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: meta } });
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    ...modernRequestHeaders(text),
-  };
-  change(headers);
-  const exchange = await httpRequest(channel.target, {
-    method: 'POST',
-    headers,
-    body: text,
-    timeoutMs: ctx.timeoutMs,
-    stopWhen: (message) => isObject(message) && message.id === id,
-  });
-  const response = exchange.messages.find(
-    (m): m is JsonObject => isObject(m) && m.id === id && !('method' in m),
+  const { exchange, response } = await postRequest(
+    ctx,
+    'furfly-http-headers-',
+    'server/discover',
+    { _meta: meta },
+    change,
   );
   return { status: exchange.status, response, body: exchange.body };
 }
@@ -119,9 +91,6 @@ export function oddCase(name: string): string {
   return [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 }
 
-const codeOf = (response: JsonObject | undefined): unknown =>
-  isObject(response?.error) ? response.error.code : undefined;
-
 export const modernHttpHeaderChecks: readonly Check[] = [
   {
     ...base,
@@ -140,7 +109,7 @@ export const modernHttpHeaderChecks: readonly Check[] = [
       const { status, response, body } = await discoverPost(ctx, session.meta(), (headers) => {
         delete headers['mcp-protocol-version'];
       });
-      if (status !== 400 || codeOf(response) !== -32020)
+      if (status !== 400 || errorCodeOf(response) !== -32020)
         return fail(
           'a POST without MCP-Protocol-Version was not rejected per Server Validation',
           'HTTP 400 with error -32020',
@@ -158,7 +127,7 @@ export const modernHttpHeaderChecks: readonly Check[] = [
       'Header names (called "field names" in RFC 9110) are case-insensitive. Clients and servers MUST use case-insensitive comparisons for header names.',
     source: `${PAGE} (Case Sensitivity)`,
     async run(ctx) {
-      const channel = channelOf(ctx);
+      const channel = modernHttpChannel(ctx);
       const id = `furfly-http-case-${nextId++}`;
       const text = JSON.stringify({
         jsonrpc: '2.0',
@@ -209,7 +178,7 @@ export const modernHttpHeaderChecks: readonly Check[] = [
           'HTTP 400 with a JSON-RPC error (-32602)',
           `HTTP ${status}, ${brief(response ?? body, 200)}`,
         );
-      return pass(`HTTP 400, error ${String(codeOf(response))}`);
+      return pass(`HTTP 400, error ${String(errorCodeOf(response))}`);
     },
   },
   {
@@ -233,7 +202,7 @@ export const modernHttpHeaderChecks: readonly Check[] = [
         { name: tool.name, arguments: { ...args, [property]: value } },
         { inputSchema: tool.inputSchema, headers: { [`Mcp-Param-${header}`]: value } },
       );
-      const channel = channelOf(ctx);
+      const channel = modernHttpChannel(ctx);
       const status = channel.posts.find((post) => post.requestId === reply.message.id)?.exchange?.status;
       if (status === undefined || status < 400)
         return fail(

@@ -14,57 +14,27 @@ import {
   skip,
 } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { HttpChannel, modernRequestHeaders } from '../probe/channel.js';
 import { type HttpExchange, httpRequest } from '../probe/http.js';
 import { isObject, type JsonObject } from '../session.js';
+import { errorCodeOf, modernHttpChannel, postRequest } from './http-post.js';
 
 const PAGE = 'MCP 2026-07-28 basic/transports/streamable-http';
 const base = { section: 'http', versions: MODERN_VERSIONS, transports: ['http'], eras: MODERN_ONLY } as const;
 const NO_SUCH_TOOL = 'furfly-conformance-no-such-tool';
 
-function channelOf(ctx: CheckContext): HttpChannel {
-  const channel = ctx.modern().session.channel;
-  if (!(channel instanceof HttpChannel)) throw new NotApplicable('applies to http only');
-  return channel;
-}
-
-let nextId = 1;
-
 /** One modern POST with the mirrored headers, changed by `override` (a null value removes a header). */
-async function post(
+function post(
   ctx: CheckContext,
   method: string,
   params: JsonObject,
   override: Record<string, string | null> = {},
 ): Promise<{ exchange: HttpExchange; response: JsonObject | undefined }> {
-  const channel = channelOf(ctx);
-  const id = `furfly-http-${nextId++}`;
-  const text = JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method,
-    params: { ...params, _meta: ctx.modern().meta() },
+  return postRequest(ctx, 'furfly-http-', method, { ...params, _meta: ctx.modern().meta() }, (headers) => {
+    for (const [name, value] of Object.entries(override)) {
+      if (value === null) delete headers[name];
+      else headers[name] = value;
+    }
   });
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    ...modernRequestHeaders(text),
-  };
-  for (const [name, value] of Object.entries(override)) {
-    if (value === null) delete headers[name];
-    else headers[name] = value;
-  }
-  const exchange = await httpRequest(channel.target, {
-    method: 'POST',
-    headers,
-    body: text,
-    timeoutMs: ctx.timeoutMs,
-    stopWhen: (message) => isObject(message) && message.id === id,
-  });
-  const response = exchange.messages.find(
-    (m): m is JsonObject => isObject(m) && m.id === id && !('method' in m),
-  );
-  return { exchange, response };
 }
 
 /** A named request the server declares: tools/call of a tool that does not exist, or the like. */
@@ -80,9 +50,6 @@ function namedRequest(ctx: CheckContext): { method: string; params: JsonObject; 
   }
   throw new NotApplicable('the server declares no tools, prompts or resources (no request carries Mcp-Name)');
 }
-
-const codeOf = (response: JsonObject | undefined): unknown =>
-  isObject(response?.error) ? response.error.code : undefined;
 
 export const modernHttpChecks: readonly Check[] = [
   {
@@ -103,7 +70,7 @@ export const modernHttpChecks: readonly Check[] = [
       const problems: string[] = [];
       for (const [header, method, params, override] of cases) {
         const { exchange, response } = await post(ctx, method, params, override);
-        if (exchange.status !== 400 || codeOf(response) !== -32020)
+        if (exchange.status !== 400 || errorCodeOf(response) !== -32020)
           problems.push(
             `${header} contradicting ${method}: HTTP ${exchange.status}, ${brief(response ?? exchange.body, 160)}`,
           );
@@ -129,7 +96,7 @@ export const modernHttpChecks: readonly Check[] = [
       const named = namedRequest(ctx);
       const encoded = `=?base64?${Buffer.from(named.name, 'utf8').toString('base64')}?=`;
       const { exchange, response } = await post(ctx, named.method, named.params, { 'mcp-name': encoded });
-      if (codeOf(response) === -32020 || (exchange.status === 400 && response === undefined)) {
+      if (errorCodeOf(response) === -32020 || (exchange.status === 400 && response === undefined)) {
         return fail(
           'an Mcp-Name in the Base64 sentinel form was taken for a mismatch',
           `the request served as if Mcp-Name were ${named.name}`,
@@ -149,7 +116,7 @@ export const modernHttpChecks: readonly Check[] = [
     source: `${PAGE} (Request Metadata: Protocol Version Header)`,
     async run(ctx) {
       const { exchange, response } = await post(ctx, 'furfly/no-such-method', {});
-      if (exchange.status !== 404 || codeOf(response) !== -32601) {
+      if (exchange.status !== 404 || errorCodeOf(response) !== -32601) {
         return fail(
           'an unknown method was not answered 404 with -32601',
           'HTTP 404 with error -32601',
@@ -170,7 +137,7 @@ export const modernHttpChecks: readonly Check[] = [
     async run(ctx) {
       if (ctx.serverEras.includes('legacy'))
         return skip('the server speaks the legacy era too, where GET and DELETE have a meaning');
-      const channel = channelOf(ctx);
+      const channel = modernHttpChannel(ctx);
       const problems: string[] = [];
       for (const method of ['GET', 'DELETE'] as const) {
         const exchange = await httpRequest(channel.target, {

@@ -15,8 +15,8 @@ import {
   skip,
 } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { HttpChannel, modernRequestHeaders } from '../probe/channel.js';
-import { httpRequest } from '../probe/http.js';
+import { HttpChannel } from '../probe/channel.js';
+import { postModern } from '../probe/modern-post.js';
 import { isObject, type JsonObject } from '../session.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
@@ -43,15 +43,7 @@ async function listen(
   const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params };
   const channel = session.session.channel;
   if (channel instanceof HttpChannel) {
-    const text = JSON.stringify(body);
-    const exchange = await httpRequest(channel.target, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...modernRequestHeaders(text),
-      },
-      body: text,
+    const exchange = await postModern(channel.target, body, {
       timeoutMs: ctx.timeoutMs,
       stopWhen: (message) => isObject(message) && message.method === ACK,
     });

@@ -7,11 +7,9 @@
  * (disabled ones do not count), 1 when any failed or timed out, or the config cannot be loaded.
  * cac has no two-word commands, so `mcp.ts` dispatches `mcp list` here.
  */
-import path from 'node:path';
 import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
-import { loadConfig } from '../../config/load.js';
 import { userConfigDir } from '../../config/paths.js';
 import { escapeInvisible } from '../../config/trust.js';
 import { ignoredReason, trustNotices, withheldNote } from '../../config/trust-report.js';
@@ -20,6 +18,7 @@ import { loadMcpServers, type ServerEvent } from '../../mcp/loader.js';
 import { describeMount } from '../../sandbox/mount-plan.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { ToolRegistry } from '../../tools/registry.js';
+import { loadConfigFromOptions } from '../config-from-options.js';
 
 export interface McpListOptions {
   readonly json?: boolean;
@@ -49,13 +48,7 @@ export interface McpListIo {
 
 /** Resolves to the exit code. Never throws; never prints an env or header value. */
 export async function runMcpList(options: McpListOptions, io: McpListIo): Promise<number> {
-  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
-  const loaded = loadConfig({
-    cwd,
-    configFile: typeof options.config === 'string' ? options.config : undefined,
-    env: io.env,
-    ...(options.trustProject === true ? { trustProject: true } : {}),
-  });
+  const { cwd, loaded } = loadConfigFromOptions(options, io);
   if (!loaded.ok) {
     // Config errors quote key paths and file names, which the project's files choose.
     const lines = loaded.errors.map((error) => terminalText(formatConfigError(error)));

@@ -10,11 +10,9 @@
  *
  * Nothing printed here holds a token: the tokens go to the credentials file only (token-store.ts).
  */
-import path from 'node:path';
 import { knownSecrets } from '../../agent/known-secrets.js';
 import { formatConfigError } from '../../config/errors.js';
 import type { Env } from '../../config/expand.js';
-import { loadConfig } from '../../config/load.js';
 import { userConfigDir } from '../../config/paths.js';
 import type { OAuthClientConfig, ResolvedServer } from '../../config/types.js';
 import type { Transport } from '../../jsonrpc/transport.js';
@@ -35,6 +33,7 @@ import {
 import { HttpTransportWithSseFallback } from '../../mcp/transports/http/http-transport-with-sse-fallback.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
 import { terminalLine, terminalText } from '../../terminal/sanitize.js';
+import { loadConfigFromOptions } from '../config-from-options.js';
 
 export interface McpLoginOptions {
   /** cac's `--no-browser`. */
@@ -210,13 +209,7 @@ function resolveLoginTarget(
     io.stderr(usage);
     return 2;
   }
-  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
-  const loaded = loadConfig({
-    cwd,
-    configFile: typeof options.config === 'string' ? options.config : undefined,
-    env: io.env,
-    ...(options.trustProject === true ? { trustProject: true } : {}),
-  });
+  const { cwd, loaded } = loadConfigFromOptions(options, io);
   if (!loaded.ok) {
     io.stderr(`${loaded.errors.map((e) => terminalText(formatConfigError(e))).join('\n')}\n`);
     return 1;
