@@ -154,10 +154,7 @@ export class Session {
     private readonly defaultSink: Sink,
   ) {
     this.tasks = new TaskStore((method, params) => {
-      const message = { jsonrpc: '2.0', method, params };
-      const encode =
-        method === 'notifications/progress' ? this.definition.hooks?.encodeNotification : undefined;
-      for (const line of encode ? encode(message) : [JSON.stringify(message)])
+      for (const line of this.notificationLines({ jsonrpc: '2.0', method, params }))
         this.defaultSink.write(line, 'notification');
     }, definition.hooks?.tasks);
   }
@@ -746,10 +743,17 @@ export class Session {
       if (total !== undefined) progressParams.total = total;
       if (message !== undefined) progressParams.message = message;
       const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: progressParams };
-      const encode = this.definition.hooks?.encodeNotification ?? ((m) => [JSON.stringify(m)]);
-      for (const line of encode(notification)) sink.write(line, 'notification');
+      for (const line of this.notificationLines(notification)) sink.write(line, 'notification');
     };
     return tool.run(args as Record<string, unknown>, { version, signal, progress, modern });
+  }
+
+  /** The lines a notification is written as: progress goes through the `encodeNotification` hook, if any. */
+  private notificationLines(message: { method: string } & Record<string, unknown>): string[] {
+    const encode = this.definition.hooks?.encodeNotification;
+    return encode && message.method === 'notifications/progress'
+      ? encode(message)
+      : [JSON.stringify(message)];
   }
 
   /**

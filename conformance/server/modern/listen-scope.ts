@@ -25,6 +25,7 @@ import type { CheckContext } from '../context.js';
 import { HttpChannel } from '../probe/channel.js';
 import { postModern } from '../probe/modern-post.js';
 import { isObject, type JsonObject } from '../session.js';
+import { listenOverStdio } from './listen-stdio.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
 /** How long the stream is watched after the acknowledgement: a server that pushes extras does so at once. */
@@ -67,26 +68,8 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
     }
     // stdio: one pipe for everything, so the stream is what carries the subscription id (and, for log
     // messages, anything that arrives while the probe watches: the suite sends nothing else meanwhile).
-    const mark = session.log.length;
-    let answer: JsonObject | undefined;
-    session.requestRaw(body, ctx.timeoutMs).then(
-      (reply) => {
-        answer = reply.message;
-      },
-      () => {},
-    );
-    const inbound = () =>
-      session.log
-        .slice(mark)
-        .filter((entry) => entry.direction === 'in')
-        .map((entry) => entry.message)
-        .filter(isObject);
-    const started = performance.now();
-    while (performance.now() - started < ctx.timeoutMs && answer === undefined) {
-      if (inbound().some((m) => m.method === ACK)) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+    const { inbound, answer: answerOf } = await listenOverStdio(session, body, ACK, ctx.timeoutMs);
+    if (answerOf() === undefined) await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
     await session.notify('notifications/cancelled', { requestId: id, reason: 'conformance check done' });
     const tag = (m: JsonObject) =>
       isObject(m.params) && isObject(m.params._meta) ? m.params._meta[META_KEYS.subscriptionId] : undefined;
@@ -96,6 +79,7 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
         !('id' in m) &&
         (tag(m) === id || m.method === ACK || m.method === 'notifications/message'),
     );
+    const answer = answerOf();
     return {
       notifications,
       ...(answer && isObject(answer.error) ? { error: answer.error } : {}),

@@ -18,6 +18,7 @@ import type { CheckContext } from '../context.js';
 import { HttpChannel } from '../probe/channel.js';
 import { postModern } from '../probe/modern-post.js';
 import { isObject, type JsonObject } from '../session.js';
+import { listenOverStdio } from './listen-stdio.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
 
@@ -54,28 +55,10 @@ async function listen(
       ...(answer ? { answer } : {}),
     };
   }
-  const mark = session.session.log.length;
-  const pending = session.session.requestRaw(body, ctx.timeoutMs);
-  let answer: JsonObject | undefined;
-  pending.then(
-    (reply) => {
-      answer = reply.message;
-    },
-    () => {},
-  );
-  const started = performance.now();
-  const inbound = () =>
-    session.session.log
-      .slice(mark)
-      .filter((e) => e.direction === 'in')
-      .map((e) => e.message)
-      .filter(isObject);
-  while (performance.now() - started < ctx.timeoutMs && answer === undefined) {
-    if (inbound().some((m) => m.method === ACK)) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const { inbound, answer: answerOf } = await listenOverStdio(session.session, body, ACK, ctx.timeoutMs);
   await session.notify('notifications/cancelled', { requestId: id, reason: 'conformance check done' });
   const notifications = inbound().filter((m) => typeof m.method === 'string' && !('id' in m));
+  const answer = answerOf();
   return { notifications, ...(answer ? { answer } : {}) };
 }
 
