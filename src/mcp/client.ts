@@ -458,35 +458,14 @@ export class McpClient {
       return true;
     }
     const signal = this.subscription.signal;
-    let listenId: number | undefined;
-    this.raw
-      .request(
-        'subscriptions/listen',
-        {
-          notifications: { resourceSubscriptions: [uri] },
-          _meta: this.metaFor(this.protocolVersion as string),
-        },
-        {
-          timeoutMs: FOREVER_MS,
-          signal,
-          validateResult: false,
-          onid: (id) => {
-            listenId = id;
-            this.subscriptionIds.add(id);
-          },
-        },
-      )
-      .finally(() => {
-        if (listenId !== undefined) this.subscriptionIds.delete(listenId);
-      })
-      .catch((error: unknown) => {
-        if (signal.aborted || this.state === 'closed') return;
-        this.onerror?.(
-          this.redactError(
-            new Error(`server "${this.name}": the subscription to ${uri} ended (${errorText(error)})`),
-          ),
-        );
-      });
+    this.openListen({ resourceSubscriptions: [uri] }, signal).catch((error: unknown) => {
+      if (signal.aborted || this.state === 'closed') return;
+      this.onerror?.(
+        this.redactError(
+          new Error(`server "${this.name}": the subscription to ${uri} ended (${errorText(error)})`),
+        ),
+      );
+    });
     return true;
   }
 
@@ -741,11 +720,33 @@ export class McpClient {
     if (listChanged(this.capabilities.resources)) filter.resourcesListChanged = true;
     if (Object.keys(filter).length === 0) return;
     const signal = this.subscription.signal;
+    this.openListen(filter, signal).then(
+      () => undefined, // the server ended it gracefully
+      (error: unknown) => {
+        if (signal.aborted || this.state === 'closed') return;
+        if (error instanceof RpcRequestFailedError && !reopened) {
+          this.listenForChanges(true);
+          return;
+        }
+        this.onerror?.(
+          this.redactError(
+            new Error(`server "${this.name}": the change subscription ended (${errorText(error)})`),
+          ),
+        );
+      },
+    );
+  }
+
+  /**
+   * One modern-era `subscriptions/listen` with `notifications` as its filter, open until the server ends
+   * it or `signal` aborts; its id is kept in `subscriptionIds` while it is open (close cancels those).
+   */
+  private openListen(notifications: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     let listenId: number | undefined;
-    this.raw
+    return this.raw
       .request(
         'subscriptions/listen',
-        { notifications: filter, _meta: this.metaFor(this.protocolVersion as string) },
+        { notifications, _meta: this.metaFor(this.protocolVersion as string) },
         {
           timeoutMs: FOREVER_MS,
           signal,
@@ -758,22 +759,7 @@ export class McpClient {
       )
       .finally(() => {
         if (listenId !== undefined) this.subscriptionIds.delete(listenId);
-      })
-      .then(
-        () => undefined, // the server ended it gracefully
-        (error: unknown) => {
-          if (signal.aborted || this.state === 'closed') return;
-          if (error instanceof RpcRequestFailedError && !reopened) {
-            this.listenForChanges(true);
-            return;
-          }
-          this.onerror?.(
-            this.redactError(
-              new Error(`server "${this.name}": the change subscription ended (${errorText(error)})`),
-            ),
-          );
-        },
-      );
+      });
   }
 
   // ---------------------------------------------------------------- handshake

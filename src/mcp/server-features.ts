@@ -213,14 +213,3 @@ export async function completeArgument(
   const values = isObject(result.completion) ? result.completion.values : undefined;
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string').slice(0, 100) : [];
 }
-
-/** Legacy era: ask the server for log messages at `level` and above (only when it declares `logging`). */
-export async function setLogLevel(
-  client: FeatureClient & { era?: string },
-  level: LogLevel,
-  options: RequestOptions = {},
-): Promise<boolean> {
-  if (client.era === 'modern' || !offers(client, 'logging')) return false;
-  await client.request('logging/setLevel', { level }, options);
-  return true;
-}

@@ -75,6 +75,22 @@ export function describeUrl(url: URL): string {
 }
 
 /**
+ * Refuses a server URL neither HTTP transport can use: a scheme other than http(s), or credentials
+ * before "@" (Node would turn them into a Basic Authorization header, silently; fetch refused them).
+ */
+export function assertUsableServerUrl(url: URL): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new HttpTransportError('protocol', `unsupported URL scheme "${url.protocol}" (use http or https)`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new HttpTransportError(
+      'protocol',
+      `the URL of the MCP server at ${describeUrl(url)} contains credentials (a name or password before "@"), which cannot be sent that way; put them in an Authorization header instead`,
+    );
+  }
+}
+
+/**
  * A short, secret-free reason for a failed request, built from the error code (`ECONNREFUSED`,
  * `ECONNRESET`, `DEPTH_ZERO_SELF_SIGNED_CERT`...). The errors' own messages are never used: they can
  * name the host, and some libraries quote the whole URL.

@@ -22,6 +22,7 @@ import { timerDelay } from '../../../jsonrpc/timer-delay.js';
 import type { RequestId, Transport, TransportClosed } from '../../../jsonrpc/transport.js';
 import { isObject } from '../../../util/is-object.js';
 import {
+  assertUsableServerUrl,
   describeNetworkFailure,
   describeUrl,
   HttpTransportError,
@@ -99,18 +100,7 @@ export class LegacySseTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('transport already started');
-    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
-      throw new HttpTransportError(
-        'protocol',
-        `unsupported URL scheme "${this.url.protocol}" (use http or https)`,
-      );
-    }
-    if (this.url.username !== '' || this.url.password !== '') {
-      throw new HttpTransportError(
-        'protocol',
-        `the URL of the MCP server at ${this.where} contains credentials (a name or password before "@"), which cannot be sent that way; put them in an Authorization header instead`,
-      );
-    }
+    assertUsableServerUrl(this.url);
     this.state = 'starting';
     const exchange = this.requester.request(this.url, {
       method: 'GET',

@@ -30,6 +30,7 @@ import type { HttpAuthorizer } from '../../auth/http-authorizer.js';
 import { modernVersionOf } from '../../era/modern.js';
 import { encodeHeaderValue, type HeaderParameter, parameterHeaders } from '../../era/tool-headers.js';
 import {
+  assertUsableServerUrl,
   describeNetworkFailure,
   describeUrl,
   HttpTransportError,
@@ -168,19 +169,7 @@ export class StreamableHttpTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('transport already started');
-    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
-      throw new HttpTransportError(
-        'protocol',
-        `unsupported URL scheme "${this.url.protocol}" (use http or https)`,
-      );
-    }
-    if (this.url.username !== '' || this.url.password !== '') {
-      // Node would turn them into a Basic Authorization header, silently; fetch refused them.
-      throw new HttpTransportError(
-        'protocol',
-        `the URL of the MCP server at ${this.where} contains credentials (a name or password before "@"), which cannot be sent that way; put them in an Authorization header instead`,
-      );
-    }
+    assertUsableServerUrl(this.url);
     this.state = 'open';
   }
 
