@@ -219,7 +219,7 @@ function abortedPlusGrace(signal: AbortSignal | undefined, done: Promise<unknown
   });
 }
 
-export function assembleReport(
+function assembleReport(
   servers: readonly BatchServer[],
   catalogue: Map<string, CatalogueEntry>,
   options: Pick<BatchOptions, 'failOn' | 'list' | 'shard' | 'signal' | 'toolVersion'>,

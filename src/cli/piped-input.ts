@@ -24,7 +24,7 @@ export interface PipedInputOptions {
 }
 
 /** Whether `fd` is something data can be piped through (a pipe, a file, a socket). */
-export function isPipedIn(fd: number): boolean {
+function isPipedIn(fd: number): boolean {
   try {
     const stat = fstatSync(fd);
     return stat.isFIFO() || stat.isFile() || stat.isSocket();

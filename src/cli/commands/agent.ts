@@ -475,5 +475,3 @@ export function withRawStrings(options: AgentCommandOptions, argv: readonly stri
   if (config !== undefined) result.config = config;
   return result;
 }
-
-export { rawOptionValue };

@@ -176,7 +176,7 @@ async function askForm(
 }
 
 /** One field's line: title, required mark, what it takes, and its default. */
-export function describeField(field: FormField): string {
+function describeField(field: FormField): string {
   const lines: string[] = [];
   let what: string;
   switch (field.kind) {
@@ -285,7 +285,7 @@ async function askSampling(
   }
 }
 
-export function describeSamplingReply(reply: SamplingReply): string {
+function describeSamplingReply(reply: SamplingReply): string {
   const head = `── the model's reply to server "${terminalLine(reply.server)}" (${terminalLine(reply.model)}, ${terminalLine(reply.stopReason)}) ──\n`;
   const tools =
     reply.toolUses.length > 0 ? `  asks the server to run: ${terminalLine(reply.toolUses.join(', '))}\n` : '';

@@ -160,7 +160,7 @@ async function showResources(context: McpCommandContext, only: string | undefine
  * The place for a server's login state once remote servers can log in (OAuth): the line that work
  * returns goes into the panel under the transport. Nothing to say until then.
  */
-export function loginStateOf(_runtime: AgentRuntime, _server: string): string | undefined {
+function loginStateOf(_runtime: AgentRuntime, _server: string): string | undefined {
   return undefined;
 }
 

@@ -4,10 +4,10 @@
  * `roots.listChanged` hears `notifications/roots/list_changed` (a 2026-07-28 server asks per request).
  * Roots are guidance for servers; changing them changes no permission (that is `permissions.allow_paths`).
  */
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentRuntime } from '../../agent/runtime.js';
 import { terminalLine } from '../../terminal/sanitize.js';
+import { isFolder } from '../cwd-option.js';
 
 export interface RootsCommandContext {
   runtime: AgentRuntime;
@@ -53,11 +53,3 @@ export const ROOTS_COMMAND = {
     return undefined;
   },
 };
-
-function isFolder(folder: string): boolean {
-  try {
-    return statSync(folder).isDirectory();
-  } catch {
-    return false;
-  }
-}
