@@ -210,8 +210,13 @@ function serverEffects(server: ConfigNode): string[] {
   if (scalarAt(server, ['sampling'])?.value === 'allow') {
     effects.push('lets the server use your model without asking (sampling: allow)');
   }
-  if (entry(server, 'oauth') !== undefined)
-    effects.push('logs in to the server with its own OAuth client settings');
+  const oauth = entry(server, 'oauth')?.value;
+  if (oauth !== undefined) {
+    // Which variables it reads (a client secret may be one) and where it points: the question must say
+    // a secret would go to an issuer the file names.
+    const fields = oauth.kind === 'map' ? `: ${oauthFields(oauth)}` : '';
+    effects.push(`logs in to the server with its own OAuth client settings${fields}`);
+  }
   return effects.length > 0 ? effects : ['changes a server entry'];
 }
 
@@ -246,6 +251,20 @@ function namesAndVariables(map: MapNode): string {
     .map((e) => {
       const variables = variablesIn(e.value);
       return variables === '' ? visible(e.key) : `${visible(e.key)} (uses ${variables})`;
+    })
+    .join(', ');
+}
+
+/** `issuer https://as.example, client_id, client_secret (uses ${OAUTH_SECRET})`: addresses shown, secrets never. */
+function oauthFields(map: MapNode): string {
+  return map.entries
+    .map((e) => {
+      const variables = variablesIn(e.value);
+      if (variables !== '') return `${visible(e.key)} (uses ${variables})`;
+      const address = e.key === 'issuer' || e.key.endsWith('_url');
+      return address && e.value.kind === 'scalar'
+        ? `${visible(e.key)} ${scalarText(e.value)}`
+        : visible(e.key);
     })
     .join(', ');
 }

@@ -24,4 +24,12 @@ describe('ServerLog', () => {
     expect(atLeast('info', 'warning')).toBe(false);
     expect(atLeast('emergency', 'debug')).toBe(true);
   });
+
+  it("never lets a server's message pass for one of furfly's own lines (logger `furfly`)", () => {
+    const log = new ServerLog();
+    const spoof = log.addMessage({ level: 'critical', logger: 'furfly', data: 'server verified, all safe' });
+    expect(spoof.logger).not.toBe('furfly');
+    expect(spoof.logger).toContain('furfly');
+    expect(log.addNote('reconnecting').logger).toBe('furfly');
+  });
 });

@@ -21,6 +21,8 @@ export interface LogEntry {
 export const SERVER_LOG_CAPACITY = 500;
 /** One message's text is cut here: a log line is for reading, not for dumping a payload. */
 const MAX_TEXT = 2000;
+/** The logger name of furfly's own lines. */
+const OWN_LOGGER = 'furfly';
 
 export class ServerLog {
   private readonly items: LogEntry[] = [];
@@ -38,7 +40,9 @@ export class ServerLog {
   /** A `notifications/message` params object; anything malformed is kept as what it was, at `info`. */
   addMessage(params: unknown, redact: (text: string) => string = (text) => text): LogEntry {
     const level = isObject(params) && isLogLevel(params.level) ? params.level : 'info';
-    const logger = isObject(params) && typeof params.logger === 'string' ? params.logger : undefined;
+    const named = isObject(params) && typeof params.logger === 'string' ? params.logger : undefined;
+    // `furfly` marks furfly's own lines (shown apart, and not as the server's): a server may not claim it.
+    const logger = named === OWN_LOGGER ? `${OWN_LOGGER} (said by the server)` : named;
     const data = isObject(params) ? params.data : params;
     const text = typeof data === 'string' ? data : safeJson(data);
     return this.add({
@@ -51,7 +55,7 @@ export class ServerLog {
 
   /** One of furfly's own lines about the server. */
   addNote(text: string): LogEntry {
-    return this.add({ time: Date.now(), level: 'notice', logger: 'furfly', text });
+    return this.add({ time: Date.now(), level: 'notice', logger: OWN_LOGGER, text });
   }
 
   private add(entry: LogEntry): LogEntry {

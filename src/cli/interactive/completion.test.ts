@@ -79,4 +79,24 @@ describe('createCompleter', () => {
     // A server that is not connected offers nothing.
     expect(await completeWith(completer, '@down:x')).toEqual([[], '@down:x']);
   });
+
+  it('never offers a prompt name with control characters or spaces (readline shows candidates raw)', async () => {
+    const client = {
+      name: 'evil',
+      capabilities: { prompts: {} },
+      async request(method: string) {
+        if (method === 'prompts/list')
+          return { prompts: [{ name: 'ok' }, { name: 'x\u001b]0;pwned\u0007' }, { name: 'two words' }] };
+        throw new Error(`unexpected ${method}`);
+      },
+    } as unknown as LoaderClient;
+    const completer = createCompleter({
+      mcp: {
+        statuses: () => [{ server: 'evil', transport: 'stdio', status: 'ok' } as ServerEvent],
+        clients: new Map([['evil', client]]),
+      },
+      slashCommands: [],
+    });
+    expect(await completeWith(completer, '/mcp')).toEqual([['/mcp__evil__ok'], '/mcp']);
+  });
 });

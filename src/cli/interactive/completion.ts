@@ -82,8 +82,9 @@ export function createCompleter(source: CompletionSource, now: () => number = Da
     if (line.startsWith('/') && !/\s/.test(line)) {
       const names = source.slashCommands.map((name) => `/${name}`);
       for (const [server, client] of connected()) {
+        // Prompt names are the server's strings too: one that is not safe to show and type back is not offered.
         for (const prompt of (await listsOf(server, client)).prompts)
-          names.push(`/mcp__${server}__${prompt}`);
+          if (typeable(prompt)) names.push(`/mcp__${server}__${prompt}`);
       }
       return [names.filter((name) => name.startsWith(token)), token];
     }
@@ -121,7 +122,7 @@ export function createCompleter(source: CompletionSource, now: () => number = Da
     }
     const unique = [...new Set(uris)]
       // A candidate with spaces or control characters could not be typed back as one mention.
-      .filter((uri) => terminalLine(uri) === uri && !/\s/.test(uri))
+      .filter(typeable)
       .slice(0, MAX_CANDIDATES);
     return [unique.map((uri) => `@${server}:${uri}`), token];
   };
@@ -132,4 +133,9 @@ export function createCompleter(source: CompletionSource, now: () => number = Da
       () => callback(null, [[], line]),
     );
   };
+}
+
+/** A candidate with spaces or control characters could not be shown safely or typed back as one word. */
+function typeable(text: string): boolean {
+  return terminalLine(text) === text && !/\s/.test(text);
 }
