@@ -17,7 +17,11 @@ import {
   sendJson,
   startLocalServer,
 } from './local-server.test-helpers.js';
-import { StreamableHttpTransport, type StreamableHttpTransportOptions } from './streamable-http-transport.js';
+import {
+  resumeDelayMs,
+  StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+} from './streamable-http-transport.js';
 
 const servers: LocalServer[] = [];
 const transports: StreamableHttpTransport[] = [];
@@ -363,5 +367,15 @@ describe('resumption of the GET stream', () => {
     );
     const gets = h.server.requests.filter((r) => r.method === 'GET');
     expect(gets.map((g) => g.headers['last-event-id'] ?? null)).toEqual([null, 'g1']);
+  });
+});
+
+describe('the wait before a stream is reopened (red team: `retry: 0` must not make a tight loop)', () => {
+  it('honours the server retry between a floor and a ceiling, with a default when none was sent', () => {
+    expect(resumeDelayMs(0)).toBe(100);
+    expect(resumeDelayMs(20)).toBe(100);
+    expect(resumeDelayMs(500)).toBe(500);
+    expect(resumeDelayMs(undefined)).toBe(1000);
+    expect(resumeDelayMs(3_600_000)).toBe(60_000);
   });
 });

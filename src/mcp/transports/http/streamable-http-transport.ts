@@ -102,6 +102,16 @@ const DEFAULT_MAX_RESUME_ATTEMPTS = 5;
 const DEFAULT_RESUME_DELAY_MS = 1000;
 /** A server's `retry` is honoured up to this; a longer one is not worth holding a request for. */
 const MAX_RESUME_DELAY_MS = 60_000;
+/**
+ * And from this on: a server that ends every stream after one message with `retry: 0` would otherwise be
+ * reconnected to in a tight loop for as long as it likes (each stream "delivered", so no attempt limit).
+ */
+const MIN_RESUME_DELAY_MS = 100;
+
+/** How long to wait before reopening a stream, given the server's `retry` (if it sent one). */
+export function resumeDelayMs(retryMs: number | undefined): number {
+  return Math.max(MIN_RESUME_DELAY_MS, Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS));
+}
 
 type State = 'new' | 'open' | 'expired' | 'closed';
 
@@ -791,7 +801,7 @@ export class StreamableHttpTransport implements Transport {
 
   /** Waits the server's `retry` (or our default), cut short when the request is given up on or the transport ends. */
   private async waitToReconnect(cursor: SseCursor, reply: Reply | undefined): Promise<void> {
-    const delay = Math.min(cursor.retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
+    const delay = resumeDelayMs(cursor.retryMs);
     const step = 50;
     for (let waited = 0; waited < delay; waited += step) {
       if (this.state !== 'open' || reply?.released === true) return;
