@@ -45,7 +45,8 @@ const CLIENT_SECRETS = ['pre-basic-secret-value-1', 'pre-post-secret-value-22'];
 afterEach(() => {
   const outputs = world.outputs();
   for (const token of [...world.tokens(), ...CLIENT_SECRETS]) {
-    for (const output of outputs) expect(output.includes(token), 'a token or secret reached an output').toBe(false);
+    for (const output of outputs)
+      expect(output.includes(token), 'a token or secret reached an output').toBe(false);
   }
 });
 
