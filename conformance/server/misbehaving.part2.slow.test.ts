@@ -1,0 +1,4 @@
+/** Calibration against the misbehaving test servers, half 2 of the fixtures (see misbehaving.test-helpers.ts). */
+import { describeMisbehaving } from './misbehaving.test-helpers.js';
+
+describeMisbehaving(2);
