@@ -449,18 +449,26 @@ async function main(): Promise<void> {
     process.exit(130);
   });
 
-  const [wellBehaved, everything, wellBehavedModern, sdkV2Dual] = await Promise.all([
-    startWellBehavedHttp(),
-    startEverythingHttp(),
-    startWellBehavedHttp(['--era', 'modern']),
-    startListeningServer(SDK_V2_SERVER, ['--era', 'dual']),
-  ]);
-  const cases = [
-    ...throughputCases(options.quick, { wellBehaved, everything, wellBehavedModern, sdkV2Dual }),
-    ...connectCases(options.quick),
-    ...ceilingCases(options.quick),
-    ...largeAndStartupCases(options.quick),
-  ].filter((c) => options.only === undefined || c.name.includes(options.only));
+  const selectCases = (urls: HttpUrls): Case[] => {
+    const selected = (c: Case): boolean => options.only === undefined || c.name.includes(options.only);
+    const throughput = throughputCases(options.quick, urls).filter(selected);
+    // The ceiling runs beside any throughput case: its columns need it, in the same rounds.
+    const ceiling = ceilingCases(options.quick).filter((c) => throughput.length > 0 || selected(c));
+    const rest = [...connectCases(options.quick), ...largeAndStartupCases(options.quick)].filter(selected);
+    return [...throughput, ...ceiling, ...rest];
+  };
+  // The shared HTTP servers start only when a selected case needs them (`--only connect` needs none).
+  const noServers: HttpUrls = { wellBehaved: '', everything: '', wellBehavedModern: '', sdkV2Dual: '' };
+  let cases = selectCases(noServers);
+  if (cases.some((c) => c.name.startsWith('http.'))) {
+    const [wellBehaved, everything, wellBehavedModern, sdkV2Dual] = await Promise.all([
+      startWellBehavedHttp(),
+      startEverythingHttp(),
+      startWellBehavedHttp(['--era', 'modern']),
+      startListeningServer(SDK_V2_SERVER, ['--era', 'dual']),
+    ]);
+    cases = selectCases({ wellBehaved, everything, wellBehavedModern, sdkV2Dual });
+  }
 
   // samples[scenario][client][round]: one value per round (a hole where a client did not run).
   const samples = new Map<string, Map<ClientKind, (number | undefined)[]>>();
