@@ -41,21 +41,30 @@ describe('npm run bench', { timeout: 120_000 }, () => {
     expect(stderr).toContain('round 1/1: connect.stdio.modern');
     const line = stdout.split('\n').find((l) => l.startsWith('| connect.stdio.modern.ms '));
     expect(line, stdout).toBeDefined();
-    const [name, furfly, sdk, ratio, sdkV2, ratioV2, unit, better] = line!
-      .split('|')
-      .slice(1, -1)
-      .map((cell) => cell.trim());
-    expect({ name, sdk, ratio, unit, better }).toEqual({
+    const [name, furfly, sdk, ratio, spread, sdkV2, ratioV2, spreadV2, ceiling, ofCeiling, unit, better] =
+      line!
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+    expect({ name, sdk, ratio, spread, spreadV2, ceiling, ofCeiling, unit, better }).toEqual({
       name: 'connect.stdio.modern.ms',
       // The SDK v1 cannot reach a modern-only server: no figure, no ratio.
       sdk: '-',
       ratio: '-',
+      spread: '-',
+      // One round: one ratio, so no spread at all.
+      spreadV2: '0.0%',
+      // Connect latency has no bare-loop counterpart.
+      ceiling: '-',
+      ofCeiling: '-',
       unit: 'ms',
       better: 'lower',
     });
     expect(Number(furfly)).toBeGreaterThan(0);
     expect(Number(sdkV2)).toBeGreaterThan(0);
     expect(ratioV2).toMatch(/^\d+\.\d\dx$/);
+    // The idle-time checks ran (one after the case, one at the end), busy or not.
+    expect(stdout).toMatch(/idle-time checks: median \d+ % of a core over 2 checks/);
     // --only never overwrites the committed figures.
     expect(stdout).not.toContain('written: bench/latest.json');
   });
@@ -78,7 +87,7 @@ describe('npm run bench', { timeout: 120_000 }, () => {
     ]) {
       const line = stdout.split('\n').find((l) => l.startsWith(`| ${name} `));
       expect(line, stdout).toBeDefined();
-      const [, furfly, sdk, , , , unit] = line!
+      const [, furfly, sdk, , , , , , , , unit] = line!
         .split('|')
         .slice(1, -1)
         .map((cell) => cell.trim());

@@ -1,16 +1,21 @@
 /**
- * `npm run bench`: furfly's McpClient against `@modelcontextprotocol/sdk`'s Client, same servers, same
- * work, alternating. Every measurement runs in a fresh runner process (see runner.ts); each round runs
- * every case once per client, and the order of the two clients flips every round (A B, B A, ...) so a
- * machine that slows down over time does not favour either. Reported figures are medians over rounds.
+ * `npm run bench`: furfly's McpClient against the reference SDK's v1 and v2 clients, same servers, same
+ * work, interleaved. Every measurement runs in a fresh runner process (see runner.ts); each round runs
+ * every case once per client, one client right after the other, and the order of the clients flips
+ * every round (A B C, C B A, ...) so a machine that slows down over time favours none. Each round gives
+ * one ratio per scenario; the report shows the median of those ratios and how far they spread.
+ * Between cases the bench checks whether other work competes for the cores (lib/busy.ts); figures from
+ * a busy machine are printed but not written to bench/latest.json unless asked (`--write-busy`), and
+ * then marked busy.
  *
- *   node dist/bench/run.js [--rounds N] [--quick] [--only <substring>]
+ *   node dist/bench/run.js [--rounds N] [--quick] [--only <substring>] [--write-busy]
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { errorText } from '../src/util/error-text.js';
 import type { Target } from './clients/types.js';
+import { coreShare, judgeBusy } from './lib/busy.js';
 import type { Era } from './lib/connect-latency.js';
 import {
   CLI_MAIN,
@@ -31,13 +36,14 @@ import {
 } from './lib/processes.js';
 import { type BenchReport, type Better, renderTable, type ScenarioFigures } from './lib/report.js';
 import { HEALTHY_SERVERS, startupServers } from './lib/startup.js';
-import { median } from './lib/stats.js';
+import { median, relativeRange } from './lib/stats.js';
 import type { Workload } from './lib/workloads.js';
 import type { ClientKind, ProtocolClientKind, RunnerResult, RunnerSpec } from './runner.js';
 
 const LARGE_BYTES = 50 * 1024 * 1024;
 const SMALL_LARGE_BYTES = 10 * 1024 * 1024;
-const SDK_50MB_BUDGET_MS = 60_000;
+/** The SDK v1 needs about a minute for 50 MB (quadratic framing): it is stopped at this budget. */
+const SDK_50MB_BUDGET_MS = 30_000;
 /** Both clients get the same single-message limit, above the 50 MB result (each defaults lower). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const RUNNER_TIMEOUT_MS = 120_000;
@@ -54,16 +60,19 @@ interface Options {
   rounds: number;
   quick: boolean;
   only: string | undefined;
+  /** Write bench/latest.json even from a busy machine (marked `busy`). */
+  writeBusy: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { rounds: 3, quick: false, only: undefined };
+  const options: Options = { rounds: 3, quick: false, only: undefined, writeBusy: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--rounds') options.rounds = Math.max(1, Number(argv[++i]));
     else if (arg === '--quick') options.quick = true;
     else if (arg === '--only') options.only = argv[++i];
-    else throw new Error(`unknown argument ${arg} (use --rounds N, --quick, --only TEXT)`);
+    else if (arg === '--write-busy') options.writeBusy = true;
+    else throw new Error(`unknown argument ${arg} (use --rounds N, --quick, --only TEXT, --write-busy)`);
   }
   if (options.quick && !argv.includes('--rounds')) options.rounds = 2;
   return options;
@@ -180,6 +189,7 @@ function throughputCases(quick: boolean, urls: HttpUrls): Case[] {
         era,
       }),
       metrics: [
+        cpuMetric(`${base}.sequential`),
         {
           scenario: `${base}.sequential.calls_per_s`,
           pick: (r) => r.callsPerSecond,
@@ -188,7 +198,6 @@ function throughputCases(quick: boolean, urls: HttpUrls): Case[] {
         },
         { scenario: `${base}.sequential.p50_ms`, pick: (r) => r.p50Ms, unit: 'ms', better: 'lower' },
         { scenario: `${base}.sequential.p99_ms`, pick: (r) => r.p99Ms, unit: 'ms', better: 'lower' },
-        cpuMetric(`${base}.sequential`),
       ],
     });
     cases.push({
@@ -203,13 +212,13 @@ function throughputCases(quick: boolean, urls: HttpUrls): Case[] {
         era,
       }),
       metrics: [
+        cpuMetric(`${base}.inflight100`),
         {
           scenario: `${base}.inflight100.calls_per_s`,
           pick: (r) => r.callsPerSecond,
           unit: 'calls/s',
           better: 'higher',
         },
-        cpuMetric(`${base}.inflight100`),
       ],
     });
   }
@@ -224,7 +233,7 @@ function throughputCases(quick: boolean, urls: HttpUrls): Case[] {
  * legacy servers it is the handshake alone.
  */
 function connectCases(quick: boolean): Case[] {
-  const repeats = quick ? 3 : 7;
+  const repeats = quick ? 3 : 5;
   const node = process.execPath;
   const cases: {
     label: string;
@@ -314,7 +323,8 @@ function cpuMetric(prefix: string): Case['metrics'][number] {
 
 /** How long each throughput measurement runs (after its warm-up). */
 function durations(quick: boolean): { seconds: number; warmupSeconds: number } {
-  return quick ? { seconds: 0.5, warmupSeconds: 0.2 } : { seconds: 2, warmupSeconds: 0.5 };
+  // CPU per call settles within a second (thousands of calls); longer runs mostly add wall time.
+  return quick ? { seconds: 0.4, warmupSeconds: 0.15 } : { seconds: 1, warmupSeconds: 0.3 };
 }
 
 function ceilingCases(quick: boolean): Case[] {
@@ -329,8 +339,13 @@ function ceilingCases(quick: boolean): Case[] {
     clients: ['ceiling'],
     spec: (client) => ({ kind: 'workload', client, target, workload, maxMessageBytes: MAX_MESSAGE_BYTES }),
     metrics: [
-      { scenario: `ceiling.${label}`, pick: (r) => r.callsPerSecond, unit: 'calls/s', better: 'higher' },
       cpuMetric(`ceiling.${label}`),
+      {
+        scenario: `ceiling.${label}.calls_per_s`,
+        pick: (r) => r.callsPerSecond,
+        unit: 'calls/s',
+        better: 'higher',
+      },
     ],
   }));
 }
@@ -426,34 +441,60 @@ function summarizePrompt(results: readonly RunnerResult[]): {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const began = performance.now();
+  // Before the bench adds load of its own: what else already wants the cores.
+  const loadAtStart = os.loadavg()[0]!;
+  const coreShares: number[] = [];
   process.on('SIGINT', () => {
     killAll();
     process.exit(130);
   });
 
-  const [wellBehaved, everything, wellBehavedModern, sdkV2Dual] = await Promise.all([
-    startWellBehavedHttp(),
-    startEverythingHttp(),
-    startWellBehavedHttp(['--era', 'modern']),
-    startListeningServer(SDK_V2_SERVER, ['--era', 'dual']),
-  ]);
-  const cases = [
-    ...throughputCases(options.quick, { wellBehaved, everything, wellBehavedModern, sdkV2Dual }),
-    ...connectCases(options.quick),
-    ...ceilingCases(options.quick),
-    ...largeAndStartupCases(options.quick),
-  ].filter((c) => options.only === undefined || c.name.includes(options.only));
+  const selectCases = (urls: HttpUrls): Case[] => {
+    const selected = (c: Case): boolean => options.only === undefined || c.name.includes(options.only);
+    const throughput = throughputCases(options.quick, urls).filter(selected);
+    // The ceiling runs beside any throughput case: its columns need it, in the same rounds.
+    const ceiling = ceilingCases(options.quick).filter((c) => throughput.length > 0 || selected(c));
+    const rest = [...connectCases(options.quick), ...largeAndStartupCases(options.quick)].filter(selected);
+    return [...throughput, ...ceiling, ...rest];
+  };
+  // The shared HTTP servers start only when a selected case needs them (`--only connect` needs none).
+  const noServers: HttpUrls = { wellBehaved: '', everything: '', wellBehavedModern: '', sdkV2Dual: '' };
+  let cases = selectCases(noServers);
+  if (cases.some((c) => c.name.startsWith('http.'))) {
+    const [wellBehaved, everything, wellBehavedModern, sdkV2Dual] = await Promise.all([
+      startWellBehavedHttp(),
+      startEverythingHttp(),
+      startWellBehavedHttp(['--era', 'modern']),
+      startListeningServer(SDK_V2_SERVER, ['--era', 'dual']),
+    ]);
+    cases = selectCases({ wellBehaved, everything, wellBehavedModern, sdkV2Dual });
+  }
 
-  // samples[scenario][client] = one value per round
-  const samples = new Map<string, Map<ClientKind, number[]>>();
-  const record = (scenario: string, client: ClientKind, value: number | undefined): void => {
+  // samples[scenario][client][round]: one value per round (a hole where a client did not run).
+  const samples = new Map<string, Map<ClientKind, (number | undefined)[]>>();
+  const record = (scenario: string, client: ClientKind, round: number, value: number | undefined): void => {
     if (value === undefined) return;
     let byClient = samples.get(scenario);
     if (!byClient) {
       byClient = new Map();
       samples.set(scenario, byClient);
     }
-    byClient.set(client, [...(byClient.get(client) ?? []), value]);
+    const values = byClient.get(client) ?? [];
+    values[round] = value;
+    byClient.set(client, values);
+  };
+  const valuesOf = (scenario: string, client: ClientKind): number[] =>
+    (samples.get(scenario)?.get(client) ?? []).filter((v): v is number => v !== undefined);
+  /** a's value over b's, round by round, for the rounds where both were measured. */
+  const perRound = (scenarioA: string, a: ClientKind, scenarioB: string, b: ClientKind): number[] => {
+    const as = samples.get(scenarioA)?.get(a) ?? [];
+    const bs = samples.get(scenarioB)?.get(b) ?? [];
+    const quotients: number[] = [];
+    for (let round = 0; round < as.length; round++) {
+      const [x, y] = [as[round], bs[round]];
+      if (x !== undefined && y !== undefined && y !== 0) quotients.push(x / y);
+    }
+    return quotients;
   };
 
   /** furfly's results per case, for the cases that summarize them. */
@@ -474,7 +515,9 @@ async function main(): Promise<void> {
           overruns.set(`${benchCase.name}/${client}`, outcome);
           continue;
         }
-        for (const metric of benchCase.metrics) record(metric.scenario, client, metric.pick(outcome.result));
+        for (const metric of benchCase.metrics) {
+          record(metric.scenario, client, round, metric.pick(outcome.result));
+        }
         if (client === 'furfly') {
           caseResults.set(benchCase.name, [...(caseResults.get(benchCase.name) ?? []), outcome.result]);
         }
@@ -488,7 +531,12 @@ async function main(): Promise<void> {
         }
       }
       const seconds = ((performance.now() - caseStarted) / 1000).toFixed(1);
-      process.stderr.write(`round ${round + 1}/${options.rounds}: ${benchCase.name} (${seconds} s)\n`);
+      // Every runner of the case has ended: the bench is idle, so a short spin shows who else runs.
+      const share = coreShare();
+      coreShares.push(share);
+      process.stderr.write(
+        `round ${round + 1}/${options.rounds}: ${benchCase.name} (${seconds} s; idle check ${(share * 100).toFixed(0)} % of a core)\n`,
+      );
     }
   }
 
@@ -517,20 +565,30 @@ async function main(): Promise<void> {
   for (const benchCase of cases) {
     if (benchCase.clients.includes('ceiling')) continue;
     for (const metric of benchCase.metrics) {
-      const byClient = samples.get(metric.scenario);
-      const furfly = nullable(median(byClient?.get('furfly') ?? []));
-      const sdk = nullable(median(byClient?.get('sdk') ?? []));
+      const furfly = nullable(median(valuesOf(metric.scenario, 'furfly')));
+      const sdk = nullable(median(valuesOf(metric.scenario, 'sdk')));
+      const ratios = perRound(metric.scenario, 'furfly', metric.scenario, 'sdk');
       const figures: ScenarioFigures = {
         furfly,
         sdk,
-        ratio: furfly !== null && sdk !== null ? furfly / sdk : null,
+        ratio: nullable(median(ratios)),
+        ratioSpread: nullable(relativeRange(ratios)),
         unit: metric.unit,
         better: metric.better,
-        rounds: byClient?.get('furfly')?.length ?? 0,
+        rounds: valuesOf(metric.scenario, 'furfly').length,
       };
       if (benchCase.clients.includes('sdk2')) {
-        figures.sdkV2 = nullable(median(byClient?.get('sdk2') ?? []));
-        figures.ratioV2 = furfly !== null && figures.sdkV2 !== null ? furfly / figures.sdkV2 : null;
+        const ratiosV2 = perRound(metric.scenario, 'furfly', metric.scenario, 'sdk2');
+        figures.sdkV2 = nullable(median(valuesOf(metric.scenario, 'sdk2')));
+        figures.ratioV2 = nullable(median(ratiosV2));
+        figures.ratioV2Spread = nullable(relativeRange(ratiosV2));
+      }
+      // Throughput rows beside the bare loop of the same workload (the ceiling ran in the same rounds).
+      const workload = /\.(sequential|inflight100)\.(calls_per_s|cpu_us_per_call)$/.exec(metric.scenario);
+      if (workload) {
+        const ceilingScenario = `ceiling.${workload[1]}.${workload[2]}`;
+        figures.ceiling = nullable(median(valuesOf(ceilingScenario, 'ceiling')));
+        figures.ofCeiling = nullable(median(perRound(metric.scenario, 'furfly', ceilingScenario, 'ceiling')));
       }
       const overrun = overruns.get(`${benchCase.name}/sdk`);
       if (overrun) {
@@ -559,27 +617,6 @@ async function main(): Promise<void> {
       scenarios[metric.scenario] = figures;
     }
   }
-  // The ceiling, as shares: each client's stdio calls/s (well-behaved server) in % of the bare loop.
-  for (const label of ['sequential', 'inflight100']) {
-    const ceiling = median(samples.get(`ceiling.${label}`)?.get('ceiling') ?? []);
-    const client = scenarios[`stdio.well-behaved.${label}.calls_per_s`];
-    if (Number.isNaN(ceiling) || !client) continue;
-    const furfly = (100 * client.furfly!) / ceiling;
-    const sdk = (100 * client.sdk!) / ceiling;
-    const sdkV2 = client.sdkV2 === undefined || client.sdkV2 === null ? null : (100 * client.sdkV2) / ceiling;
-    const ceilingCpu = median(samples.get(`ceiling.${label}.cpu_us_per_call`)?.get('ceiling') ?? []);
-    const cpuNote = Number.isNaN(ceilingCpu) ? '' : `, ${ceilingCpu.toFixed(1)} µs CPU per call`;
-    scenarios[`ceiling.stdio.${label}.share`] = {
-      furfly,
-      sdk,
-      ratio: furfly / sdk,
-      ...(sdkV2 === null ? {} : { sdkV2, ratioV2: furfly / sdkV2 }),
-      unit: '% of ceiling',
-      better: 'higher',
-      rounds: samples.get(`ceiling.${label}`)?.get('ceiling')?.length ?? 0,
-      note: `bare newline-echo loop: ${ceiling.toFixed(0)} calls/s${cpuNote}`,
-    };
-  }
   for (const era of CONFORMANCE_ERAS) {
     const times = conformanceTimes.get(era) ?? [];
     if (times.length === 0) continue;
@@ -596,7 +633,9 @@ async function main(): Promise<void> {
     };
   }
 
+  coreShares.push(coreShare());
   const cpus = os.cpus();
+  const busy = judgeBusy(loadAtStart, cpus.length, coreShares);
   const report: BenchReport = {
     machine: {
       cpus: cpus.length,
@@ -606,6 +645,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       loadavg: os.loadavg().map((v) => Math.round(v * 100) / 100),
     },
+    busy,
     command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(
       ' ',
     ),
@@ -617,14 +657,53 @@ async function main(): Promise<void> {
   for (const [name, s] of Object.entries(scenarios)) if (s.note) process.stdout.write(`${name}: ${s.note}\n`);
   process.stdout.write(
     `\nSDK = @modelcontextprotocol/sdk 1.32.2 (v1); SDK v2 = @modelcontextprotocol/client 2.4.0, versionNegotiation auto.\n` +
-      `ratios = furfly / that SDK (median of ${options.rounds} rounds); "better" says which direction wins.\n` +
+      `ratios = furfly / that SDK, the median of the ${options.rounds} per-round ratios; spread = (max - min) / median ` +
+      `of those ratios; "better" says which direction wins.\n` +
+      `ceiling = the bare newline-echo loop in the same workload (calls/s, or µs CPU per call); ` +
+      `furfly/ceiling = furfly's share of it (calls/s) or multiple of it (CPU).\n` +
       `machine: ${report.machine.cpus} x ${report.machine.model}, node ${report.machine.node}, ` +
       `load average ${report.machine.loadavg.join(' ')}; ${report.durationSeconds} s\n`,
   );
-  if (options.only === undefined) {
-    writeFileSync(join(REPO_ROOT, 'bench', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write('written: bench/latest.json\n');
+  process.stdout.write(cpuGoalSummary(scenarios));
+  const median0 = median(coreShares);
+  process.stdout.write(
+    `idle-time checks: median ${(median0 * 100).toFixed(0)} % of a core over ${coreShares.length} checks; ` +
+      `load average before the first round ${loadAtStart.toFixed(2)} on ${cpus.length} cores\n`,
+  );
+  if (busy.busy) process.stdout.write(`BUSY MACHINE: ${busy.reasons.join('; ')}\n`);
+  if (options.only !== undefined) return;
+  if (busy.busy && !options.writeBusy) {
+    process.stdout.write(
+      'not written: bench/latest.json keeps the figures of a quiet run (run again when the machine is quiet, ' +
+        'or pass --write-busy to write these marked busy)\n',
+    );
+    return;
   }
+  writeFileSync(join(REPO_ROOT, 'bench', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`written: bench/latest.json${busy.busy ? ' (marked busy)' : ''}\n`);
+}
+
+/** The project's goal, client CPU per call at most 0.5x each SDK's, row by row: where it is missed. */
+function cpuGoalSummary(scenarios: Record<string, ScenarioFigures>): string {
+  const rows = Object.entries(scenarios).filter(([name]) => name.endsWith('.cpu_us_per_call'));
+  if (rows.length === 0) return '';
+  const missed: string[] = [];
+  let compared = 0;
+  for (const [name, s] of rows) {
+    for (const [label, ratio] of [
+      ['SDK', s.ratio],
+      ['SDK v2', s.ratioV2],
+    ] as const) {
+      if (ratio === null || ratio === undefined) continue;
+      compared++;
+      if (ratio > 0.5) missed.push(`${name} ${ratio.toFixed(2)}x ${label}`);
+    }
+  }
+  return (
+    `CPU per call, goal at most 0.5x each SDK: met in ${compared - missed.length} of ${compared} comparisons` +
+    (missed.length > 0 ? `; missed: ${missed.join(', ')}` : '') +
+    '\n'
+  );
 }
 
 function nullable(value: number): number | null {

@@ -27,8 +27,12 @@ describe('the bench table', () => {
           furfly: 10,
           sdk: 40,
           ratio: 0.25,
+          ratioSpread: 0.04,
           sdkV2: 50,
           ratioV2: 0.2,
+          ratioV2Spread: 0.12,
+          ceiling: 8,
+          ofCeiling: 1.25,
           unit: 'µs CPU/call',
           better: 'lower',
           rounds: 1,
@@ -40,6 +44,8 @@ describe('the bench table', () => {
           ratio: null,
           sdkV2: 1500,
           ratioV2: 2,
+          ceiling: 30000,
+          ofCeiling: 0.1,
           unit: 'calls/s',
           better: 'higher',
           rounds: 1,
@@ -66,8 +72,12 @@ describe('the bench table', () => {
       'furfly',
       'SDK',
       'furfly/SDK',
+      'spread',
       'SDK v2',
       'furfly/SDK v2',
+      'spread v2',
+      'ceiling',
+      'furfly/ceiling',
       'unit',
       'better',
       '',
@@ -77,19 +87,29 @@ describe('the bench table', () => {
       '10.0',
       '40.0',
       '0.25x',
+      '4.0%',
       '50.0',
       '0.20x',
+      '12%',
+      '8.00',
+      '1.25x',
       'µs CPU/call',
       'lower',
     ]);
-    expect(row(table, 'stdio.modern.well-behaved.inflight100.calls_per_s').slice(1, 6)).toEqual([
+    expect(row(table, 'stdio.modern.well-behaved.inflight100.calls_per_s').slice(1, 10)).toEqual([
       '3000',
+      '-',
       '-',
       '-',
       '1500',
       '2.00x',
+      '-',
+      '30000',
+      '0.10x',
     ]);
-    expect(row(table, 'startup.10-servers.prompt_ms').slice(1, 6)).toEqual(['700', '-', '-', '-', '-']);
+    expect(row(table, 'startup.10-servers.prompt_ms').slice(1, 10)).toEqual(
+      Array.from({ length: 9 }, (_, i) => (i === 0 ? '700' : '-')),
+    );
   });
 
   it('keeps the lower bound of an SDK v1 that overran its budget', () => {

@@ -14,3 +14,14 @@ export function median(values: readonly number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/**
+ * How far the values spread, relative to their median: (max - min) / median. With the few rounds a
+ * bench run has (3 by default), the full range is the honest measure: an interquartile range of three
+ * values would hide one of them. 0 for a single value; NaN for none.
+ */
+export function relativeRange(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const mid = median(values);
+  return (Math.max(...values) - Math.min(...values)) / mid;
+}
