@@ -704,7 +704,9 @@ async function diesAtStart(options: SuiteOptions, shared: Session, init: InitInf
     const again = lone.channel instanceof StdioChannel ? await lone.channel.probe.waitForExit(0) : null;
     if (pinged || !again) return null;
     const channel = lone.channel as StdioChannel;
-    const last = stderrTail(channel.probe.stderr, 1)[0];
+    // The line that names the problem (`Error: Cannot find module …`), not Node's closing version line.
+    const lines = stderrTail(channel.probe.stderr);
+    const last = lines.findLast((line) => /error\b/i.test(line) && !/^\s*at /.test(line)) ?? lines.at(-1);
     const how = exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
     return `the server exits at start (${how}) before answering anything, whatever it is sent${last ? `: ${last}` : ''}`;
   } finally {
