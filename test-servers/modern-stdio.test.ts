@@ -59,15 +59,14 @@ describe('well-behaved --era modern over stdio', () => {
     );
   });
 
-  it('answers a missing or unsupported protocol version with -32022 and data.supported', async () => {
+  it('answers a missing version (or _meta) with -32602, an unsupported one with -32022 and data.supported', async () => {
     const server = startStdioServer('well-behaved', ['--era', 'modern']);
     const missing = await server.request(1, 'tools/list', {
       _meta: { 'io.modelcontextprotocol/clientCapabilities': {} },
     });
-    expect(missing.error.code).toBe(-32022);
-    expect(missing.error.data.supported).toEqual([MODERN_VERSION]);
+    expect(missing.error.code).toBe(-32602);
     const noParams = await server.request(2, 'tools/list');
-    expect(noParams.error.code).toBe(-32022);
+    expect(noParams.error.code).toBe(-32602);
     const unsupported = await server.request(
       3,
       'tools/list',
@@ -353,6 +352,14 @@ describe('spec-breaker modern switches over stdio', () => {
     await server.request(1, 'tools/call', modernParams({ name: 'ask_name', arguments: {} }, ELICITATION));
     expect(server.received.filter((message) => 'method' in message && 'id' in message)).toEqual([]);
   });
+  it('missing-meta-32022: a request without _meta or its version gets -32022, not -32602', async () => {
+    const server = start('missing-meta-32022');
+    const noParams = await server.request(1, 'tools/list');
+    expect(noParams.error.code).toBe(-32022);
+    const served = await server.request(2, 'tools/list', modernParams());
+    expect(served.result.resultType).toBe('complete');
+  });
+
   it('version-error-no-supported: -32022 without data.supported', async () => {
     const server = start('version-error-no-supported');
     const bad = await server.request(

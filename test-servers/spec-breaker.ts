@@ -594,7 +594,7 @@ const SESSION_DEFECTS = {
       });
     },
   },
-  /** A missing or unsupported protocol version gets -32022 but without data.supported. */
+  /** An unsupported protocol version gets -32022 but without data.supported. */
   'version-error-no-supported': {
     encodeResponse(_request, response) {
       const error = response.error;
@@ -624,6 +624,8 @@ const SESSION_DEFECTS = {
 const MODERN_DEFECTS = {
   /** Requests naming a protocol version it does not support are served anyway (modern era). */
   'ignored-version': { ignoreVersion: true },
+  /** A request without `_meta` (or without its protocol version) gets -32022, not the malformed -32602. */
+  'missing-meta-32022': { missingMetaAsUnsupported: true },
   /** ask_name sends elicitation/create as a JSON-RPC request to the client instead of MRTR. */
   'server-requests': { serverRequests: true },
   /** Every tools/call sends notifications/message, even when the request asked for no log level. */
@@ -639,6 +641,8 @@ const MODERN_DEFECTS = {
 const HTTP_DEFECTS = {
   /** JSON replies are labelled application/json-rpc. */
   'json-content-type': { jsonContentType: 'application/json-rpc' },
+  /** Every JSON reply, the initialize one included, is labelled text/plain. */
+  'plain-content-type': { jsonContentType: 'text/plain' },
   /** Every SSE reply starts with an event whose data is not JSON (use with --reply sse). */
   'sse-non-json-event': { sseExtra: 'event: message\ndata: keep-alive\n\n' },
   /** Notifications get 200 instead of 202. */
@@ -675,6 +679,8 @@ const HTTP_DEFECTS = {
   'replay-all-streams': { replayAllStreams: true },
   /** 2025-11-25 SSE replies have no priming event (use with --reply sse). */
   'no-priming-event': { noPrimingEvent: true },
+  /** SSE events without ids (no resumption offered), hence no priming event either. */
+  'no-event-ids': { noEventIds: true },
   /** No Host header validation. */
   'any-host': { acceptAnyHost: true },
   /** With --auth-token: no token gets 403 instead of 401. */

@@ -436,7 +436,7 @@ export const httpStreamChecks: Check[] = [
         )
       )
         throw new NotApplicable(
-          'the server attaches no SSE event ids (it offers no resumption): no priming is due',
+          'the server attaches no SSE event ids at all: http.sse-priming-without-ids judges that',
         );
       for (const { requestId, exchange } of replies) {
         const firstEvent = exchange.sse[0];
@@ -449,6 +449,36 @@ export const httpStreamChecks: Check[] = [
         }
       }
       return pass(`${replies.length} SSE repl${replies.length === 1 ? 'y' : 'ies'}, each primed`);
+    },
+  },
+  {
+    ...base,
+    id: 'http.sse-priming-without-ids',
+    versions: ['2025-11-25'],
+    judgesWholeRun: true,
+    level: 'SHOULD',
+    title: 'a server whose SSE events carry no ids still primes each SSE reply with an event id',
+    requirement:
+      'If the server initiates an SSE stream: The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID).',
+    source: SENDING,
+    // The sentence binds every SSE stream a 2025-11-25 server initiates, with no exception for servers
+    // that set no event ids: without one, a client whose stream breaks has nothing to resume from.
+    // (2026-07-28 has no resumption, so no priming; this check is 2025-11-25 only.)
+    async run(ctx) {
+      if (ctx.init.result) await ctx.session().ping();
+      const replies = sseReplies(ctx, '2025-11-25').filter(({ exchange }) => exchange.sse.length > 0);
+      if (replies.length === 0)
+        throw new NotApplicable('the server answered every request with JSON: no event stream to prime');
+      const withIds = replies.filter(({ exchange }) =>
+        exchange.sse.some((event) => event.id !== undefined && event.id !== ''),
+      );
+      if (withIds.length > 0)
+        throw new NotApplicable('the server sets SSE event ids: http.sse-priming-event judges its priming');
+      return fail(
+        `none of ${replies.length} SSE repl${replies.length === 1 ? 'y' : 'ies'} carried an event id, so none was primed`,
+        'a first event with an id and an empty data field on each SSE reply',
+        brief(replies[0]?.exchange.sse[0], 160),
+      );
     },
   },
   {

@@ -198,7 +198,9 @@ export const httpChecks: Check[] = [
       'If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
     source: `${TRANSPORTS}, Sending Messages to the Server; ${MODERN_SENDING}`,
     async run(ctx) {
-      await ctx.session().ping();
+      // The initialize reply is judged too: when its Content-Type is what broke the handshake, this is
+      // the check that names the problem (so no initialized session is needed; a ping only adds one).
+      if (ctx.init.result) await ctx.session().ping();
       // A request the suite cancelled must not be answered (cancellation page): whatever ends its
       // exchange without a response is the server keeping that SHOULD, not a malformed reply.
       const cancelled = cancelledRequests(ctx);

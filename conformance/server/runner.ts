@@ -54,7 +54,7 @@ import {
 } from './context.js';
 import { collectMetrics, collectModernMetrics } from './metrics.js';
 import { ModernSession } from './modern/client.js';
-import { openChannel, type Target } from './probe/channel.js';
+import { openChannel, StdioChannel, type Target } from './probe/channel.js';
 import { planProbeMount } from './probe/container.js';
 import { describeUrl } from './probe/http.js';
 import { SpawnError } from './probe/stdio.js';
@@ -341,7 +341,7 @@ async function detectEras(options: SuiteOptions): Promise<Eras> {
       const code = isObject(init.reply?.message.error) ? init.reply.message.error.code : undefined;
       why.legacy = `the server speaks the modern era only (initialize was refused${code === undefined ? '' : ` with ${String(code)}`})`;
     } else {
-      const unreachable = unreachableReason(shared, init);
+      const unreachable = unreachableReason(shared, init) ?? (await diesAtStart(options, shared, init));
       const version = unreachable ? null : negotiatedVersion(init, spec as ProtocolVersion | undefined);
       if (unreachable || (typeof version === 'string' && !isProtocolVersion(version))) {
         await shared.close();
@@ -681,6 +681,37 @@ function unreachableReason(session: Session, init: InitInfo): string | null {
   const postError = channel.posts?.find((post) => post.error)?.error;
   if (postError) return `cannot reach the server: ${postError}`;
   return null;
+}
+
+/**
+ * A stdio server that exited before answering initialize is vetted only when the handshake killed it
+ * (a crash on `initialize` is the server's defect, which the lifecycle checks report). One that dies at
+ * start whatever it is sent (a runtime feature its Node lacks, a missing file or module) cannot be vetted:
+ * the run is an error, not a list of MUST failures. Told apart by one more process, sent only `ping`
+ * (which a server must answer before initialize too): when it dies unanswered as well, the start is what
+ * fails.
+ */
+async function diesAtStart(options: SuiteOptions, shared: Session, init: InitInfo): Promise<string | null> {
+  if (init.reply || !(shared.channel instanceof StdioChannel)) return null;
+  const exit = await shared.channel.probe.waitForExit(0);
+  if (!exit) return null;
+  const lone = new Session(await openChannel(options.target, options.timeoutMs), options.timeoutMs);
+  try {
+    const pinged = await lone.requestUntyped('ping', {}).then(
+      () => true,
+      () => false,
+    );
+    const again = lone.channel instanceof StdioChannel ? await lone.channel.probe.waitForExit(0) : null;
+    if (pinged || !again) return null;
+    const channel = lone.channel as StdioChannel;
+    // The line that names the problem (`Error: Cannot find module …`), not Node's closing version line.
+    const lines = stderrTail(channel.probe.stderr);
+    const last = lines.findLast((line) => /error\b/i.test(line) && !/^\s*at /.test(line)) ?? lines.at(-1);
+    const how = exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
+    return `the server exits at start (${how}) before answering anything, whatever it is sent${last ? `: ${last}` : ''}`;
+  } finally {
+    await lone.close();
+  }
 }
 
 /**

@@ -37,8 +37,14 @@ export const stdioChecks: Check[] = [
       ctx.session();
       const noise = ctx.probes.flatMap((probe) => probe.noise);
       if (noise.length > 0) {
+        // The suite starts several server processes; a banner printed once per process shows as N lines
+        // in all, so the message says how many each process printed.
+        const noisy = ctx.probes.filter((probe) => probe.noise.length > 0);
+        const counts = [...new Set(noisy.map((probe) => probe.noise.length))].sort((a, b) => a - b);
+        const perProcess =
+          counts.length === 1 ? `${counts[0]} line(s)` : `${counts[0]} to ${counts[counts.length - 1]} lines`;
         return fail(
-          `${noise.length} line(s) on stdout were not JSON-RPC messages`,
+          `${perProcess} on stdout per server process were not JSON-RPC messages (${noise.length} in all, from ${noisy.length} of the ${ctx.probes.length} processes the suite started)`,
           'only JSON-RPC messages',
           JSON.stringify(noise[0]?.slice(0, 160)),
         );

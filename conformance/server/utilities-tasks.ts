@@ -6,8 +6,8 @@
  * `tasks/result`, no `tasks/list`), so no modern check exists here.
  *
  * What needs no tool call runs for every server: the capability against the tools' `execution.taskSupport`,
- * request types without task support processing `task` params normally, and the protocol errors for
- * unknown task ids and cursors. Creating a task runs a tool, which may have side effects, so the rest
+ * and the protocol errors for unknown task ids and cursors (servers that declare tasks). A server that
+ * declares tasks but not for tools/call processing a task-augmented tools/call normally needs a tool call. Creating a task runs a tool, which may have side effects, so the rest
  * needs --call-tools, as every other tool call of the suite does. It runs on a session of its own: up to
  * three slow calls (a duration-like argument set to about 1.5 s) and four quick ones of tools that declare
  * `optional` or `required` task support, each polled with tasks/get and read with tasks/result, then a
@@ -377,56 +377,56 @@ export const tasksChecks: Check[] = [
     ...base,
     id: 'tasks.undeclared-normal',
     level: 'MUST',
-    title: 'a request type without task support is processed normally when it carries task params',
+    title:
+      'a server that supports tasks but not for tools/call processes a task-augmented tools/call normally (--call-tools)',
     requirement:
       'Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present.',
-    source: `${TASKS} (Behavior Requirements, Task Support and Handling)`,
-    // Judges every 2025-11-25 server: ping and tools/list are never task request types of a server.
+    source: `${TASKS} (Behavior Requirements: "These requirements apply to all parties that support receiving task-augmented requests"; Task Support and Handling)`,
+    // Binds only a server that supports receiving task-augmented requests, which it declares with
+    // `capabilities.tasks` (Capabilities: such parties MUST declare it). Without it the same page tells the
+    // sender it SHOULD NOT create tasks, so the suite asks nothing. The request types that can carry a
+    // task are those whose params the schema extends with `task` (TaskAugmentedRequestParams); of a
+    // server's, that is tools/call alone. `ping` or `tools/list` never are, so they are not probed.
     async run(ctx) {
       const session = ctx.session();
-      const task = { ttl: TTL_MS };
-      const probes: { method: string; params: JsonObject }[] = [{ method: 'ping', params: { task } }];
-      // tools/list only when it works without task params: a broken listing is tools.list-valid's finding.
-      const tools = isObject(ctx.capabilities.tools) ? await toolListing(ctx) : null;
-      if (tools && !tools.error) probes.push({ method: 'tools/list', params: { task } });
-      if (tools && !tools.error && ctx.settings.callTools && !toolCallTasksDeclared(ctx)) {
-        const tool = tools.items.find((candidate) =>
-          isObject(validArguments(candidate.inputSchema, ctx.version)),
+      if (!isObject(ctx.capabilities.tasks))
+        throw new NotApplicable(
+          'not bound: the server declares no tasks capability, and this rule applies to "parties that support receiving task-augmented requests" (a client SHOULD NOT create tasks when capabilities.tasks is absent)',
         );
-        if (tool)
-          probes.push({
-            method: 'tools/call',
-            params: {
-              name: tool.name,
-              arguments: validArguments(tool.inputSchema, ctx.version) as JsonObject,
-              task,
-            },
-          });
-      }
-      for (const { method, params } of probes) {
-        const reply = await ask(session, method, params);
-        if (!reply.message)
-          return fail(`${method} with task params got no response`, 'its ordinary response', reply.error);
-        const result = resultOf(reply.message);
-        if (!result) {
-          // An error is a way of processing too (a tool may fail); only a refusal of the task is judged.
-          if (method === 'tools/call') continue;
-          return fail(`${method} with task params was refused`, 'its ordinary result', brief(reply.message));
-        }
-        const ordinary =
-          method === 'tools/call'
-            ? Array.isArray(result.content)
-            : method === 'tools/list'
-              ? Array.isArray(result.tools)
-              : !isObject(result.task);
-        if (!ordinary)
-          return fail(
-            `${method} with task params was not processed normally`,
-            'its ordinary result (the request type has no declared task support)',
-            brief(result),
-          );
-      }
-      return pass(probes.map((probe) => probe.method).join(', '));
+      if (toolCallTasksDeclared(ctx))
+        throw new NotApplicable(
+          'nothing to judge: tools/call is the only server request type that can carry a task, and the server declares task support for it',
+        );
+      const tools = isObject(ctx.capabilities.tools) ? await toolListing(ctx) : null;
+      if (!tools || tools.error)
+        throw new NotApplicable('nothing to judge: no tool listing to pick a tool from');
+      requireCallTools(ctx);
+      const tool = tools.items.find((candidate) =>
+        isObject(validArguments(candidate.inputSchema, ctx.version)),
+      );
+      if (!tool) throw new NotApplicable('nothing to judge: no tool whose arguments the suite can make up');
+      const params = {
+        name: tool.name,
+        arguments: validArguments(tool.inputSchema, ctx.version) as JsonObject,
+        task: { ttl: TTL_MS },
+      };
+      const reply = await ask(session, 'tools/call', params);
+      if (!reply.message)
+        throw new CouldNotTell(
+          'tools/call with task params got no response',
+          'its ordinary response',
+          reply.error,
+        );
+      const result = resultOf(reply.message);
+      // An error is a way of processing too (a tool may fail); only a task made of the call is judged.
+      if (!result) return pass(`tools/call ${JSON.stringify(tool.name)} answered with an error, not a task`);
+      if (isObject(result.task) || !Array.isArray(result.content))
+        return fail(
+          `tools/call with task params was not processed normally, though the server declares no task support for tools/call`,
+          'its ordinary CallToolResult (content), the task params ignored',
+          brief(result),
+        );
+      return pass(`tools/call ${JSON.stringify(tool.name)} with task params got its ordinary result`);
     },
   },
   {

@@ -74,6 +74,8 @@ export interface HttpDefects {
   replayAllStreams?: boolean;
   /** 2025-11-25 SSE replies start without the priming event (an id and empty data). */
   noPrimingEvent?: boolean;
+  /** SSE events carry no ids at all (no resumption), and so no priming event either. */
+  noEventIds?: boolean;
   /** No Host header validation. */
   acceptAnyHost?: boolean;
   /** With --auth-token: a request without a token gets 403 instead of 401. */
@@ -98,6 +100,8 @@ export interface HttpDefects {
   malformedMetaStatus?: number;
   /** Modern era: an Mcp-Param-{Name} value outside visible ASCII, space and tab is taken as it is. */
   acceptInvalidParamChars?: boolean;
+  /** Modern era: an Mcp-Name that starts `=?base64?` is decoded as Base64 even without the closing `?=`. */
+  partialSentinelIsBase64?: boolean;
 }
 
 export function startEventStream(res: ServerResponse, extra: Record<string, string> = {}): void {

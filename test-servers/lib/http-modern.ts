@@ -132,7 +132,7 @@ export function headerMismatch(
   if (nameField !== undefined) {
     const raw = header(req, 'mcp-name');
     if (raw === undefined) return 'the Mcp-Name header is required';
-    const name = rawName ? raw : decodeHeaderValue(raw);
+    const name = rawName ? raw : decodeHeaderValue(raw, defects.partialSentinelIsBase64 === true);
     if (name === undefined) return 'the Mcp-Name header is not valid Base64 of UTF-8';
     if (name !== params[nameField])
       return `Mcp-Name header ${JSON.stringify(name)} does not match params.${nameField}`;

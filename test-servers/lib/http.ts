@@ -402,7 +402,7 @@ function createReply(
     streaming = true;
     startEventStream(res, sessionHeader());
     // 2025-11-25: prime the client with an event id it could resume from.
-    if (target.session.version === '2025-11-25' && !defects.noPrimingEvent) {
+    if (target.session.version === '2025-11-25' && !defects.noPrimingEvent && !defects.noEventIds) {
       res.write(`id: ${storeEvent(stream, target, '', defects)}\ndata: \n\n`);
     }
     if (defects.sseExtra !== undefined) res.write(defects.sseExtra);
@@ -501,6 +501,10 @@ function forwardToGetStream(target: HttpSession, text: string, defects: HttpDefe
 
 function writeEvent(stream: EventStream, target: HttpSession, text: string, defects: HttpDefects): void {
   if (stream.res.writableEnded || stream.res.destroyed) return;
+  if (defects.noEventIds) {
+    stream.res.write(`event: message\ndata: ${text}\n\n`);
+    return;
+  }
   stream.res.write(`id: ${storeEvent(stream, target, text, defects)}\nevent: message\ndata: ${text}\n\n`);
 }
 

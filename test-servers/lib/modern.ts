@@ -148,10 +148,17 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
 /**
  * Decodes a header value that may use the spec's Base64 sentinel (`=?base64?...?=`); undefined when the
- * sentinel is there but its content is not valid Base64 of UTF-8.
+ * sentinel is there but its content is not valid Base64 of UTF-8. Only the prefix and the suffix together
+ * mark Base64: a value with the prefix alone is plain text.
  */
-export function decodeHeaderValue(value: string): string | undefined {
+export function decodeHeaderValue(value: string, partialSentinelIsBase64 = false): string | undefined {
   if (!value.startsWith('=?base64?')) return value;
+  if (!value.endsWith('?=') && !partialSentinelIsBase64) return value;
+  if (!value.endsWith('?=')) {
+    // The spec-breaker's `partial-sentinel-base64`: the prefix alone taken for the sentinel.
+    const bytes = Buffer.from(value.slice('=?base64?'.length), 'base64');
+    return bytes.toString('utf8');
+  }
   const match = SENTINEL.exec(value);
   if (!match) return undefined;
   const bytes = Buffer.from(match[1]!, 'base64');

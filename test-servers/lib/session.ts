@@ -81,6 +81,8 @@ export interface SessionHooks {
 export interface ModernDefects {
   /** Serve a request whose `_meta` protocol version this server does not support, as if it did. */
   ignoreVersion?: boolean;
+  /** A request without `_meta` or without its protocol version gets -32022 instead of -32602. */
+  missingMetaAsUnsupported?: boolean;
   /** Ask the client with a JSON-RPC request (elicitation/create) instead of an InputRequiredResult. */
   serverRequests?: boolean;
   /** Log on every tools/call, whether or not the request asked for a log level. */
@@ -443,7 +445,20 @@ export class Session {
     if (requested !== MODERN_VERSION && !this.definition.modernDefects?.ignoreVersion) {
       // A legacy client's initialize gets the versions we speak: its only diagnostic (the spec's SHOULD).
       const legacyAsk = request.method === 'initialize' && requested === undefined;
-      throw unsupportedVersion(era, legacyAsk ? params.protocolVersion : requested);
+      if (legacyAsk) throw unsupportedVersion(era, params.protocolVersion);
+      // To a modern-only server no version at all is a missing required field: malformed, -32602
+      // (basic/index, "Per-request protocol fields"); -32022 is for a version named but not supported.
+      // A dual-era one may be hearing a legacy client, which -32022 naming every version helps most.
+      if (
+        requested === undefined &&
+        era === 'modern' &&
+        !this.definition.modernDefects?.missingMetaAsUnsupported
+      )
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `Invalid params: _meta["${META.protocolVersion}"] is required (supported: ${MODERN_VERSION})`,
+        );
+      throw unsupportedVersion(era, requested);
     }
     const clientCapabilities = meta[META.clientCapabilities];
     if (!isObject(clientCapabilities)) {

@@ -13,7 +13,8 @@ import {
   pass,
   skip,
 } from '../check.js';
-import { isObject, isResponse, type JsonObject } from '../session.js';
+import { HttpChannel } from '../probe/channel.js';
+import { isObject, isResponse, type JsonObject, type Reply } from '../session.js';
 import { INPUT_CAPABILITY, isInputRequired, modernToolCalls } from './scenarios.js';
 import { probeMethods, unsupportedVersionProblem } from './versioning.js';
 
@@ -26,7 +27,72 @@ const base = {
 
 const RESULT_TYPES = new Set(['complete', 'input_required']);
 
+/** A request without any `_meta`, sent as it is (the session would add one). */
+function withoutMeta(ctx: Parameters<Check['run']>[0], method: string): Promise<Reply> {
+  return ctx.modern().session.requestUntyped(method, {}, { unstamped: true });
+}
+
+/** The HTTP status a modern POST of this reply got, or undefined over stdio. */
+function httpStatusOf(ctx: Parameters<Check['run']>[0], reply: Reply): number | undefined {
+  const channel = ctx.modern().session.channel;
+  if (!(channel instanceof HttpChannel)) return undefined;
+  return channel.posts.find((post) => post.requestId === reply.message.id)?.exchange?.status;
+}
+
 export const baseChecks: readonly Check[] = [
+  {
+    ...base,
+    id: 'jsonrpc.malformed-meta',
+    level: 'MUST',
+    title: 'a request without _meta, or whose _meta lacks a required field, gets -32602 (HTTP 400)',
+    requirement:
+      'Client requests carry the following io.modelcontextprotocol/* fields in _meta; fields marked as required MUST be included on every request. A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.',
+    source: 'MCP 2026-07-28 basic/index (_meta: Per-request protocol fields)',
+    async run(ctx) {
+      // To a dual-era server a request without a modern version may be a legacy one (versioning,
+      // "Backward Compatibility"), so only the request that names the modern version but lacks
+      // clientCapabilities binds it; a modern-only server gets all three.
+      const dual = ctx.serverEras.includes('legacy');
+      const session = ctx.modern();
+      const { [META_KEYS.clientCapabilities]: _capabilities, ...noCapabilities } = session.meta();
+      const { [META_KEYS.protocolVersion]: _version, ...noVersion } = session.meta();
+      const method = 'server/discover';
+      const cases: [string, () => Promise<Reply>, boolean][] = [
+        [
+          '_meta without clientCapabilities',
+          () => session.request(method, {}, { meta: noCapabilities }),
+          false,
+        ],
+      ];
+      if (!dual)
+        cases.push(
+          ['no _meta at all', () => withoutMeta(ctx, method), true],
+          ['_meta without protocolVersion', () => session.request(method, {}, { meta: noVersion }), true],
+        );
+      const problems: string[] = [];
+      for (const [label, send, versionMissing] of cases) {
+        const reply = await send();
+        const error = isObject(reply.message.error) ? reply.message.error : null;
+        const status = httpStatusOf(ctx, reply);
+        // Over HTTP a missing version is also a missing MCP-Protocol-Version header, which server
+        // validation may reject first (-32020, also with 400).
+        const codeOk =
+          error?.code === -32602 || (versionMissing && status !== undefined && error?.code === -32020);
+        const statusOk = status === undefined || status === 400;
+        if (!codeOk || !statusOk)
+          problems.push(
+            `${label}: ${status === undefined ? '' : `HTTP ${status}, `}${brief(reply.message, 160)}`,
+          );
+      }
+      if (problems.length > 0)
+        return fail(
+          'a request missing a required _meta field was not rejected as malformed',
+          'error -32602 (on HTTP with status 400)',
+          problems.join('; '),
+        );
+      return pass(cases.map(([label]) => label).join(', '));
+    },
+  },
   {
     ...base,
     id: 'jsonrpc.missing-version',

@@ -3,7 +3,7 @@
  * Stream"; server/utilities/logging "Per-request log level"): only the notification types the client
  * asked for, and never log messages, even when the listen request itself names a log level.
  *
- * One probe serves both checks: a listen asking for tools-list changes only, with a log level in its
+ * One probe serves both checks: a listen asking for the list changes the server declares, with a log level in its
  * `_meta`, watched for a short while after the acknowledgement, on the shared connection. The suite asks
  * for log messages nowhere else, so logging.no-message-without-level leaves log messages on this stream
  * (tagged with the probe's subscription id) to logging.request-scoped.
@@ -26,6 +26,7 @@ import { HttpChannel } from '../probe/channel.js';
 import { postModern } from '../probe/modern-post.js';
 import { isObject, type JsonObject } from '../session.js';
 import { listenOverStdio } from './listen-stdio.js';
+import { declaredListFilter } from './subscriptions.js';
 
 const ACK = 'notifications/subscriptions/acknowledged';
 /** How long the stream is watched after the acknowledgement: a server that pushes extras does so at once. */
@@ -33,11 +34,27 @@ const WATCH_MS = 200;
 /** Over HTTP the stream is read for this long in all (or the step, when shorter). */
 const HTTP_READ_MS = 1000;
 
-/** The filter of the probe, and the notification methods it allows (besides the acknowledgement). */
-const FILTER = { toolsListChanged: true };
-const ALLOWED = new Set([ACK, 'notifications/tools/list_changed', 'notifications/cancelled']);
+/** The list-change notification each filter field asks for. */
+const LIST_CHANGED: Record<string, string> = {
+  toolsListChanged: 'notifications/tools/list_changed',
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+};
+
+/**
+ * The notification methods a stream with this filter may carry: the acknowledgement, cancellation, and
+ * the list changes asked for. The filter asks only for what the server declares (declaredListFilter), so
+ * a server is never judged on notifications it said it does not send.
+ */
+function allowedBy(filter: JsonObject): Set<string> {
+  const allowed = new Set([ACK, 'notifications/cancelled']);
+  for (const [field, method] of Object.entries(LIST_CHANGED)) if (filter[field] === true) allowed.add(method);
+  return allowed;
+}
 
 interface ListenProbe {
+  /** The filter the probe asked with. */
+  filter: JsonObject;
   /** Notifications on the stream, in order (the acknowledgement included). */
   notifications: JsonObject[];
   /** The error the listen request got, when it was refused. */
@@ -53,7 +70,8 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
     const session = modern.session;
     const channel = session.channel;
     const id = `${LISTEN_SCOPE_ID_PREFIX}${Date.now()}`;
-    const params = { notifications: FILTER, _meta: modern.meta({}, 'debug') };
+    const filter = declaredListFilter(ctx);
+    const params = { notifications: filter, _meta: modern.meta({}, 'debug') };
     const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params };
     if (channel instanceof HttpChannel) {
       const exchange = await postModern(channel.target, body, {
@@ -62,6 +80,7 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
       const messages = exchange.messages.filter(isObject);
       const answer = messages.find((m) => m.id === id && isObject(m.error));
       return {
+        filter,
         notifications: messages.filter((m) => typeof m.method === 'string' && !('id' in m)),
         ...(answer ? { error: answer.error as JsonObject } : {}),
       };
@@ -81,6 +100,7 @@ function listenProbe(ctx: CheckContext): Promise<ListenProbe> {
     );
     const answer = answerOf();
     return {
+      filter,
       notifications,
       ...(answer && isObject(answer.error) ? { error: answer.error } : {}),
     };
@@ -99,8 +119,9 @@ async function probed(ctx: CheckContext): Promise<ListenProbe | string> {
       'none',
     );
   }
-  if (probe.error?.code === -32601) return 'the server does not implement subscriptions/listen (-32601)';
-  if (probe.error) return `subscriptions/listen was refused (${brief(probe.error, 120)}; judged elsewhere)`;
+  // No sentence obliges a server to open a subscription: a refusal leaves nothing on a stream to judge.
+  if (probe.error)
+    return `not bound: the server refused subscriptions/listen (${brief(probe.error, 120)}), so no stream was opened`;
   if (!probe.notifications.some((m) => m.method === ACK))
     throw new CouldNotTell(`no ${ACK} arrived`, ACK, brief(probe.notifications, 160));
   return probe;
@@ -122,13 +143,14 @@ export const listenScopeChecks: readonly Check[] = [
       const probe = await probed(ctx);
       if (typeof probe === 'string') return skip(probe);
       // Log messages on the stream are logging.request-scoped's to judge.
+      const allowed = allowedBy(probe.filter);
       const extra = probe.notifications.filter(
-        (m) => !ALLOWED.has(String(m.method)) && m.method !== 'notifications/message',
+        (m) => !allowed.has(String(m.method)) && m.method !== 'notifications/message',
       );
       if (extra.length > 0)
         return fail(
           `the stream carried ${extra.length} notification(s) of a type not asked for`,
-          `only ${[...ALLOWED].join(', ')} (the filter asked for tools-list changes only)`,
+          `only ${[...allowed].join(', ')} (the filter: ${brief(probe.filter)})`,
           brief(extra[0]),
         );
       return pass();

@@ -38,14 +38,21 @@ function post(
 }
 
 /** A named request the server declares: tools/call of a tool that does not exist, or the like. */
-function namedRequest(ctx: CheckContext): { method: string; params: JsonObject; name: string } {
+function namedRequest(
+  ctx: CheckContext,
+  name?: string,
+): { method: string; params: JsonObject; name: string } {
   const caps = ctx.capabilities;
-  if (isObject(caps.tools))
-    return { method: 'tools/call', params: { name: NO_SUCH_TOOL, arguments: {} }, name: NO_SUCH_TOOL };
-  if (isObject(caps.prompts))
-    return { method: 'prompts/get', params: { name: NO_SUCH_TOOL }, name: NO_SUCH_TOOL };
+  if (isObject(caps.tools)) {
+    const tool = name ?? NO_SUCH_TOOL;
+    return { method: 'tools/call', params: { name: tool, arguments: {} }, name: tool };
+  }
+  if (isObject(caps.prompts)) {
+    const prompt = name ?? NO_SUCH_TOOL;
+    return { method: 'prompts/get', params: { name: prompt }, name: prompt };
+  }
   if (isObject(caps.resources)) {
-    const uri = 'furfly-conformance://no-such-resource';
+    const uri = name ?? 'furfly-conformance://no-such-resource';
     return { method: 'resources/read', params: { uri }, name: uri };
   }
   throw new NotApplicable('the server declares no tools, prompts or resources (no request carries Mcp-Name)');
@@ -100,6 +107,30 @@ export const modernHttpChecks: readonly Check[] = [
         return fail(
           'an Mcp-Name in the Base64 sentinel form was taken for a mismatch',
           `the request served as if Mcp-Name were ${named.name}`,
+          `HTTP ${exchange.status}, ${brief(response ?? exchange.body, 200)}`,
+        );
+      }
+      return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'http.partial-sentinel-literal',
+    level: 'MUST',
+    title: 'an Mcp-Name that starts =?base64? but lacks the closing ?= is compared as it is',
+    requirement:
+      'The prefix =?base64? and suffix ?= indicate that the value is Base64-encoded. Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body.',
+    source: `${PAGE} (Custom Headers from Tool Parameters: Value Encoding; Server Behavior for Custom Headers)`,
+    // Only prefix and suffix together mark Base64 (the clients' rule names the pattern: "starts with
+    // =?base64? and ends with ?="). A name with the prefix alone is plain text, equal to the body's.
+    async run(ctx) {
+      const literal = '=?base64?ZnVyZmx5';
+      const named = namedRequest(ctx, literal);
+      const { exchange, response } = await post(ctx, named.method, named.params, { 'mcp-name': literal });
+      if (errorCodeOf(response) === -32020 || (exchange.status === 400 && response === undefined)) {
+        return fail(
+          'an Mcp-Name with the Base64 prefix but no closing ?= was not compared as plain text',
+          `Mcp-Name ${literal} matching the body's ${literal} (the request served, whatever its answer)`,
           `HTTP ${exchange.status}, ${brief(response ?? exchange.body, 200)}`,
         );
       }

@@ -187,4 +187,6 @@ export const MODERN_NEW_HTTP_DEFECTS = {
   'malformed-meta-200': { malformedMetaStatus: 200 },
   /** An Mcp-Param-{Name} value with characters outside visible ASCII is accepted as it is. */
   'param-invalid-chars-accepted': { acceptInvalidParamChars: true },
+  /** An Mcp-Name starting `=?base64?` without the closing `?=` is decoded as Base64 (not compared as it is). */
+  'partial-sentinel-base64': { partialSentinelIsBase64: true },
 } satisfies Record<string, HttpDefects>;

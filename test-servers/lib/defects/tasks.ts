@@ -33,15 +33,17 @@ export const TASK_DEFECTS = {
     ),
   },
   /**
-   * No tasks capability and no `execution` on tools, yet a tools/call with task params becomes a task
-   * (a CreateTaskResult) instead of an ordinary call.
+   * The tasks capability without `requests` (tasks/list and tasks/cancel only) and no `execution` on
+   * tools, yet a tools/call with task params becomes a task (a CreateTaskResult) instead of an ordinary
+   * call. A server that declares tasks is bound to process undeclared request types normally.
    */
   'tasks-undeclared': {
     encodeResponse(request, response) {
       const clone = structuredClone(response);
       if (request.method === 'initialize')
         withResult(clone, (result) => {
-          if (isObject(result.capabilities)) delete result.capabilities.tasks;
+          if (isObject(result.capabilities) && isObject(result.capabilities.tasks))
+            delete result.capabilities.tasks.requests;
         });
       if (request.method === 'tools/list')
         withResult(clone, (result) => {
