@@ -3,6 +3,7 @@ import { authorizationChecks } from './authorization.js';
 import type { Check } from './check.js';
 import { clientRequestsChecks } from './client-requests.js';
 import { contentFormatsChecks } from './content-formats.js';
+import { elicitationSecretsChecks } from './elicitation-secrets.js';
 import { httpChecks } from './http.js';
 import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
@@ -43,5 +44,7 @@ export const ALL_CHECKS: readonly Check[] = [
   // Encoded content and server-to-client request shapes (conformance/server/shapes), legacy era.
   ...contentFormatsChecks,
   ...clientRequestsChecks,
+  // Secrets asked for in form-mode elicitation, both eras (heuristic on field names).
+  ...elicitationSecretsChecks,
   ...tasksChecks,
 ];

@@ -34,7 +34,7 @@ const ELICITATION = 'MCP 2025-11-25 client/elicitation';
 const SAMPLING = 'MCP 2025-11-25 client/sampling';
 
 /** One server-to-client request, with the capabilities the client of its conversation declared. */
-interface ServerRequest {
+export interface ServerRequest {
   method: string;
   id: unknown;
   params: unknown;
@@ -101,7 +101,7 @@ async function serverRequests(ctx: CheckContext, method: string): Promise<Server
 }
 
 /** Fails with every issue `judge` finds; skips when the server sent no such request. */
-async function judgeRequests(
+export async function judgeRequests(
   ctx: CheckContext,
   method: string,
   judge: (request: ServerRequest) => string[],

@@ -1,15 +1,19 @@
 /**
- * Keeps docs/conformance-coverage.md, the hand-reviewed requirement lists and the check catalogue in step.
+ * Keeps docs/conformance-coverage.md, the snapshot of the specification's normative sentences, the
+ * hand-reviewed requirement index, its exclusions and the check catalogue in step.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   docPath,
+  exclusionOf,
   figures,
-  loadRequirements,
+  loadVersion,
   type RequirementList,
   render,
+  sentenceStatuses,
   VERSIONS,
+  type VersionData,
 } from '../../scripts/conformance-coverage.js';
 import { ALL_CHECKS } from './checks.js';
 
@@ -32,12 +36,65 @@ const UNREFERENCED_MUST_CHECKS: Record<string, string> = {
   'resources.read': 'judges resources/read against schema.ts, the normative source of every message shape',
 };
 
-const lists: RequirementList[] = VERSIONS.map((v) => loadRequirements(v));
+const versions: VersionData[] = VERSIONS.map((v) => loadVersion(v));
+const lists: RequirementList[] = versions.map((d) => d.list);
 const catalogue = new Set(ALL_CHECKS.map((c) => c.id));
+
+describe('conformance coverage against the specification snapshot', () => {
+  it('every normative sentence of the snapshot is indexed by a row or excluded with a reason', () => {
+    for (const data of versions) {
+      const indexed = new Set(data.list.requirements.flatMap((r) => r.spec));
+      const neither = data.snapshot.sentences
+        .filter((s) => !indexed.has(s.key) && exclusionOf(data.exclusions, s) === undefined)
+        .map((s) => `${s.key} (${s.binds}): ${s.sentence}`);
+      expect(neither, data.list.version).toEqual([]);
+    }
+  });
+
+  it('no sentence is both indexed and excluded, and every exclusion has a reason', () => {
+    for (const data of versions) {
+      const indexed = new Set(data.list.requirements.flatMap((r) => r.spec));
+      const both = data.snapshot.sentences
+        .filter((s) => indexed.has(s.key) && exclusionOf(data.exclusions, s) !== undefined)
+        .map((s) => s.key);
+      expect(both, data.list.version).toEqual([]);
+      for (const [key, reason] of [
+        ...Object.entries(data.exclusions.sentences),
+        ...Object.entries(data.exclusions.pages),
+      ])
+        expect(reason.trim(), key).not.toBe('');
+    }
+  });
+
+  it('rows and exclusions name only sentences and pages the snapshot has (nothing stale after re-extraction)', () => {
+    for (const data of versions) {
+      const byKey = new Map(data.snapshot.sentences.map((s) => [s.key, s]));
+      const pages = new Set(data.snapshot.sentences.map((s) => s.page));
+      const stale = [
+        ...data.list.requirements.flatMap((r) =>
+          r.spec.length === 0
+            ? [`${r.key}: no spec sentence`]
+            : r.spec
+                .filter((k) => byKey.get(k)?.page !== r.page)
+                .map((k) => `${r.key}: ${k} is not a sentence of ${r.page}`),
+        ),
+        ...Object.keys(data.exclusions.sentences)
+          .filter((k) => !byKey.has(k))
+          .map((k) => `exclusion ${k}`),
+        ...Object.keys(data.exclusions.pages)
+          .filter((p) => !pages.has(p))
+          .map((p) => `page exclusion ${p}`),
+      ];
+      expect(stale, data.list.version).toEqual([]);
+      expect(data.snapshot.version).toBe(data.list.version);
+      expect(data.exclusions.version).toBe(data.list.version);
+    }
+  });
+});
 
 describe('conformance coverage index', () => {
   it('the document on disk is what the renderer produces', () => {
-    expect(readFileSync(docPath, 'utf8')).toBe(render(lists, catalogue));
+    expect(readFileSync(docPath, 'utf8')).toBe(render(versions, catalogue));
   });
 
   it('every referenced check id exists in the catalogue', () => {
@@ -87,37 +144,78 @@ describe('conformance coverage index', () => {
     }
   });
 
-  it('the printed figures follow from the data', () => {
+  it('the printed figures follow from the snapshot', () => {
     const doc = readFileSync(docPath, 'utf8');
-    for (const l of lists) {
-      const must = figures(l, 'MUST');
-      const counted = l.requirements.filter(
-        (r) => r.level === 'MUST' && r.unobservable === undefined && (r.checks ?? []).length > 0,
-      ).length;
-      expect(must.covered).toBe(counted);
-      expect(must.percent).toBe(Math.floor((counted * 100) / must.observable));
-      const section = doc.slice(doc.indexOf(`## MCP ${l.version}`));
-      expect(section).toContain(
-        `| MUST | ${must.total} | ${must.observable} | ${must.covered} | **${must.percent} %** |`,
-      );
+    for (const data of versions) {
+      for (const level of ['MUST', 'SHOULD'] as const) {
+        const statuses = sentenceStatuses(data).filter((s) => s.sentence.level === level);
+        // Counted here the long way: a sentence is covered when each of its observable rows names a check.
+        const observable = statuses.filter((s) => s.rows.some((r) => r.unobservable === undefined));
+        const covered = observable.filter((s) =>
+          s.rows.every((r) => r.unobservable !== undefined || (r.checks ?? []).length > 0),
+        );
+        const f = figures(data, level);
+        expect([f.total, f.observable, f.covered]).toEqual([
+          statuses.length,
+          observable.length,
+          covered.length,
+        ]);
+        expect(f.percent).toBe(Math.floor((covered.length * 100) / observable.length));
+        const section = doc.slice(doc.indexOf(`## MCP ${data.list.version}`));
+        const percent = level === 'MUST' ? `**${f.percent} %**` : `${f.percent} %`;
+        expect(section).toContain(`| ${level} | ${f.total} | ${f.observable} | ${f.covered} | ${percent} |`);
+      }
     }
   });
 
-  it('figures count only observable, checked requirements', () => {
-    const list: RequirementList = {
-      version: 'x',
-      requirements: [
-        { key: 'a', page: 'p', section: 's', level: 'MUST', sentence: 'a', checks: ['c'] },
-        { key: 'b', page: 'p', section: 's', level: 'MUST', sentence: 'b', checks: [] },
-        { key: 'c', page: 'p', section: 's', level: 'MUST', sentence: 'c', unobservable: 'internal' },
-        { key: 'd', page: 'p', section: 's', level: 'SHOULD', sentence: 'd', checks: ['c'] },
-      ],
+  it('figures count snapshot sentences once, covered only when every observable row has a check', () => {
+    const sentence = (key: string, level: 'MUST' | 'SHOULD') => ({
+      key,
+      page: 'p',
+      section: ['s'],
+      level,
+      keywords: [level],
+      binds: 'server' as const,
+      sentence: key,
+    });
+    const data: VersionData = {
+      list: {
+        version: 'x',
+        requirements: [
+          { key: 'a', spec: ['p#a'], page: 'p', section: 's', level: 'MUST', sentence: 'a', checks: ['c'] },
+          { key: 'a2', spec: ['p#a'], page: 'p', section: 's', level: 'MUST', sentence: 'a', checks: ['c'] },
+          { key: 'b', spec: ['p#b'], page: 'p', section: 's', level: 'MUST', sentence: 'b', checks: [] },
+          { key: 'b2', spec: ['p#b'], page: 'p', section: 's', level: 'MUST', sentence: 'b', checks: ['c'] },
+          {
+            key: 'c',
+            spec: ['p#c'],
+            page: 'p',
+            section: 's',
+            level: 'MUST',
+            sentence: 'c',
+            unobservable: 'internal',
+          },
+          { key: 'd', spec: ['p#d'], page: 'p', section: 's', level: 'SHOULD', sentence: 'd', checks: ['c'] },
+        ],
+      },
+      snapshot: {
+        version: 'x',
+        sentences: [
+          sentence('p#a', 'MUST'),
+          sentence('p#b', 'MUST'),
+          sentence('p#c', 'MUST'),
+          sentence('p#d', 'SHOULD'),
+          sentence('p#e', 'MUST'),
+        ],
+      },
+      exclusions: { version: 'x', pages: {}, sentences: { 'p#e': 'binds the client only' } },
     };
-    expect(figures(list, 'MUST')).toEqual({ total: 3, observable: 2, covered: 1, percent: 50 });
-    expect(figures(list, 'SHOULD')).toEqual({ total: 1, observable: 1, covered: 1, percent: 100 });
-    const text = render([list], new Set(['c']));
+    expect(figures(data, 'MUST')).toEqual({ total: 3, observable: 2, covered: 1, percent: 50 });
+    expect(figures(data, 'SHOULD')).toEqual({ total: 1, observable: 1, covered: 1, percent: 100 });
+    const text = render([data], new Set(['c']));
     expect(text).toContain('**not covered**');
     expect(text).toContain('*internal*');
-    expect(text).toContain('- `b` (p, s): b');
+    expect(text).toContain('- `b` (p, s): p#b');
+    expect(text).toContain('| binds the client only | 1 |');
   });
 });

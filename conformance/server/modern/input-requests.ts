@@ -34,7 +34,7 @@ const base = {
   eras: MODERN_ONLY,
 } as const;
 
-interface InputRequest {
+export interface InputRequest {
   tool: string;
   key: string;
   params: unknown;
@@ -63,7 +63,7 @@ async function inputRequests(ctx: CheckContext, method: string): Promise<InputRe
   return found;
 }
 
-async function judge(
+export async function judge(
   ctx: CheckContext,
   method: string,
   rule: (request: InputRequest) => string[],

@@ -133,6 +133,21 @@ export const SHAPE_DEFECTS = {
     { mode: 'form', message: 'What is your name?' },
     { modern: false },
   ),
+  /** A form-mode elicitation that asks for a password (modern: one more input request of ask_name). */
+  'elicit-form-password': askingDefect(
+    'elicitation',
+    'elicitation/create',
+    {
+      mode: 'form',
+      message: 'Sign in to the weather service',
+      requestedSchema: {
+        type: 'object',
+        properties: { password: { type: 'string', title: 'Password' } },
+        required: ['password'],
+      },
+    },
+    { modern: true },
+  ),
   /** Sampling with tools to a client that declared sampling without `tools`. */
   'sampling-undeclared-tools': askingDefect('sampling', 'sampling/createMessage', {
     messages: [ASK],
