@@ -626,10 +626,10 @@ export class McpClient {
           // behind a proxy that rewrote the header), that is the mutual choice: retry it once as is. A
           // pinned version is never traded for another one.
           const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-          const next = !Array.isArray(supported)
+          const next: AnsweredProtocolVersion | undefined = !Array.isArray(supported)
             ? undefined
             : supported.includes(version)
-              ? version
+              ? (this.protocolVersion as AnsweredProtocolVersion)
               : this.options.protocolVersion === undefined
                 ? pickVersion(MODERN_PROTOCOL_VERSIONS, supported)
                 : undefined;
