@@ -1,18 +1,28 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects over one set of rules:
+ * - `fast` (`npm test`): everything a contributor runs in the inner loop; at most 5 minutes on 2 cores.
+ * - `slow` (`npm run test:slow`): the heavy end-to-end matrices, files named `*.slow.test.ts`
+ *   (calibration fixtures, whole-catalogue runs, the OAuth world). `.ci/run` runs both.
+ * `npx vitest run FILE -t NAME` finds a file in either project, so any single test runs alone.
+ */
+const SOURCES = ['src', 'conformance', 'test-servers', 'scripts', 'bench'];
+const ALL = SOURCES.map((folder) => `${folder}/**/*.test.ts`);
+const SLOW = SOURCES.map((folder) => `${folder}/**/*.slow.test.ts`);
+
 export default defineConfig({
   test: {
-    include: [
-      'src/**/*.test.ts',
-      'conformance/**/*.test.ts',
-      'test-servers/**/*.test.ts',
-      'scripts/**/*.test.ts',
-      'bench/**/*.test.ts',
-    ],
     // Tests spawn real child processes and servers; two cores on CI.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Per-file times at the end of every run, slowest first, so a slow file is seen at once.
+    reporters: ['default', './scripts/testing/file-times-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'fast', include: ALL, exclude: SLOW } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });

@@ -1,5 +1,5 @@
 /**
- * The calibration harness shared by misbehaving.test.ts and ported-features.test.ts: both read a folder of
+ * The calibration harness shared by misbehaving.slow.test.ts and ported-features.slow.test.ts: both read a folder of
  * `*.expected.json` fixtures (format in fixtures/conformance/README.md), run the suite against each
  * fixture's server and compare what it found with the record. One copy, so that the two calibrations keep
  * the same step, the same retry and the same limit on servers at once.

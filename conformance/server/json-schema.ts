@@ -109,15 +109,43 @@ function formatErrors(errors: readonly ErrorObject[] | null | undefined): string
  */
 function problemUnder(declared: Record<string, unknown>, dialect: Dialect): string | null {
   const { $schema: _dialect, ...schema } = declared;
+  const key = cacheKey(schema, dialect);
+  const known = problems.get(key);
+  if (known !== undefined) return known;
+  return remember(problems, key, judgeUnder(schema, dialect, key));
+}
+
+function judgeUnder(schema: Record<string, unknown>, dialect: Dialect, key: string): string | null {
   const meta = metaValidator(dialect);
   if (meta.validateSchema(schema) !== true)
     return `invalid against the ${dialect} meta-schema: ${formatErrors(meta.errors)}`;
   try {
-    instanceFor(dialect).compile(schema);
+    remember(validators, key, instanceFor(dialect).compile(schema));
   } catch (error) {
     return `does not compile as ${dialect}: ${errorText(error)}`;
   }
   return null;
+}
+
+/**
+ * Verdicts and compiled validators by schema text and dialect. Compiling is most of the CPU a run spends
+ * in the suite itself, and the same schema comes back again and again: in every check that reads a
+ * tool list, in each era of a dual server, and across the servers of a batch that share an SDK. The
+ * verdict depends on nothing but the text and the dialect, so the cache cannot change one; it is
+ * bounded, oldest first out, so a long batch keeps a steady footprint.
+ */
+const CACHE_LIMIT = 500;
+const problems = new Map<string, string | null>();
+const validators = new Map<string, ValidateFunction>();
+
+function cacheKey(schema: Record<string, unknown>, dialect: Dialect): string {
+  return `${dialect}\n${JSON.stringify(schema)}`;
+}
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
 }
 
 /** Judges a value as a JSON Schema with an object root, for the negotiated protocol version. */
@@ -151,6 +179,8 @@ export function compileSchema(
   dialect: Dialect,
 ): (value: unknown) => string[] {
   const { $schema: _dialect, ...withoutDialect } = schema;
-  const validate = instanceFor(dialect).compile(withoutDialect);
+  const key = cacheKey(withoutDialect, dialect);
+  const validate =
+    validators.get(key) ?? remember(validators, key, instanceFor(dialect).compile(withoutDialect));
   return (value) => (validate(value) ? [] : [formatErrors(validate.errors)]);
 }

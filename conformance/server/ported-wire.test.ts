@@ -3,7 +3,7 @@
  * (`eras: BOTH_ERAS`): in the modern era they speak through stamped sessions (per-request `_meta`,
  * `server/discover` as the sentinel instead of the removed `ping`) and judge only that era's run log.
  * The full calibration of each defect is in fixtures/conformance/spec-breaker.<defect>.modern*.json
- * (misbehaving.test.ts); these runs pin what the fixtures cannot show: the era a failure is reported in.
+ * (misbehaving.slow.test.ts); these runs pin what the fixtures cannot show: the era a failure is reported in.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { erasOf } from './check.js';

@@ -3,7 +3,7 @@
  * every kind of task the checks exercise (optional and required task support, a slow tool with progress,
  * an isError result, a JSON-RPC error), and every tasks check must pass. The spec-breaker's task defects
  * are calibrated by their fixtures (fixtures/conformance/spec-breaker.tasks-*.expected.json, run by
- * misbehaving.test.ts).
+ * misbehaving.slow.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { killLeftoverProbes } from './probe/stdio.js';

@@ -12,12 +12,24 @@ import { appendFileSync } from 'node:fs';
 const start = process.argv[process.argv.length - 1];
 const cookies = new Map();
 const visited = [];
+let logged = false;
+/**
+ * The launch is logged before the last hop (furfly's loopback callback): once furfly has the code it
+ * goes on at once, and a test that counts launches right after must find this one, however slowly this
+ * process is scheduled on a loaded machine.
+ */
+function logLaunch() {
+  if (logged || !process.env.FURFLY_TEST_BROWSER_LOG) return;
+  logged = true;
+  appendFileSync(process.env.FURFLY_TEST_BROWSER_LOG, `${visited.join(' ')}\n`);
+}
 let url = new URL(start);
 for (let hop = 0; hop < 20; hop++) {
   visited.push(`${url.port}${url.pathname}`);
   if (url.pathname === '/callback' && process.env.FURFLY_TEST_BROWSER_TAMPER === 'iss') {
     url.searchParams.set('iss', 'http://127.0.0.1:1/mixed-up');
   }
+  if (url.pathname === '/callback') logLaunch();
   const cookie = cookies.get(url.host);
   const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   const jar = new Map(
@@ -37,6 +49,4 @@ for (let hop = 0; hop < 20; hop++) {
   if (response.status < 300 || response.status >= 400 || !location) break;
   url = new URL(location, url);
 }
-if (process.env.FURFLY_TEST_BROWSER_LOG) {
-  appendFileSync(process.env.FURFLY_TEST_BROWSER_LOG, `${visited.join(' ')}\n`);
-}
+logLaunch();

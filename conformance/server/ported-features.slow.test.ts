@@ -5,7 +5,7 @@
  * Each fixture in fixtures/conformance/ported/ runs `spec-breaker --era modern --break <defect>` (format as
  * in fixtures/conformance/README.md); every failure must come from the modern era, and the set of failed
  * and warned check ids must match the fixture exactly. The legacy-era twins are the fixtures of
- * misbehaving.test.ts.
+ * misbehaving.slow.test.ts.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
