@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { CORE_SCENARIOS, EXTENSION_SCENARIOS, listedClientScenarios, runScenario } from './run-suite.mjs';
 
 const SUITE_CONCURRENCY = 3;
-const SCENARIO_TIMEOUT_MS = 240_000;
+const SCENARIO_TIMEOUT_MS = 400_000;
 
 /** Scenarios furfly does not pass yet, and why (issue 26). */
 const KNOWN_FAILING: Readonly<Record<string, string>> = {

@@ -118,7 +118,7 @@ export async function runScenario(name, options = {}) {
       '--scenario',
       name,
       '--timeout',
-      String(options.timeoutMs ?? 60_000),
+      String(options.timeoutMs ?? 180_000),
       '-o',
       out,
     ];
