@@ -216,6 +216,45 @@ describe('era detection', () => {
     expect(server.requests('initialize')).toEqual([]);
   });
 
+  it("-32022 that lists the version sent: retries that version once (the versioning page's SHOULD)", async () => {
+    let refused = 0;
+    const { server, client } = modern({
+      'server/discover': (params) => {
+        if (refused++ === 0)
+          return {
+            error: {
+              code: -32022,
+              message: 'Unsupported',
+              data: { supported: ['2026-07-28'], requested: '2026-07-28' },
+            },
+          };
+        return discover()(params, 0);
+      },
+    });
+    await client.connect();
+    expect(client.era).toBe('modern');
+    expect(server.requests('server/discover')).toHaveLength(2);
+    expect(server.requests('initialize')).toEqual([]);
+    await client.close();
+  });
+
+  it('-32022 twice for a version it lists: an error that says the server contradicts itself', async () => {
+    const { server, client } = modern({
+      'server/discover': () => ({
+        error: {
+          code: -32022,
+          message: 'Unsupported',
+          data: { supported: ['2026-07-28'], requested: '2026-07-28' },
+        },
+      }),
+    });
+    const error = await client.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpConnectError);
+    expect((error as Error).message).toContain('although it names that version among the ones it supports');
+    expect((error as Error).message).not.toContain('does not support protocol version');
+    expect(server.requests('server/discover')).toHaveLength(2);
+  });
+
   it('-32022 that lists a legacy version: initialize with that version (chosen, not fallen back to)', async () => {
     const { server, client } = modern({
       'server/discover': () => ({

@@ -540,9 +540,14 @@ export class McpClient {
         return 'modern';
       }
       if (outcome.kind === 'unsupported-version') {
-        const modern =
-          pinned === undefined ? pickVersion(MODERN_PROTOCOL_VERSIONS, outcome.supported) : undefined;
-        if (modern !== undefined && modern !== version && attempt === 0) {
+        // The versioning page: pick a mutually supported version from `supported` and retry (once). The
+        // version just sent, when listed, is that choice (see modernRequest); a pin is never traded.
+        const modern = outcome.supported.includes(version)
+          ? version
+          : pinned === undefined
+            ? pickVersion(MODERN_PROTOCOL_VERSIONS, outcome.supported)
+            : undefined;
+        if (modern !== undefined && attempt === 0) {
           version = modern;
           continue;
         }
@@ -614,14 +619,21 @@ export class McpClient {
         if (
           error instanceof RpcRemoteError &&
           error.code === MODERN_ERROR.unsupportedProtocolVersion &&
-          !retriedVersion &&
-          this.options.protocolVersion === undefined
+          !retriedVersion
         ) {
+          // The versioning page: the client SHOULD pick a mutually supported version from `supported`
+          // and retry. When the version sent is itself listed (a server that changed its mind, or one
+          // behind a proxy that rewrote the header), that is the mutual choice: retry it once as is. A
+          // pinned version is never traded for another one.
           const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-          const next = Array.isArray(supported)
-            ? pickVersion(MODERN_PROTOCOL_VERSIONS, supported)
-            : undefined;
-          if (next !== undefined && next !== version) {
+          const next: AnsweredProtocolVersion | undefined = !Array.isArray(supported)
+            ? undefined
+            : supported.includes(version)
+              ? (this.protocolVersion as AnsweredProtocolVersion)
+              : this.options.protocolVersion === undefined
+                ? pickVersion(MODERN_PROTOCOL_VERSIONS, supported)
+                : undefined;
+          if (next !== undefined) {
             retriedVersion = true;
             this.protocolVersion = next;
             continue;

@@ -40,6 +40,7 @@ import {
   requirePkceS256,
   tokenError,
 } from './authorization-code.js';
+import { secretAuth } from './client-authentication.js';
 import {
   canonicalResource,
   type Discovery,
@@ -50,6 +51,7 @@ import {
 } from './discovery.js';
 import { AuthorizationError, LoginRequiredError } from './errors.js';
 import type { AuthChallenge, AuthHeaders, HttpAuthorizer } from './http-authorizer.js';
+import { withSecretExpiryDefault } from './registration-response.js';
 import { type RevocationOutcome, revokeTokens } from './revocation.js';
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js';
 import { bearerChallenge, scopeList } from './www-authenticate.js';
@@ -235,8 +237,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {
         client: { client_id: configured.client_id, token_endpoint_auth_method: method },
-        clientAuth:
-          method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret),
+        clientAuth: secretAuth(method, secret),
       };
     }
     const metadataUrl = configured?.client_metadata_url;
@@ -267,7 +268,9 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     );
     let registered: Awaited<ReturnType<typeof oauth.processDynamicClientRegistrationResponse>>;
     try {
-      registered = await oauth.processDynamicClientRegistrationResponse(response);
+      registered = await oauth.processDynamicClientRegistrationResponse(
+        await withSecretExpiryDefault(response),
+      );
     } catch (error) {
       throw tokenError('dynamic client registration failed', error);
     }
@@ -410,10 +413,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       const method = configured.token_endpoint_auth_method ?? secretMethod(as);
       return {
         client: { client_id: tokens.client_id, token_endpoint_auth_method: method },
-        clientAuth:
-          method === 'client_secret_post'
-            ? oauth.ClientSecretPost(configured.client_secret)
-            : oauth.ClientSecretBasic(configured.client_secret),
+        clientAuth: secretAuth(method, configured.client_secret),
       };
     }
     const stored = this.options.store.clientFor(tokens.issuer);
@@ -463,10 +463,12 @@ function fromStored(stored: StoredClient): { client: oauth.Client; clientAuth: o
     return { client, clientAuth: oauth.None() };
   return {
     client,
-    clientAuth:
+    clientAuth: secretAuth(
       stored.token_endpoint_auth_method === 'client_secret_post'
-        ? oauth.ClientSecretPost(secret)
-        : oauth.ClientSecretBasic(secret),
+        ? 'client_secret_post'
+        : 'client_secret_basic',
+      secret,
+    ),
   };
 }
 

@@ -31,6 +31,12 @@ export function describeModernError(
       const supported = supportedOf(error.data);
       const requested = (error.data as { requested?: unknown } | undefined)?.requested;
       const asked = version ?? (typeof requested === 'string' ? requested.slice(0, 40) : undefined);
+      if (asked !== undefined && supported.includes(asked)) {
+        return (
+          `server "${server}" refused protocol version ${asked} (-32022) although it names that version among the ones it supports ` +
+          `(${supported.join(', ')}), also when furfly asked again; the server contradicts itself: report it to its maintainers`
+        );
+      }
       return (
         `server "${server}" does not support protocol version ${asked ?? '(unnamed)'} (-32022; it supports: ` +
         `${supported.length > 0 ? supported.join(', ') : 'none named'}); ` +

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+/**
+ * The official MCP conformance suite's client under test, played by furfly's CLI the way a user would
+ * drive it. The suite runs `<this command> <server-url>` with the scenario's name in
+ * MCP_CONFORMANCE_SCENARIO (and, for some, data in MCP_CONFORMANCE_CONTEXT); this script then:
+ *
+ * 1. writes a user config (`$FURFLY_HOME/config.yaml`, a fresh temporary home) with one http server,
+ *    `suite`, at that URL, and the `oauth` fields docs/remote-servers.md describes (a client ID metadata
+ *    document URL; for pre-registration, the client the suite registered, its secret by reference);
+ * 2. for authorization scenarios, runs `furfly mcp login suite` with `$BROWSER` set to browser.mjs,
+ *    which follows the authorization server's redirects as a user who clicks "allow" would;
+ * 3. runs the `furfly mcp` commands the scenario is about (`tools`, `call`), with the built CLI
+ *    (dist/src/cli/main.js) on the Node.js that runs this script.
+ *
+ * furfly has no notion of the suite: everything here is configuration and commands a user could type.
+ * Exit status: the last command's (the suite records it; scenarios judge the wire, not the status).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const CLI = join(here, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const BROWSER = join(here, 'browser.mjs');
+/** The URL the suite's authorization servers accept as a client ID metadata document (basic-cimd). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const LOGIN_TIMEOUT_MS = '20000';
+
+/** What each scenario asks of a client, beyond connecting (the suite's own example client does the same). */
+const FIRST_TOOL = '<first listed tool>';
+const PLANS = {
+  initialize: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
+  tools_call: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
+  'elicitation-sep1034-client-defaults': [
+    ['call', 'test_client_elicitation_defaults', '{}', '--elicit', 'accept-defaults'],
+  ],
+  'sse-retry': [['call', 'test_reconnection', '{}']],
+  'request-metadata': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
+  'http-standard-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
+  'http-custom-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
+  'http-invalid-tool-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
+  'json-schema-ref-no-deref': [['tools']],
+  'sep-2322-client-request-state': [['tools'], ['call', 'test_mrtr_echo_state', '{}']],
+};
+const AUTH_PLAN = [['call', 'test-tool', '{}']];
+
+function run(args, env, capture = false) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env,
+    stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status ?? 1, stdout: result.stdout ?? '' };
+}
+
+/** The first tool `furfly mcp tools suite --json` lists, as a user would pick it. */
+function firstTool(env) {
+  const listed = run(['mcp', 'tools', 'suite', '--json'], env, true);
+  if (listed.status !== 0) return undefined;
+  const parsed = JSON.parse(listed.stdout);
+  const tools = Array.isArray(parsed) ? parsed : (parsed.tools ?? []);
+  return tools[0]?.name;
+}
+
+async function issuerOf(serverUrl) {
+  // What a user looks up once: the issuer the server's protected resource metadata names.
+  const challenge = await fetch(serverUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  await challenge.arrayBuffer();
+  const header = challenge.headers.get('www-authenticate') ?? '';
+  const match = /resource_metadata="([^"]+)"/.exec(header);
+  if (match === null) return undefined;
+  const metadata = await (await fetch(match[1])).json();
+  return metadata.authorization_servers?.[0];
+}
+
+function yamlString(value) {
+  return JSON.stringify(value);
+}
+
+async function main() {
+  const serverUrl = process.argv.at(-1);
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  const home = mkdtempSync(join(tmpdir(), 'furfly-official-suite-'));
+  const env = { ...process.env, FURFLY_HOME: home, BROWSER: `${process.execPath} ${BROWSER}` };
+  const isAuth = scenario.startsWith('auth/');
+  try {
+    const lines = ['mcp_servers:', '  suite:', '    type: http', `    url: ${yamlString(serverUrl)}`];
+    if (version !== undefined && version !== '') lines.push(`    protocol_version: ${yamlString(version)}`);
+    if (isAuth) {
+      lines.push('    oauth:');
+      if (typeof context.client_id === 'string') {
+        lines.push(`      client_id: ${yamlString(context.client_id)}`);
+        if (typeof context.client_secret === 'string') {
+          env.SUITE_CLIENT_SECRET = context.client_secret;
+          // A reference, as a user writes a secret: the config file never holds it.
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a config variable reference, not a template
+          lines.push('      client_secret: ${SUITE_CLIENT_SECRET}');
+          const issuer = await issuerOf(serverUrl);
+          if (issuer !== undefined) lines.push(`      issuer: ${yamlString(issuer)}`);
+        }
+      } else {
+        lines.push(`      client_metadata_url: ${yamlString(CLIENT_METADATA_URL)}`);
+      }
+    }
+    writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`, { mode: 0o600 });
+    let status = 0;
+    if (isAuth) {
+      status = run(['mcp', 'login', 'suite', '--timeout', LOGIN_TIMEOUT_MS], env).status;
+      if (status !== 0) return status;
+    }
+    for (const step of PLANS[scenario] ?? AUTH_PLAN) {
+      let [action, ...rest] = step;
+      if (rest[0] === FIRST_TOOL) {
+        const tool = firstTool(env);
+        if (tool === undefined) continue;
+        rest = [tool, ...rest.slice(1)];
+      }
+      status = run(['mcp', action, 'suite', ...rest], env).status;
+      if (status !== 0) return status;
+    }
+    return status;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error) => {
+    process.stderr.write(`furfly-client: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

