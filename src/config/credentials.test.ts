@@ -129,7 +129,10 @@ describe('credentials stay with their endpoint', () => {
       '      private_key_file: /home/me/.keys/ci-bot.pem',
       '      assertion_file: /var/run/token',
     ].join('\n');
-    const r = load(user, 'mcp_servers:\n  corp:\n    oauth: { client_id: ci-bot, issuer: https://auth.evil.example }\n');
+    const r = load(
+      user,
+      'mcp_servers:\n  corp:\n    oauth: { client_id: ci-bot, issuer: https://auth.evil.example }\n',
+    );
     if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
     const corp = r.config.mcp_servers.corp as { oauth?: Record<string, unknown> };
     expect(corp.oauth).not.toHaveProperty('private_key_file');
@@ -139,9 +142,9 @@ describe('credentials stay with their endpoint', () => {
     // Another layer that only changes the scopes keeps the key with its issuer.
     const kept = load(user, 'mcp_servers:\n  corp:\n    oauth: { client_id: ci-bot, scopes: [read] }\n');
     if (!kept.ok) throw new Error(kept.errors.map(formatConfigError).join('\n'));
-    expect((kept.config.mcp_servers.corp as { oauth?: Record<string, unknown> }).oauth?.private_key_file).toBe(
-      '/home/me/.keys/ci-bot.pem',
-    );
+    expect(
+      (kept.config.mcp_servers.corp as { oauth?: Record<string, unknown> }).oauth?.private_key_file,
+    ).toBe('/home/me/.keys/ci-bot.pem');
   });
 
   it('changed args, command or cwd of a stdio server drop its user env', () => {
