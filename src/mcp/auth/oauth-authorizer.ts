@@ -157,7 +157,8 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     known?: Discovery,
   ): Promise<boolean> {
     // A grant that needs no person (client credentials, workload identity) runs here, in any command.
-    if (unattendedGrantOf(this.options.oauth) !== undefined) return this.unattended(params, stepUpScope, known);
+    if (unattendedGrantOf(this.options.oauth) !== undefined)
+      return this.unattended(params, stepUpScope, known);
     const ui = this.options.ui;
     if (ui === undefined)
       throw new LoginRequiredError(this.options.serverName, reason, this.options.loginCommand);
@@ -216,7 +217,8 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       );
     }
     const scope =
-      stepUpScope ?? unattendedScope(config.scopes, params.scope, discovery.protectedResource?.scopes_supported);
+      stepUpScope ??
+      unattendedScope(config.scopes, params.scope, discovery.protectedResource?.scopes_supported);
     const response = await unattendedToken({
       as,
       config: { ...config, client_id: config.client_id },
