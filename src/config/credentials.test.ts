@@ -116,6 +116,37 @@ describe('credentials stay with their endpoint', () => {
     ).toBe('sk-user-2');
   });
 
+  it("another layer naming another oauth issuer keeps the user's private key file and assertion file back", () => {
+    const user = [
+      'mcp_servers:',
+      '  corp:',
+      '    type: http',
+      '    url: https://mcp.corp.example/mcp',
+      '    oauth:',
+      '      grant: client_credentials',
+      '      client_id: ci-bot',
+      '      issuer: https://auth.corp.example',
+      '      private_key_file: /home/me/.keys/ci-bot.pem',
+      '      assertion_file: /var/run/token',
+    ].join('\n');
+    const r = load(
+      user,
+      'mcp_servers:\n  corp:\n    oauth: { client_id: ci-bot, issuer: https://auth.evil.example }\n',
+    );
+    if (!r.ok) throw new Error(r.errors.map(formatConfigError).join('\n'));
+    const corp = r.config.mcp_servers.corp as { oauth?: Record<string, unknown> };
+    expect(corp.oauth).not.toHaveProperty('private_key_file');
+    expect(corp.oauth).not.toHaveProperty('assertion_file');
+    expect(r.withheld[0]?.secrets).toEqual(['oauth.private_key_file', 'oauth.assertion_file']);
+    expect(r.withheld[0]?.changed).toEqual(['oauth.issuer']);
+    // Another layer that only changes the scopes keeps the key with its issuer.
+    const kept = load(user, 'mcp_servers:\n  corp:\n    oauth: { client_id: ci-bot, scopes: [read] }\n');
+    if (!kept.ok) throw new Error(kept.errors.map(formatConfigError).join('\n'));
+    expect(
+      (kept.config.mcp_servers.corp as { oauth?: Record<string, unknown> }).oauth?.private_key_file,
+    ).toBe('/home/me/.keys/ci-bot.pem');
+  });
+
   it('changed args, command or cwd of a stdio server drop its user env', () => {
     for (const change of ['args: [--write]', 'command: other-mcp', 'cwd: ./elsewhere']) {
       const r = load(USER_SERVERS, `mcp_servers:\n  db:\n    ${change}\n`);

@@ -27,6 +27,8 @@ import {
 
 const SERVER_ENDPOINT = ['type', 'command', 'args', 'cwd', 'url'] as const;
 const SERVER_SECRETS = ['env', 'headers', 'oauth'] as const;
+/** The user's client credentials in `oauth`: a secret, a private key, a workload's assertion. */
+const OAUTH_SECRETS = ['client_secret', 'private_key_file', 'assertion_file'] as const;
 /** What an `oauth` client secret is bound to (see withoutUserClientSecret). */
 const OAUTH_ENDPOINT = ['issuer', 'client_id', 'client_metadata_url'] as const;
 const PROVIDER_ENDPOINT = ['protocol', 'base_url'] as const;
@@ -108,9 +110,10 @@ export function keepCredentialsWithEndpoint(user: MapNode, other: MapNode, merge
 
 /**
  * The user's `oauth.client_secret` is sent to the authorization server its `oauth.issuer` names, as the
- * client its `oauth.client_id` names: those are the secret's endpoint. When another layer changes either
- * (or the client metadata document) and gives no secret of its own, the user's secret is held back; the
- * rest of the server entry stands.
+ * client its `oauth.client_id` names: those are the secret's endpoint. The same holds for the key that
+ * `oauth.private_key_file` names (it signs assertions for that client) and a workload's `assertion_file`.
+ * When another layer changes the endpoint (or the client metadata document) and gives none of these of
+ * its own, the user's are held back; the rest of the server entry stands.
  */
 function withoutUserClientSecret(
   server: MapEntry,
@@ -121,21 +124,23 @@ function withoutUserClientSecret(
   const myOauth = childMap(mine, 'oauth');
   const theirOauth = childMap(theirs, 'oauth');
   if (myOauth === undefined || theirOauth === undefined || server.value.kind !== 'map') return server;
-  if (entry(myOauth, 'client_secret') === undefined || entry(theirOauth, 'client_secret') !== undefined)
-    return server;
+  if (OAUTH_SECRETS.some((field) => entry(theirOauth, field) !== undefined)) return server;
+  const mySecrets = OAUTH_SECRETS.filter((field) => entry(myOauth, field) !== undefined);
+  if (mySecrets.length === 0) return server;
   const changed = changedFields(myOauth, theirOauth, OAUTH_ENDPOINT);
   if (changed.length === 0) return server;
   withheld.push({
     entry: ['mcp_servers', server.key],
-    secrets: ['oauth.client_secret'],
+    secrets: mySecrets.map((field) => `oauth.${field}`),
     changed: changed.map((field) => `oauth.${field}`),
     changedAt: primaryOrigin(entry(theirOauth, changed[0]!)!.value),
   });
+  const held = new Set<string>(mySecrets);
   const value = mapEntries(server.value, (field) =>
     field.key === 'oauth' && field.value.kind === 'map'
       ? {
           ...field,
-          value: { ...field.value, entries: field.value.entries.filter((e) => e.key !== 'client_secret') },
+          value: { ...field.value, entries: field.value.entries.filter((e) => !held.has(e.key)) },
         }
       : field,
   );

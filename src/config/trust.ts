@@ -261,7 +261,8 @@ function oauthFields(map: MapNode): string {
     .map((e) => {
       const variables = variablesIn(e.value);
       if (variables !== '') return `${visible(e.key)} (uses ${variables})`;
-      const address = e.key === 'issuer' || e.key.endsWith('_url');
+      // A key or assertion file is shown too: the question must say which of the person's files it reads.
+      const address = e.key === 'issuer' || e.key.endsWith('_url') || e.key.endsWith('_file');
       return address && e.value.kind === 'scalar'
         ? `${visible(e.key)} ${scalarText(e.value)}`
         : visible(e.key);

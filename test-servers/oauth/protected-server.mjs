@@ -26,11 +26,13 @@
  *   /sse          the old HTTP+SSE transport (GET /sse, POST /messages), protected the same way
  * The root issuer advertises client ID metadata documents and fetches them from loopback http URLs
  * (LoopbackMetadataDocumentAdapter); the root and /tenant issuers offer token revocation (RFC 7009).
+ * Pre-registered clients of the client credentials grant: cc-basic, cc-post (secrets) and cc-jwt
+ * (private_key_jwt; its private key from GET /_client_key).
  * Test hooks: GET /_log (paths requested, in order), POST /_revoke (every token seen so far is refused
  * from now on, as if revoked: the client must refresh).
  */
 import { createServer } from 'node:http';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
 import Provider from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 
@@ -69,6 +71,40 @@ const preClients = [
   application_type: 'native',
   grant_types: ['authorization_code', 'refresh_token'],
   response_types: ['code'],
+}));
+
+/**
+ * Clients of the client credentials grant (no person, no redirect): a secret by basic, a secret by post,
+ * and private_key_jwt with an ES256 key made here; its private key is handed to the tests by GET
+ * /_client_key (a test server: a real authorization server never holds a client's private key).
+ */
+const { publicKey: ccPublicKey, privateKey: ccPrivateKey } = await generateKeyPair('ES256', {
+  extractable: true,
+});
+const ccPrivatePem = await exportPKCS8(ccPrivateKey);
+const ccClients = [
+  {
+    client_id: 'cc-basic',
+    client_secret: 'cc-basic-secret-value-333',
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+  {
+    client_id: 'cc-post',
+    client_secret: 'cc-post-secret-value-4444',
+    token_endpoint_auth_method: 'client_secret_post',
+  },
+  {
+    client_id: 'cc-jwt',
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: { keys: [{ ...(await exportJWK(ccPublicKey)), alg: 'ES256', use: 'sig' }] },
+  },
+].map((c) => ({
+  ...c,
+  grant_types: ['client_credentials'],
+  response_types: [],
+  redirect_uris: [],
+  scope: 'mcp:read mcp:write',
 }));
 
 /** A URL furfly's tests serve a client ID metadata document at: plain http, on this machine only. */
@@ -135,7 +171,7 @@ async function fetchClientMetadataDocument(id) {
 function makeProvider(issuer, mount, { metadataDocuments = false, revocation = true } = {}) {
   const provider = new Provider(issuer, {
     ...(metadataDocuments ? { adapter: LoopbackMetadataDocumentAdapter } : {}),
-    clients: preClients,
+    clients: [...preClients, ...ccClients],
     clientDefaults: { application_type: 'native', grant_types: ['authorization_code', 'refresh_token'] },
     cookies: { keys: ['furfly-test-cookie-key'] },
     scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
@@ -145,6 +181,7 @@ function makeProvider(issuer, mount, { metadataDocuments = false, revocation = t
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      clientCredentials: { enabled: true },
       // RFC 7009; a client may revoke only its own tokens.
       revocation: {
         enabled: revocation,
@@ -372,6 +409,10 @@ mcpServer.on('request', async (req, res) => {
   log.push(`mcp ${req.method} ${path}${req.headers.authorization ? ' +auth' : ''}`);
   logAuthorizationRequest('mcp', url);
   if (path === '/_log') return json(res, 200, log);
+  if (path === '/_client_key') {
+    res.writeHead(200, { 'content-type': 'application/x-pem-file' });
+    return res.end(ccPrivatePem);
+  }
   try {
     if (path === '/.well-known/oauth-authorization-server/as') {
       const response = await fetch(`${MCP}/as/.well-known/openid-configuration`, {

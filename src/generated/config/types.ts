@@ -296,6 +296,23 @@ export interface HttpServerConfig {
 }
 export interface OAuthClientConfig2 {
   /**
+   * How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  /**
+   * Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.
+   */
+  private_key_file?: string;
+  /**
+   * JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).
+   */
+  signing_algorithm?:
+    'ES256' | 'ES384' | 'ES512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'EdDSA';
+  /**
+   * With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.
+   */
+  assertion_file?: string;
+  /**
    * The client identifier the authorization server issued.
    */
   client_id?: string;
@@ -308,9 +325,9 @@ export interface OAuthClientConfig2 {
    */
   client_secret?: string;
   /**
-   * How the pre-registered client authenticates at the token endpoint. Default: none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.
+   * How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.
    */
-  token_endpoint_auth_method?: 'none' | 'client_secret_basic' | 'client_secret_post';
+  token_endpoint_auth_method?: 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
   /**
    * The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.
    */

@@ -50,6 +50,8 @@ import {
   safeUrl,
 } from './discovery.js';
 import { AuthorizationError, LoginRequiredError } from './errors.js';
+import { unattendedScope } from './grants/scope.js';
+import { unattendedGrantOf, unattendedToken } from './grants/unattended-grant.js';
 import type { AuthChallenge, AuthHeaders, HttpAuthorizer } from './http-authorizer.js';
 import { withSecretExpiryDefault } from './registration-response.js';
 import { type RevocationOutcome, revokeTokens } from './revocation.js';
@@ -156,6 +158,9 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     reason: string,
     known?: Discovery,
   ): Promise<boolean> {
+    // A grant that needs no person (client credentials, workload identity) runs here, in any command.
+    if (unattendedGrantOf(this.options.oauth) !== undefined)
+      return this.unattended(params, stepUpScope, known);
     const ui = this.options.ui;
     if (ui === undefined)
       throw new LoginRequiredError(this.options.serverName, reason, this.options.loginCommand);
@@ -187,6 +192,48 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     this.loggedIn = true;
     this.generation++;
     ui.say(`logged in to ${this.options.serverName}`);
+    return true;
+  }
+
+  /** A token from the configured unattended grant (grants/unattended-grant.ts); no browser, no person. */
+  private async unattended(
+    params: Readonly<Record<string, string>>,
+    stepUpScope: string | undefined,
+    known?: Discovery,
+  ): Promise<boolean> {
+    const config = this.options.oauth!;
+    const discovery = known ?? (await this.discover(params));
+    const { as } = discovery;
+    if (config.client_id === undefined) {
+      throw new AuthorizationError(`oauth.grant ${config.grant} needs oauth.client_id`);
+    }
+    if (config.issuer !== undefined && config.issuer !== as.issuer) {
+      throw new AuthorizationError(
+        `the configured oauth.client_id was registered with ${config.issuer}, but the server now names the authorization server ${as.issuer}; update oauth in the config`,
+      );
+    }
+    // The client's secret, key or assertion goes only to an authorization server the user named.
+    if (!this.secretMayGoTo(as, 'token_endpoint')) {
+      throw new AuthorizationError(
+        `oauth.grant ${config.grant} sends your client credentials, but oauth.issuer is not set and the server names the authorization server ${safeUrl(as.issuer)}, which (or whose token endpoint) is not on the server's own origin; if you trust it, write \`issuer: ${as.issuer}\` under oauth in the config`,
+      );
+    }
+    const scope =
+      stepUpScope ??
+      unattendedScope(config.scopes, params.scope, discovery.protectedResource?.scopes_supported);
+    const response = await unattendedToken({
+      as,
+      config: { ...config, client_id: config.client_id },
+      resource: discovery.resource,
+      scope,
+      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+      ...(this.options.onSecret === undefined ? {} : { onSecret: this.options.onSecret }),
+    });
+    this.save(response, as.issuer, config.client_id, discovery.resource, scope);
+    this.lastScope = scope;
+    this.skipStored = false;
+    this.loggedIn = true;
+    this.generation++;
     return true;
   }
 
