@@ -281,7 +281,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
         );
       }
       this.options.onSecret?.(secret);
-      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
+      const method = secretMethod(as, configured.token_endpoint_auth_method);
       return {
         client: { client_id: configured.client_id, token_endpoint_auth_method: method },
         clientAuth: secretAuth(method, secret),
@@ -457,7 +457,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       as.issuer === tokens.issuer &&
       this.secretMayGoTo(as, endpoint)
     ) {
-      const method = configured.token_endpoint_auth_method ?? secretMethod(as);
+      const method = secretMethod(as, configured.token_endpoint_auth_method);
       return {
         client: { client_id: tokens.client_id, token_endpoint_auth_method: method },
         clientAuth: secretAuth(method, configured.client_secret),
@@ -523,7 +523,15 @@ function fromStored(stored: StoredClient): { client: oauth.Client; clientAuth: o
  * For a confidential client: client_secret_basic unless the server lists only client_secret_post
  * (RFC 8414: an absent list means client_secret_basic).
  */
-function secretMethod(as: oauth.AuthorizationServer): 'client_secret_basic' | 'client_secret_post' {
+/**
+ * How a client secret is sent: the configured method when it is one for a secret, otherwise the one the
+ * authorization server supports (private_key_jwt belongs to the unattended grants, grants/).
+ */
+function secretMethod(
+  as: oauth.AuthorizationServer,
+  configured?: string,
+): 'client_secret_basic' | 'client_secret_post' {
+  if (configured === 'client_secret_basic' || configured === 'client_secret_post') return configured;
   const methods = as.token_endpoint_auth_methods_supported;
   if (!Array.isArray(methods) || methods.includes('client_secret_basic')) return 'client_secret_basic';
   return methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import * as oauth from 'oauth4webapi';
 import type { OAuthClientConfig } from '../../../config/types.js';
 import { tokenError } from '../authorization-code.js';
+import { secretAuth } from '../client-authentication.js';
 import { insecureAllowed } from '../discovery.js';
 import { AuthorizationError } from '../errors.js';
 import { credentialPath, loadClientKey } from './client-key.js';
@@ -119,8 +120,7 @@ async function clientAuthentication(
       onSecret?.(secret);
       return {
         client,
-        clientAuth:
-          method === 'client_secret_post' ? oauth.ClientSecretPost(secret) : formEncodedBasic(secret),
+        clientAuth: secretAuth(method, secret),
       };
     }
     default:
@@ -161,18 +161,4 @@ function readAssertion(config: OAuthClientConfig, onSecret: ((secret: string) =>
   }
   onSecret?.(assertion);
   return assertion;
-}
-
-/**
- * `client_secret_basic` with the client id and secret encoded exactly as RFC 6749 section 2.3.1 says:
- * application/x-www-form-urlencoded (the WHATWG serializer: `-`, `.`, `_`, `*` and alphanumerics stay as
- * they are, a space becomes `+`), then Basic. oauth4webapi percent-encodes more than that
- * (`my%2Dclient`), which authorization servers that compare without decoding refuse.
- */
-function formEncodedBasic(secret: string): oauth.ClientAuth {
-  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
-  return (_as, client, _body, headers) => {
-    const pair = `${encode(client.client_id)}:${encode(secret)}`;
-    headers.set('authorization', `Basic ${Buffer.from(pair).toString('base64')}`);
-  };
 }
