@@ -83,6 +83,11 @@ const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
 
 /** Path segments that are protected wherever they appear. */
 const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
+/**
+ * Files that are protected wherever they are (compared in lower case): `.mcp.json` starts servers, and
+ * FURFLY.md files go to the model with every request as the project's own instructions.
+ */
+const PROTECTED_FILES = new Set(['.mcp.json', 'furfly.md']);
 
 /**
  * Files and folders in the home folder that run code or grant access when a shell starts or git and
@@ -174,6 +179,10 @@ export class PermissionService {
       const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
       const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
       if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
+      const file = lower(path.basename(candidate));
+      if (PROTECTED_FILES.has(file)) {
+        return `${raw} is ${file === '.mcp.json' ? 'the project server list' : 'a note furfly sends the model'} (${path.basename(candidate)}), which edit tools may not change without asking`;
+      }
       if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
       }
