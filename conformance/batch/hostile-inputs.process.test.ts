@@ -162,7 +162,7 @@ it('a hostile server.json and batch file get no variable they were not passed', 
   }
   // The undeclared placeholders were sent as the text they are.
   const mcp = seen.find((r) => r.url.startsWith('/mcp'));
-  expect(mcp?.url).toContain('%7BGITHUB_TOKEN%7D');
+  expect(decodeURIComponent(mcp?.url ?? '')).toContain('{GITHUB_TOKEN}');
   expect(mcp?.headers['x-leak']).toBe('{ANTHROPIC_API_KEY}');
   // The package got the value passed on purpose, and neither key.
   expect(childEnv.PASSED_VALUE).toBe(PASSED);
