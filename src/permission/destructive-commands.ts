@@ -68,6 +68,8 @@ export interface CommandAnalysis {
   findings: DestructiveFinding[];
   /** Files the command writes, as written (statically known ones only), for the protected-path check. */
   writes: WrittenPath[];
+  /** Every word and path-like token of every command, read or written: for the user-folder check. */
+  mentions: WrittenPath[];
 }
 
 export interface AnalysisOptions {
@@ -103,11 +105,12 @@ export function analyzeCommandLine(commandLine: string, options: AnalysisOptions
         ),
       ],
       writes: [],
+      mentions: [],
     };
   }
   const analyzer = new Analyzer(grammar, options.homeDir ?? os.homedir());
   analyzer.script(commandLine, 0);
-  return { findings: dedupe(analyzer.findings), writes: analyzer.writes };
+  return { findings: dedupe(analyzer.findings), writes: analyzer.writes, mentions: analyzer.mentions };
 }
 
 function construct(id: string, description: string, command: string): DestructiveFinding {
@@ -269,6 +272,7 @@ interface Context {
 class Analyzer {
   readonly findings: DestructiveFinding[] = [];
   readonly writes: WrittenPath[] = [];
+  readonly mentions: WrittenPath[] = [];
   /**
    * The folders a relative path may be relative to: the project root (`''`) and every folder a `cd` or
    * `pushd` on this line enters (`cd ~ && echo x >> .bashrc` writes `~/.bashrc`). A `cd` inside a subshell
@@ -1014,6 +1018,15 @@ class Analyzer {
   }
 
   private checkWrites(view: CommandView, shown: string): void {
+    for (const word of possiblyWrittenWords(view) ?? []) {
+      const paths = path.posix.isAbsolute(word.text)
+        ? [word.text]
+        : this.bases.map((base) => (base === '' ? word.text : path.posix.join(base, word.text)));
+      for (const p of paths) this.mentions.push({ path: p, command: shown, glob: word.glob });
+    }
+    for (const r of view.redirects) {
+      if (r.target.isStatic) this.mentions.push({ path: r.target.text, command: shown, glob: r.target.glob });
+    }
     if (!isKnownReadOnly(view)) {
       const candidates = possiblyWrittenWords(view);
       if (candidates === undefined) {

@@ -229,6 +229,15 @@ export class PermissionService {
         };
       }
     }
+    for (const mention of analysis.mentions) {
+      if (this.inUserFolder(mention.path)) {
+        return {
+          action: 'ask',
+          source: 'sandbox',
+          reason: `${toolName}: ${mention.command} uses ${mention.path}, in furfly's user folder (config and login tokens); commands may not read or change it without asking`,
+        };
+      }
+    }
     return undefined;
   }
 
@@ -252,6 +261,16 @@ export class PermissionService {
       if (why) return candidate === raw ? why : `${raw} (as bash expands it) ${why}`;
     }
     return undefined;
+  }
+
+  /** Whether `raw` is (or resolves to) furfly's user folder or something in it. */
+  private inUserFolder(raw: string): boolean {
+    if (this.protectedRoots.length === 0) return false;
+    const resolved = resolveRealPath(this.projectRoot, raw);
+    const candidates = [path.resolve(this.projectRoot, raw), ...(resolved.ok ? [resolved.path] : [])];
+    return candidates.some((c) =>
+      this.protectedRoots.some((root) => isInside(c.toLowerCase(), root.toLowerCase())),
+    );
   }
 
   currentMode(): PermissionMode {
@@ -288,6 +307,15 @@ export class PermissionService {
     }
     const paths = this.facts.pathsOf(toolName, args);
     const resolved: string[] = [];
+    // furfly's user folder holds the config and the OAuth tokens: reading it is a question too.
+    const userFolder = paths.find((raw) => this.inUserFolder(raw));
+    if (userFolder !== undefined) {
+      return {
+        action: 'ask',
+        source: 'sandbox',
+        reason: `${toolName}: ${userFolder} is in furfly's user folder (config and login tokens), which tools may not read or change without asking`,
+      };
+    }
     for (const raw of paths) {
       const verdict = this.sandbox.check(raw);
       if (!verdict.inside) return { action: 'ask', source: 'sandbox', reason: verdict.reason };

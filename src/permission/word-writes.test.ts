@@ -272,3 +272,40 @@ describe('laws of the permission checker', () => {
     expect(decide(line, 'auto', ALLOW_BASH).action).toBe('ask');
   });
 });
+
+describe("furfly's user folder", () => {
+  it.each([
+    'cat ~/.furflycode/tokens.json',
+    'base64 ~/.furflycode/tokens.json',
+    'grep -r refresh ~/.furflycode',
+    'cd ~ && cat .furflycode/config.yaml',
+  ])('%j asks in every mode but bypass, allow rule or not', (command) => {
+    for (const mode of ['strict', 'accept-edits', 'auto'] as const) {
+      expect(decide(command, mode, ALLOW_BASH)).toMatchObject({ action: 'ask', source: 'sandbox' });
+    }
+    expect(decide(command, 'bypass').action).toBe('allow');
+  });
+
+  it('a read tool on a file there asks, allow rule and allow_paths or not', () => {
+    const facts: ToolFacts = {
+      categoryOf: () => 'read',
+      pathsOf: () => [path.join(home, '.furflycode', 'tokens.json')],
+      commandOf: () => undefined,
+    };
+    const service = new PermissionService(
+      {
+        mode: 'auto',
+        rules: [{ tool_glob: 'read_file', action: 'allow' }],
+        projectRoot: project,
+        homeDir: home,
+        allowPaths: [home],
+        protectedPaths: [path.join(home, '.furflycode')],
+      },
+      facts,
+    );
+    expect(service.decide({ toolName: 'read_file', args: {} })).toMatchObject({
+      action: 'ask',
+      source: 'sandbox',
+    });
+  });
+});
