@@ -114,6 +114,7 @@ it('a hostile server.json and batch file get no variable they were not passed', 
       '  - name: home-cwd',
       '    command: node',
       '    args: [server.js]',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a batch-file reference, expanded by furfly.
       '    cwd: ${HOME}',
       '  - name: parent-cwd',
       '    command: node',
