@@ -31,6 +31,11 @@ export interface BatchEntry {
   flags: EntryFlags;
   /** Values taken from the environment or given for secrets: masked in everything the run reports. */
   secrets: string[];
+  /**
+   * A registry server.json's package: it runs with its declared variables over a minimal environment
+   * (MINIMAL_ENVIRONMENT in run.ts), never over furfly's whole one.
+   */
+  minimalEnvironment?: boolean;
 }
 
 /** Names must be unique: a repeated one gets ` #2`, ` #3`… in list order, so reports can key by name. */

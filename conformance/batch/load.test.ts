@@ -73,7 +73,7 @@ describe('batch files', () => {
     expect(entries.map((e) => e.name)).toEqual(['a', 'b', 'a #2']);
     expect(entries[1]?.target).toBeUndefined();
     expect(entries[1]?.notRunnable).toBe(
-      'needs the environment variable FURFLY_TEST_UNSET_KEY, which is not set',
+      'needs the variable FURFLY_TEST_UNSET_KEY, which was not passed (--env FURFLY_TEST_UNSET_KEY)',
     );
   });
 
@@ -203,10 +203,10 @@ describe('registry server.json', () => {
     const at = file('server2.json', JSON.stringify(serverJson));
     const entries = loadBatchFiles([at], { env: {} });
     expect(entries[0]?.notRunnable).toBe(
-      'needs environment variable WEATHER_API_KEY, which was not supplied',
+      'needs environment variable WEATHER_API_KEY (pass it with --env WEATHER_API_KEY), which was not supplied',
     );
     expect(entries[4]?.notRunnable).toBe(
-      'needs a value for header X-Api-Key: variable api_key (set the environment variable api_key), which was not supplied',
+      'needs a value for header X-Api-Key: variable api_key (pass it with --env api_key), which was not supplied',
     );
     // The pypi package needs nothing: it stays runnable.
     expect(entries[1]?.target).toBeDefined();

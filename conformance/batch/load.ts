@@ -4,7 +4,7 @@
  * A file that cannot be read or does not fit its format is a BatchFileError naming the file and the
  * place in it; a server that lacks a value is an entry that is not runnable, so the rest still run.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { expandString } from '../../src/config/expand.js';
@@ -25,6 +25,11 @@ export class BatchFileError extends Error {
 }
 
 export interface LoadOptions {
+  /**
+   * The values the user passed explicitly (`--env NAME`, `--env NAME=value`): the only values `${VAR}` in
+   * a batch file and `{placeholder}`s and variables of a server.json may take. Never furfly's whole
+   * environment: these files may come from someone else. Default: none.
+   */
   env?: Env;
 }
 
@@ -46,7 +51,7 @@ function parseFile(file: string): unknown {
 
 /** Every server of every file, in the order given. */
 export function loadBatchFiles(files: readonly string[], options: LoadOptions = {}): BatchEntry[] {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const entries: BatchEntry[] = [];
   for (const file of files) entries.push(...entriesOfFile(file, env, {}));
   return uniqueNames(entries);
@@ -119,7 +124,8 @@ class Expander {
   reason(): string | undefined {
     if (this.missing.length === 0) return undefined;
     const names = this.missing.join(', ');
-    return `needs the environment variable${this.missing.length > 1 ? 's' : ''} ${names}, which ${this.missing.length > 1 ? 'are' : 'is'} not set`;
+    const flags = this.missing.map((name) => `--env ${name}`).join(' ');
+    return `needs the variable${this.missing.length > 1 ? 's' : ''} ${names}, which ${this.missing.length > 1 ? 'were' : 'was'} not passed (${flags})`;
   }
 }
 
@@ -162,11 +168,12 @@ function serverEntries(server: BatchServer, context: EntryContext): BatchEntry[]
   const cwd =
     server.cwd === undefined ? undefined : path.resolve(context.folder, expander.expand(server.cwd));
   const secrets = [...expander.secrets, ...Object.values(env)];
+  const outside = cwd === undefined ? undefined : cwdOutside(cwd, context.folder);
   const display = {
     transport: 'stdio' as const,
     command: new Redactor(secrets).text([command, ...args].join(' ')),
   };
-  const reason = expander.reason();
+  const reason = expander.reason() ?? outside;
   const base = { name: server.name, origin: context.origin, display, flags: context.flags };
   if (reason !== undefined) return [{ ...base, notRunnable: reason, secrets: [] }];
   return [
@@ -176,4 +183,21 @@ function serverEntries(server: BatchServer, context: EntryContext): BatchEntry[]
       secrets,
     },
   ];
+}
+
+/**
+ * Why `cwd` may not be used, or undefined: a server's folder must lie under the batch file's folder (its
+ * real path, symlinks followed), so a list cannot start a server in, or mount, the home folder.
+ */
+function cwdOutside(cwd: string, folder: string): string | undefined {
+  const real = (p: string): string => {
+    try {
+      return realpathSync.native(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const relative = path.relative(real(folder), real(cwd));
+  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) return undefined;
+  return `its cwd ${cwd} is not under the batch file's folder ${folder}`;
 }

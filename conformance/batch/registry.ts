@@ -7,9 +7,14 @@
  *   oci   → docker run -i --rm [runtime args] -e NAME… <identifier>:<version> [package args]
  *   remotes[] streamable-http → the URL with its headers
  *
- * Values come from the server.json (`value`, `default`) and from the environment: an environment
- * variable by its name, a `{placeholder}` in a value by the placeholder's name. An input that is
- * required and has no value makes the entry not runnable, and the reason names it. Facts about the
+ * Values come from the server.json (`value`, `default`) and from the values the user passed with
+ * `--env NAME` or `--env NAME=value` (`env` here holds those alone, never furfly's whole environment):
+ * a declared environment variable by its name, a `{placeholder}` in a value by the placeholder's name,
+ * and only when the input declares that placeholder in its `variables`. A server.json is someone else's
+ * file: it must not be able to send a CI runner's tokens to its own remote URL or pull
+ * ANTHROPIC_API_KEY into its package. An input that is required and has no value makes the entry not
+ * runnable, and the reason names it (and the `--env` that would supply it). `runtimeHint` may only name
+ * a runtime from RUNTIME_HINTS: `sh -c` is not a runtime. Facts about the
  * format: modelcontextprotocol.io/registry (package types, remote servers) and the server.json
  * reference in the registry repository.
  */
@@ -41,7 +46,7 @@ function resolveInput(
   if (fixed !== undefined) {
     value = fillPlaceholders(fixed, input, env, what, secrets);
   } else {
-    const fromEnv = envName === undefined ? undefined : env[envName];
+    const fromEnv = envName === undefined || !Object.hasOwn(env, envName) ? undefined : env[envName];
     if (fromEnv !== undefined && fromEnv !== '') {
       value = fromEnv;
       secrets.push(fromEnv);
@@ -54,25 +59,44 @@ function resolveInput(
   return value;
 }
 
-/** `{name}` in a value: from the environment variable `name`, else the variable's default. */
+/**
+ * `{name}` in a value, for a variable the input declares: the value passed with `--env name`, else the
+ * variable's own value or default. An undeclared `{name}` is text, whatever was passed.
+ */
 function fillPlaceholders(value: string, input: Json, env: Env, what: string, secrets: string[]): string {
   const variables = isObject(input.variables) ? input.variables : {};
   return value.replace(/\{([A-Za-z_][A-Za-z0-9_-]*)\}/g, (whole, name: string) => {
-    const variable = variables[name];
-    const fromEnv = env[name];
-    if (fromEnv !== undefined && fromEnv !== '') {
-      secrets.push(fromEnv);
-      return fromEnv;
-    }
-    if (isObject(variable)) {
-      const fallback = text(variable.value) ?? text(variable.default);
-      if (fallback !== undefined) return fallback;
-      throw new MissingValue(`${what}: variable ${name} (set the environment variable ${name})`);
-    }
+    const variable = Object.hasOwn(variables, name) ? variables[name] : undefined;
     // Not declared as a variable: braces that are part of the value.
-    return whole;
+    if (!isObject(variable)) return whole;
+    const passed = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (passed !== undefined && passed !== '') {
+      secrets.push(passed);
+      return passed;
+    }
+    const fallback = text(variable.value) ?? text(variable.default);
+    if (fallback !== undefined) return fallback;
+    throw new MissingValue(`${what}: variable ${name} (pass it with --env ${name})`);
   });
 }
+
+/** The runtimes a server.json's `runtimeHint` may choose; anything else makes the package not runnable. */
+export const RUNTIME_HINTS = new Set([
+  'npx',
+  'uvx',
+  'docker',
+  'podman',
+  'node',
+  'python3',
+  'python',
+  'uv',
+  'pipx',
+  'bunx',
+  'deno',
+  'pnpm',
+  'yarn',
+  'dnx',
+]);
 
 function argumentWords(args: unknown, env: Env, secrets: string[]): string[] {
   const words: string[] = [];
@@ -115,12 +139,21 @@ function launchOf(pkg: Json, env: Env, secrets: string[]): Launch | string {
     if (!isObject(variable)) continue;
     const name = text(variable.name);
     if (name === undefined) continue;
-    const value = resolveInput(variable, env, name, `environment variable ${name}`, secrets);
+    const value = resolveInput(
+      variable,
+      env,
+      name,
+      `environment variable ${name} (pass it with --env ${name})`,
+      secrets,
+    );
     if (value !== undefined) serverEnv[name] = value;
   }
   const runtimeArgs = argumentWords(pkg.runtimeArguments, env, secrets);
   const packageArgs = argumentWords(pkg.packageArguments, env, secrets);
   const hint = text(pkg.runtimeHint);
+  if (hint !== undefined && !RUNTIME_HINTS.has(hint)) {
+    return `its runtimeHint ${JSON.stringify(hint)} is not a runtime furfly starts (${[...RUNTIME_HINTS].join(', ')})`;
+  }
   switch (type) {
     case 'npm': {
       const ref = version ? `${identifier}@${version}` : identifier;
@@ -230,6 +263,7 @@ export function registryEntries(
       },
       flags: options.flags,
       secrets,
+      minimalEnvironment: true,
     });
   }
   for (const [index, remote] of remotes.entries()) {

@@ -73,8 +73,9 @@ export function defaultJobs(): number {
 }
 
 /** The suite's target for an entry: its explicit environment over furfly's, or alone in a sandbox. */
-function targetFor(target: Target, options: BatchOptions): Target {
-  if (target.transport !== 'stdio') return target;
+function targetFor(entry: BatchEntry, options: BatchOptions): Target | undefined {
+  const target = entry.target;
+  if (target === undefined || target.transport !== 'stdio') return target;
   const explicit = target.command.env ?? {};
   if (options.sandbox) {
     return {
@@ -83,14 +84,54 @@ function targetFor(target: Target, options: BatchOptions): Target {
       sandbox: {
         kind: 'docker',
         policy: options.sandbox.policy,
+        // An empty folder unless --mount says otherwise: never what an entry's arguments name.
+        defaultMount: 'empty',
         ...(options.sandbox.mount ? { mount: options.sandbox.mount } : {}),
       },
     };
   }
   const { env: _explicit, ...command } = target.command;
+  if (entry.minimalEnvironment) {
+    return { transport: 'stdio', command: { ...command, env: { ...minimalEnvironment(), ...explicit } } };
+  }
   return Object.keys(explicit).length === 0
     ? { transport: 'stdio', command }
     : { transport: 'stdio', command: { ...command, env: { ...process.env, ...explicit } } };
+}
+
+/**
+ * What a registry package needs of furfly's environment to start (`npx`, `uvx` and `docker` find
+ * themselves, their caches and the Docker engine) and nothing that could hold a credential: a
+ * server.json chooses its runtime arguments, so `docker run -e ANTHROPIC_API_KEY` must find no value.
+ */
+export const MINIMAL_ENVIRONMENT = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+  'TERM',
+  'SHELL',
+  'DOCKER_HOST',
+  'XDG_CACHE_HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_RUNTIME_DIR',
+  'SYSTEMROOT',
+  'APPDATA',
+  'LOCALAPPDATA',
+];
+
+function minimalEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of MINIMAL_ENVIRONMENT) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }
 
 class ServerDeadline extends Error {}
@@ -118,7 +159,7 @@ async function vetOne(
   const only = flags.only ?? options.defaults.only;
   const skip = flags.skip ?? options.defaults.skip;
   const suite: SuiteOptions = {
-    target: targetFor(entry.target, options),
+    target: targetFor(entry, options)!,
     timeoutMs: flags.timeoutMs ?? options.defaults.timeoutMs,
     callTools: flags.callTools ?? options.defaults.callTools,
     fuzz: options.defaults.fuzz,

@@ -130,7 +130,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
     maxIterations: config.max_iterations,
     redactor,
     toolTimeoutMs,
-    context: () => buildSessionContext({ cwd: options.cwd }),
+    context: () => buildSessionContext({ cwd: options.cwd, redactor }),
   });
   // The project root and the folders permissions.allow_paths opens are the roots servers are told of.
   const roots = new ClientRoots([

@@ -588,6 +588,81 @@ const COMMAND_RUNNING_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   scp: ['-o', '-F', '-S'],
 };
 
+const VI_FAMILY = new Set([
+  'vi',
+  'vim',
+  'nvim',
+  'ex',
+  'view',
+  'rvim',
+  'rview',
+  'vimdiff',
+  'gvim',
+  'evim',
+  'nex',
+  'nvi',
+  'elvis',
+  'vile',
+]);
+
+/** `-c CMD`, `+CMD` (but not `+42`, a line number), `--cmd`, `-S FILE`, or ex/silent mode reading commands from stdin. */
+function editorRunsCommands(c: CommandView): boolean {
+  for (const arg of optionsOrPlus(c.args)) {
+    if (arg.startsWith('+')) {
+      if (!/^\+\d*$/.test(arg)) return true;
+    } else if (arg.startsWith('--')) {
+      if (/^--(?:cmd|startuptime)?(?:=|$)/.test(arg) && arg !== '--') return true;
+    } else if (/[cSesE]/.test(arg.slice(1))) return true;
+  }
+  return c.name === 'ex' || c.name === 'nex';
+}
+
+function optionsOrPlus(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    if (arg === '--') break;
+    if ((arg.startsWith('-') || arg.startsWith('+')) && arg.length > 1) out.push(arg);
+  }
+  return out;
+}
+
+/** A pkill pattern is broad when it is a regular expression with wildcards or anchors, or shorter than 4 characters. */
+function pkillIsBroad(args: readonly string[]): boolean {
+  const withValue = new Set([
+    '-u',
+    '-U',
+    '-g',
+    '-G',
+    '-s',
+    '-P',
+    '-t',
+    '--signal',
+    '--euid',
+    '--uid',
+    '--pgroup',
+    '--group',
+    '--session',
+    '--parent',
+    '--terminal',
+    '-F',
+    '--pidfile',
+    '--ns',
+    '--nslist',
+  ]);
+  const patterns: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      patterns.push(...args.slice(i + 1));
+      break;
+    }
+    if (withValue.has(arg)) i++;
+    else if (!arg.startsWith('-')) patterns.push(arg);
+  }
+  if (patterns.length === 0) return false;
+  return patterns.some((p) => p.length < 4 || /(?:^|[^\\])[.*+?[\]^$|()]/.test(p));
+}
+
 // ---------- the table ----------
 
 export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
@@ -890,6 +965,81 @@ export const DESTRUCTIVE_COMMANDS: readonly DestructiveRule[] = [
           hasOption(c.args, 'g') ||
           hasOption(c.args, 's') ||
           hasOption(c.args, 'P'))),
+  },
+  {
+    id: 'editor-runs-command',
+    description:
+      'an editor given commands on its command line (-c, +cmd, --cmd, -S) or in ex/silent mode (-e, -s) runs them, and ex commands can run any program (:!rm -rf …)',
+    commands: [...VI_FAMILY],
+    matchCommand: (c) => VI_FAMILY.has(c.name) && editorRunsCommands(c),
+  },
+  {
+    id: 'scheduled-command',
+    description:
+      'at, batch and crontab schedule commands that run later, outside this session and its checks',
+    commands: ['at', 'batch', 'crontab'],
+    matchCommand: (c) =>
+      c.name === 'batch' ||
+      (c.name === 'at' && !c.args.every((a) => a === '-l' || a === '-c' || /^\d+$/.test(a))) ||
+      (c.name === 'crontab' && !c.args.includes('-l') && !hasOption(c.args, 'r')),
+  },
+  {
+    id: 'crontab-remove',
+    description: "crontab -r deletes the user's whole crontab without a copy",
+    commands: ['crontab'],
+    matchCommand: (c) => c.name === 'crontab' && hasOption(c.args, 'r'),
+  },
+  {
+    id: 'pkill-broad-pattern',
+    description:
+      'pkill with a broad pattern (a regular expression such as ., or a short name; with -f it is matched against whole command lines) signals processes it was not meant for, furfly itself included',
+    commands: ['pkill'],
+    matchCommand: (c) => c.name === 'pkill' && pkillIsBroad(c.args),
+  },
+  {
+    id: 'git-ref-delete',
+    description:
+      'git update-ref -d (or --stdin) and git reflog expire/delete remove refs and the reflog, the only way back to lost commits',
+    commands: ['git'],
+    matchCommand: (c) => {
+      const git = gitSubcommand(c);
+      if (git?.sub === 'update-ref') return hasOption(git.args, 'd', '--stdin');
+      if (git?.sub === 'reflog') return git.args[0] === 'expire' || git.args[0] === 'delete';
+      return false;
+    },
+  },
+  {
+    id: 'git-prune',
+    description: 'git gc --prune and git prune delete unreachable commits for good',
+    commands: ['git'],
+    matchCommand: (c) => {
+      const git = gitSubcommand(c);
+      if (git?.sub === 'prune') return true;
+      return (
+        git?.sub === 'gc' &&
+        optionsOf(git.args).some((o) => o === '--prune' || o.startsWith('--prune=') || o === '--aggressive')
+      );
+    },
+  },
+  {
+    id: 'git-rm-recursive',
+    description: 'git rm -r deletes whole directory trees from the working tree and the index',
+    commands: ['git'],
+    matchCommand: (c) => {
+      const git = gitSubcommand(c);
+      return git?.sub === 'rm' && hasOption(git.args, 'r') && !hasOption(git.args, undefined, '--cached');
+    },
+  },
+  {
+    id: 'git-worktree-force-remove',
+    description: 'git worktree remove --force deletes a worktree with its uncommitted changes',
+    commands: ['git'],
+    matchCommand: (c) => {
+      const git = gitSubcommand(c);
+      return (
+        git?.sub === 'worktree' && git.args[0] === 'remove' && hasOption(git.args.slice(1), 'f', '--force')
+      );
+    },
   },
   {
     id: 'process-secrets',

@@ -42,6 +42,7 @@ import {
   writeTargets,
 } from './command-table.js';
 import { DYNAMIC, literalWord, mayBecomeOptions, resolveWord, type ShellWord } from './shell-words.js';
+import { isKnownReadOnly, possiblyWrittenWords } from './word-writes.js';
 import { unwrap, WRAPPERS } from './wrappers.js';
 
 export { type CommandView, DESTRUCTIVE_COMMANDS, type DestructiveRule } from './command-table.js';
@@ -67,6 +68,8 @@ export interface CommandAnalysis {
   findings: DestructiveFinding[];
   /** Files the command writes, as written (statically known ones only), for the protected-path check. */
   writes: WrittenPath[];
+  /** Every word and path-like token of every command, read or written: for the user-folder check. */
+  mentions: WrittenPath[];
 }
 
 export interface AnalysisOptions {
@@ -102,11 +105,12 @@ export function analyzeCommandLine(commandLine: string, options: AnalysisOptions
         ),
       ],
       writes: [],
+      mentions: [],
     };
   }
   const analyzer = new Analyzer(grammar, options.homeDir ?? os.homedir());
   analyzer.script(commandLine, 0);
-  return { findings: dedupe(analyzer.findings), writes: analyzer.writes };
+  return { findings: dedupe(analyzer.findings), writes: analyzer.writes, mentions: analyzer.mentions };
 }
 
 function construct(id: string, description: string, command: string): DestructiveFinding {
@@ -268,6 +272,7 @@ interface Context {
 class Analyzer {
   readonly findings: DestructiveFinding[] = [];
   readonly writes: WrittenPath[] = [];
+  readonly mentions: WrittenPath[] = [];
   /**
    * The folders a relative path may be relative to: the project root (`''`) and every folder a `cd` or
    * `pushd` on this line enters (`cd ~ && echo x >> .bashrc` writes `~/.bashrc`). A `cd` inside a subshell
@@ -277,6 +282,10 @@ class Analyzer {
   private readonly bases: string[] = [''];
   /** Variables this line assigns from text (not plain numbers): their values may hide code. */
   private readonly tainted = new Set<string>();
+  /** Stray arguments of a redirected statement, for its body command to take. */
+  private carriedArguments: SyntaxNode[] = [];
+  /** Words after a redirection's target, which belong to the command (see `redirect`). */
+  private strayArguments: SyntaxNode[] = [];
   private source = '';
 
   constructor(
@@ -487,6 +496,8 @@ class Analyzer {
   private redirected(node: SyntaxNode, ctx: Context, inherited: ShellRedirect[]): CommandView[] {
     const redirects = [...inherited];
     const continuation: SyntaxNode[] = [];
+    const outerStray = this.strayArguments;
+    this.strayArguments = [];
     for (const child of node.children) {
       if (child.field === 'body') continue;
       if (child.type.endsWith('_redirect')) {
@@ -498,6 +509,16 @@ class Analyzer {
     }
     redirects.push(...this.trailingRedirects(continuation, ctx));
     const body = node.children.find((c) => c.field === 'body');
+    const stray = this.strayArguments;
+    this.strayArguments = outerStray;
+    if (stray.length > 0 && body?.type !== 'command') {
+      this.add(
+        'unparseable',
+        'words follow a redirection of a statement that is not a simple command',
+        node.text,
+      );
+    }
+    this.carriedArguments = body?.type === 'command' ? stray : [];
     const views = body ? this.statement(body, ctx, redirects) : [];
     // The redirections write even when the body runs no command (`{ x=1; } > file`, `declare x > file`).
     this.plainRedirects(redirects.slice(inherited.length));
@@ -550,6 +571,11 @@ class Analyzer {
       return undefined;
     }
     this.word(target, ctx);
+    // `tee < x FILE`: the grammar hangs every word after a redirection's target under the redirection;
+    // bash passes them to the command as arguments.
+    this.strayArguments.push(
+      ...node.children.filter((c) => c.named && c.type !== 'file_descriptor' && c !== target),
+    );
     return { op: operator.type, target: this.resolve(target) };
   }
 
@@ -871,6 +897,10 @@ class Analyzer {
     const redirects = [...inherited];
     const words: ShellWord[] = [];
     const continuation: SyntaxNode[] = [];
+    const carried = this.carriedArguments;
+    this.carriedArguments = [];
+    const outerStray = this.strayArguments;
+    this.strayArguments = [];
     for (const child of node.children) {
       if (!child.named) continue;
       if (child.broken) {
@@ -899,6 +929,11 @@ class Analyzer {
       }
     }
     redirects.push(...this.trailingRedirects(continuation, inner));
+    for (const stray of [...this.strayArguments, ...carried]) {
+      this.word(stray, inner);
+      words.push(this.resolve(stray));
+    }
+    this.strayArguments = outerStray;
     ctx.substituted.push(...inner.substituted);
     if (words.length === 0) {
       this.plainRedirects(redirects);
@@ -983,6 +1018,25 @@ class Analyzer {
   }
 
   private checkWrites(view: CommandView, shown: string): void {
+    for (const word of possiblyWrittenWords(view) ?? []) {
+      const paths = path.posix.isAbsolute(word.text)
+        ? [word.text]
+        : this.bases.map((base) => (base === '' ? word.text : path.posix.join(base, word.text)));
+      for (const p of paths) this.mentions.push({ path: p, command: shown, glob: word.glob });
+    }
+    for (const r of view.redirects) {
+      if (r.target.isStatic) this.mentions.push({ path: r.target.text, command: shown, glob: r.target.glob });
+    }
+    if (!isKnownReadOnly(view)) {
+      const candidates = possiblyWrittenWords(view);
+      if (candidates === undefined) {
+        this.add(
+          'computed-write-target',
+          `${view.name} has more words than the checker follows, so one of them may name a protected path it writes`,
+          shown,
+        );
+      } else for (const candidate of candidates) this.addWrite(candidate.text, shown, candidate.glob);
+    }
     for (const target of writeTargets(view)) {
       if (!target.isStatic || mayBecomeOptions(target)) {
         this.add(

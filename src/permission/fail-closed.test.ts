@@ -316,6 +316,14 @@ const ROW_SAMPLES: Readonly<Record<string, Sample>> = {
   'kill-by-user-or-name': { words: ['pkill', '-u', 'me'] },
   'process-secrets': { words: ['cat', '/proc/1/environ'] },
   ptrace: { words: ['strace', '-p', '1'] },
+  'editor-runs-command': { words: ['vi', '-es', '-c', '!rm -rf build'] },
+  'scheduled-command': { words: ['at', 'now'] },
+  'crontab-remove': { words: ['crontab', '-r'] },
+  'pkill-broad-pattern': { words: ['pkill', '-f', '.'] },
+  'git-ref-delete': { words: ['git', 'update-ref', '-d', 'refs/heads/main'] },
+  'git-prune': { words: ['git', 'gc', '--prune=now'] },
+  'git-rm-recursive': { words: ['git', 'rm', '-rf', '.'] },
+  'git-worktree-force-remove': { words: ['git', 'worktree', 'remove', '--force', '../wt'] },
   'option-runs-command': { words: ['rg', '--pre', 'touch', 'x'] },
 };
 

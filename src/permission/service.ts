@@ -83,6 +83,11 @@ const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
 
 /** Path segments that are protected wherever they appear. */
 const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
+/**
+ * Files that are protected wherever they are (compared in lower case): `.mcp.json` starts servers, and
+ * FURFLY.md files go to the model with every request as the project's own instructions.
+ */
+const PROTECTED_FILES = new Set(['.mcp.json', 'furfly.md']);
 
 /**
  * Files and folders in the home folder that run code or grant access when a shell starts or git and
@@ -174,6 +179,10 @@ export class PermissionService {
       const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
       const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
       if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
+      const file = lower(path.basename(candidate));
+      if (PROTECTED_FILES.has(file)) {
+        return `${raw} is ${file === '.mcp.json' ? 'the project server list' : 'a note furfly sends the model'} (${path.basename(candidate)}), which edit tools may not change without asking`;
+      }
       if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
       }
@@ -220,6 +229,15 @@ export class PermissionService {
         };
       }
     }
+    for (const mention of analysis.mentions) {
+      if (this.inUserFolder(mention.path)) {
+        return {
+          action: 'ask',
+          source: 'sandbox',
+          reason: `${toolName}: ${mention.command} uses ${mention.path}, in furfly's user folder (config and login tokens); commands may not read or change it without asking`,
+        };
+      }
+    }
     return undefined;
   }
 
@@ -243,6 +261,16 @@ export class PermissionService {
       if (why) return candidate === raw ? why : `${raw} (as bash expands it) ${why}`;
     }
     return undefined;
+  }
+
+  /** Whether `raw` is (or resolves to) furfly's user folder or something in it. */
+  private inUserFolder(raw: string): boolean {
+    if (this.protectedRoots.length === 0) return false;
+    const resolved = resolveRealPath(this.projectRoot, raw);
+    const candidates = [path.resolve(this.projectRoot, raw), ...(resolved.ok ? [resolved.path] : [])];
+    return candidates.some((c) =>
+      this.protectedRoots.some((root) => isInside(c.toLowerCase(), root.toLowerCase())),
+    );
   }
 
   currentMode(): PermissionMode {
@@ -279,6 +307,15 @@ export class PermissionService {
     }
     const paths = this.facts.pathsOf(toolName, args);
     const resolved: string[] = [];
+    // furfly's user folder holds the config and the OAuth tokens: reading it is a question too.
+    const userFolder = paths.find((raw) => this.inUserFolder(raw));
+    if (userFolder !== undefined) {
+      return {
+        action: 'ask',
+        source: 'sandbox',
+        reason: `${toolName}: ${userFolder} is in furfly's user folder (config and login tokens), which tools may not read or change without asking`,
+      };
+    }
     for (const raw of paths) {
       const verdict = this.sandbox.check(raw);
       if (!verdict.inside) return { action: 'ask', source: 'sandbox', reason: verdict.reason };

@@ -6,7 +6,8 @@
  * - Every occurrence of every secret is found, overlapping ones included; each run of covered
  *   characters becomes one `***`, so no part of any occurrence survives, whatever the overlaps.
  * - Each secret is also looked for in its percent-encoded and JSON-escaped spellings (cheap, and the
- *   forms a secret takes in URLs and serialized JSON).
+ *   forms a secret takes in URLs and serialized JSON), and in its base64, base64url and hex encodings,
+ *   also where line breaks split them (`base64 ~/.furflycode/tokens.json` must not hand a token over).
  * - Values too short or too common to mask safely are ignored (`isMaskable`): masking `1` or `true`
  *   would garble every output while protecting nothing.
  * - Structured values are redacted string by string (`value`), never as serialized JSON, so the
@@ -54,14 +55,24 @@ export class Redactor {
   secrets: readonly string[];
   /** The secrets and their other spellings: what is searched for. */
   private needles: readonly string[];
+  /**
+   * The secrets' base64 and hex encodings: searched for also across line breaks, since `base64` wraps its
+   * output at 76 characters and `xxd -p` at 60.
+   */
+  private encodedNeedles: readonly string[];
 
   constructor(secrets: Iterable<string>) {
     const kept = new Set<string>();
     for (const secret of secrets) if (typeof secret === 'string' && isMaskable(secret)) kept.add(secret);
     this.secrets = [...kept].sort((a, b) => b.length - a.length);
     const needles = new Set<string>();
-    for (const secret of this.secrets) for (const form of spellingsOf(secret)) needles.add(form);
+    const encoded = new Set<string>();
+    for (const secret of this.secrets) {
+      for (const form of spellingsOf(secret)) needles.add(form);
+      for (const form of encodingsOf(secret)) encoded.add(form);
+    }
     this.needles = [...needles];
+    this.encodedNeedles = [...encoded];
   }
 
   /**
@@ -72,6 +83,7 @@ export class Redactor {
     if (this === Redactor.none || !isMaskable(secret) || this.secrets.includes(secret)) return;
     this.secrets = [...this.secrets, secret].sort((a, b) => b.length - a.length);
     this.needles = [...new Set([...this.needles, ...spellingsOf(secret)])];
+    this.encodedNeedles = [...new Set([...this.encodedNeedles, ...encodingsOf(secret)])];
   }
 
   /** A redactor that masks the secrets of both. */
@@ -137,7 +149,7 @@ export class Redactor {
 
   /** Whether `text` holds any secret (in any spelling). */
   finds(text: string): boolean {
-    return this.needles.some((needle) => text.includes(needle));
+    return this.needles.some((needle) => text.includes(needle)) || this.coveredRuns(text).length > 0;
   }
 
   /**
@@ -145,12 +157,7 @@ export class Redactor {
    * pieces (a result's consecutive text parts): the caller masks what each run covers of each piece.
    */
   coveredRuns(text: string): [start: number, end: number][] {
-    const covered: [start: number, end: number][] = [];
-    for (const needle of this.needles) {
-      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
-        covered.push([at, at + needle.length]);
-      }
-    }
+    const covered = this.occurrences(text);
     covered.sort((a, b) => a[0] - b[0]);
     const runs: [number, number][] = [];
     for (const [s, e] of covered) {
@@ -161,13 +168,34 @@ export class Redactor {
     return runs;
   }
 
-  private maskOnce(text: string): string {
+  /** Where each needle occurs in `text`; encoded needles also where line breaks split them. */
+  private occurrences(text: string): [start: number, end: number][] {
     const covered: [start: number, end: number][] = [];
     for (const needle of this.needles) {
       for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
         covered.push([at, at + needle.length]);
       }
     }
+    if (this.encodedNeedles.length === 0) return covered;
+    // The text without line breaks, and where each of its characters was in `text`.
+    let joined = '';
+    const origin: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '\n' || c === '\r') continue;
+      joined += c;
+      origin.push(i);
+    }
+    for (const needle of this.encodedNeedles) {
+      for (let at = joined.indexOf(needle); at !== -1; at = joined.indexOf(needle, at + 1)) {
+        covered.push([origin[at]!, origin[at + needle.length - 1]! + 1]);
+      }
+    }
+    return covered;
+  }
+
+  private maskOnce(text: string): string {
+    const covered = this.occurrences(text);
     if (covered.length === 0) return text;
     covered.sort((a, b) => a[0] - b[0]);
     let out = '';
@@ -197,6 +225,31 @@ function spellingsOf(secret: string): string[] {
   }
   forms.push(JSON.stringify(secret).slice(1, -1));
   return forms;
+}
+
+/**
+ * The secret's UTF-8 bytes in hex (both cases) and in base64 and base64url, the latter for each of the
+ * three positions the secret can have relative to a 3-byte group when it is encoded inside a longer text
+ * (`base64 tokens.json`): only the characters that depend on the secret's bytes alone are kept, so they
+ * appear whatever surrounds the secret.
+ */
+export function encodingsOf(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const hex = bytes.toString('hex');
+  const forms = new Set([hex, hex.toUpperCase()]);
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
+    // Character i carries bits [6i, 6i + 6); the secret holds bits [8 * offset, 8 * (offset + n)).
+    const first = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * (offset + bytes.length)) / 6);
+    const core = encoded.slice(first, end);
+    if (core.length < MIN_SECRET_LENGTH) continue;
+    forms.add(core);
+    forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
 }
 
 function isContainer(value: unknown): value is object {

@@ -22,6 +22,11 @@ export interface SandboxSettings {
    * that lies in the working folder, else an empty folder (src/sandbox/mount-plan.ts).
    */
   mount?: string;
+  /**
+   * `empty`: without `mount`, an empty folder, even when an argument names a file (a batch's servers come
+   * from files that may not be the user's own: their arguments must not choose what is mounted).
+   */
+  defaultMount?: 'empty';
   /** The plan, made once per run by the runner, so every fresh container sees the same thing. */
   plan?: MountPlan;
 }
@@ -29,9 +34,11 @@ export interface SandboxSettings {
 /** What a sandboxed target will see of the host. */
 export function planProbeMount(command: StdioCommand, sandbox: SandboxSettings): Promise<MountPlan> {
   const cwd = command.cwd ?? process.cwd();
+  const emptyByDefault = sandbox.mount === undefined && sandbox.defaultMount === 'empty';
   return planSandboxMount({
-    command: command.command,
-    args: command.args,
+    // With nothing to look at, the planner finds no script and mounts an empty folder.
+    command: emptyByDefault ? '' : command.command,
+    args: emptyByDefault ? [] : command.args,
     workingDir: cwd,
     projectRoot: cwd,
     ...(sandbox.mount === undefined ? {} : { folder: sandbox.mount }),

@@ -49,6 +49,35 @@ export interface BatchCliOptions {
   callTools?: boolean;
   only?: string | string[];
   skip?: string | string[];
+  /** `--env NAME` (its value from furfly's environment) or `--env NAME=value`; repeatable. */
+  env?: string | string[];
+}
+
+/**
+ * The values a batch's files may use: only those the user named with `--env`. `NAME` takes furfly's own
+ * value of NAME (a usage error when it is not set), `NAME=value` the value given.
+ */
+export function passedVariables(
+  flags: string | string[] | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const flag of values(flags)) {
+    const equals = flag.indexOf('=');
+    const name = equals === -1 ? flag : flag.slice(0, equals);
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) {
+      throw new BatchUsageError(`--env takes NAME or NAME=value, not ${JSON.stringify(flag)}`);
+    }
+    if (equals !== -1) {
+      passed[name] = flag.slice(equals + 1);
+      continue;
+    }
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (value === undefined)
+      throw new BatchUsageError(`--env ${name}: the environment variable ${name} is not set`);
+    passed[name] = value;
+  }
+  return passed;
 }
 
 export interface BatchIo {
@@ -170,7 +199,7 @@ export async function runBatchCommand(
     if (specVersion !== undefined && !isProtocolVersion(specVersion)) {
       throw new BatchUsageError(`--spec-version must be one of ${PROTOCOL_VERSIONS.join(', ')}`);
     }
-    const all = loadBatchFiles(files, { env });
+    const all = loadBatchFiles(files, { env: passedVariables(options.env, env) });
     const shard = shardOf(options.shard, env);
     const indexed = all.map((entry, index) => ({ entry, index }));
     entries = shard

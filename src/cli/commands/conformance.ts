@@ -69,6 +69,8 @@ export interface ConformanceOptions {
   shard?: string;
   failOn?: string;
   serverTimeout?: string | number;
+  /** `--env NAME[=value]`: the variables a batch's files may use (conformance-batch.ts). */
+  env?: string | string[];
   /** Also write the HTML report page to this file (single runs and batches). */
   html?: string;
 }
@@ -218,6 +220,9 @@ export async function runConformanceCommand(
     if (options.jobs !== undefined || options.shard !== undefined || options.serverTimeout !== undefined) {
       throw new UsageError('--jobs, --shard and --server-timeout go with --batch');
     }
+    if (options.env !== undefined) {
+      throw new UsageError('--env goes with --batch (a single run takes the environment you start it in)');
+    }
     if (options.html !== undefined) checkJunitFolder(String(options.html), '--html');
     const specVersion = options.specVersion;
     if (specVersion !== undefined && !isKnownProtocolVersion(specVersion)) {
@@ -362,6 +367,10 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
     .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
+    .option(
+      '--env <NAME[=value]>',
+      'With --batch: a variable its files may use, from your environment or as given (repeatable; nothing else is passed)',
+    )
     .option(
       '--mount <path>',
       "With --sandbox: host folder the server sees, read-only (default: its script's folder in ., else an empty one)",
