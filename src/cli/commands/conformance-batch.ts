@@ -34,6 +34,7 @@ import {
 } from '../../../conformance/index.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { OutputFolderError, prepareOutputFolder } from './conformance-output.js';
 
 export interface BatchCliOptions {
   batch?: string | string[];
@@ -148,7 +149,12 @@ function emit(report: BatchReport, options: BatchCliOptions, io: BatchIo): numbe
 }
 
 function usage(io: BatchIo, error: unknown): number {
-  if (error instanceof BatchUsageError || error instanceof BatchFileError || error instanceof MergeError) {
+  if (
+    error instanceof BatchUsageError ||
+    error instanceof BatchFileError ||
+    error instanceof MergeError ||
+    error instanceof OutputFolderError
+  ) {
     io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
     return 2;
   }
@@ -210,6 +216,8 @@ export async function runBatchCommand(
 export function runMergeCommand(files: readonly string[], options: BatchCliOptions, io: BatchIo): number {
   try {
     if (files.length === 0) throw new BatchUsageError('merge needs the JSON reports of the shards');
+    if (options.junit !== undefined) prepareOutputFolder(String(options.junit), '--junit');
+    if (options.html !== undefined) prepareOutputFolder(String(options.html), '--html');
     const reports = files.map((file) => {
       let parsed: unknown;
       try {
