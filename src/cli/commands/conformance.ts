@@ -251,7 +251,9 @@ export async function runConformanceCommand(
       io.stderr(`HTML report: ${terminalText(String(options.html))}\n`);
     }
     io.stdout(
-      options.json === true ? renderJson(report) : renderText(report, { color: io.interactive, strict }),
+      options.json === true
+        ? renderJson(report)
+        : renderText(report, { color: io.interactive, strict, verbose: options.verbose === true }),
     );
     return exitCodeOf(report, strict);
   } catch (error) {
