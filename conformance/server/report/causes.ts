@@ -10,7 +10,8 @@
  *   failures of one era whose fragments are the same make one group;
  * - its root is the check of that era that owns the field: a failed check, not schema-based, whose
  *   `actual` names every field the fragments point at, at a level no lower than any of the group's
- *   (so folding never hides a failure that fails the run); else the first of the group in report order.
+ *   (so folding never hides a failure that fails the run); else the group's first check of its highest
+ *   level.
  */
 
 /** The fields of a check result this module reads (the suite's CheckResult and a batch's JsonCheck). */
@@ -83,7 +84,7 @@ export function rootCauses(checks: readonly CauseInput[]): RootCause[] {
         fields.every((field) => mentions(check.actual ?? '', field)),
     );
     if (owner === -1 && members.length < 2) continue;
-    const root = owner === -1 ? members[0]! : owner;
+    const root = owner === -1 ? members.find((i) => (LEVEL_RANK[checks[i]!.level] ?? 0) === highest)! : owner;
     const consequences = members.filter((index) => index !== root);
     taken.add(root);
     causes.push({ root, consequences, cause });

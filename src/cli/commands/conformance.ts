@@ -200,7 +200,7 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
 export async function runConformanceCommand(
   options: ConformanceOptions,
   command: string[],
-  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env' | 'progressOnSameTerminal'>,
 ): Promise<number> {
   if (options.batch !== undefined) return runBatchFromCli(options, command, io);
   let settings: SuiteOptions;
@@ -271,7 +271,7 @@ export async function runConformanceCommand(
 async function runBatchFromCli(
   options: ConformanceOptions,
   command: string[],
-  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env' | 'progressOnSameTerminal'>,
 ): Promise<number> {
   let sandbox: { policy: SandboxPolicy; mount?: string } | undefined;
   try {
@@ -398,6 +398,7 @@ export function registerConformanceCommand(cli: CAC): void {
         stdout: (text: string) => process.stdout.write(text),
         stderr: (text: string) => process.stderr.write(text),
         interactive: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        progressOnSameTerminal: process.stdout.isTTY === true && process.stderr.isTTY === true,
       };
       // `furfly conformance merge <report>…` (a server program named merge goes after --).
       if (positional[0] === 'merge') {
