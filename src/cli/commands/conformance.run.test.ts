@@ -71,7 +71,7 @@ describe('furfly conformance', () => {
     );
     expect(result.stdout).toContain('expected: only JSON-RPC messages');
     expect(result.stdout).toMatch(
-      /0 passed, 1 failed \(1 MUST\), 0 warnings, 0 skipped\nResult: FAIL \(exit 1\): 1 MUST requirement not met\.\n$/,
+      /1 check: 1 judged \(0 passed, 1 failed \(1 MUST\), 0 warnings\), 0 skipped\nResult: FAIL \(exit 1\): 1 MUST requirement not met\.\n$/,
     );
     expect(result.stdout).not.toContain('\u001b[');
   });
