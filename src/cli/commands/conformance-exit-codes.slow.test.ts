@@ -182,7 +182,9 @@ const ROWS: Row[] = [
     path: 'batch: only an erroring server',
     run: batch(async () => [await unreachable()], 'error-only'),
     code: 1,
-    says: /unreachable: error: .*ECONNREFUSED 127\.0\.0\.1:\d+/,
+    // The reason itself (ECONNREFUSED 127.0.0.1:PORT) is asserted by the single-run row: under load
+    // a batch's step timeout may run out first.
+    says: /unreachable: error: cannot reach the server/,
   },
   {
     path: 'batch: a server that cannot run (unset variable)',
@@ -241,33 +243,32 @@ describe('furfly conformance exit codes', () => {
     BUDGET_MS + 30_000,
   );
 
-  it('a default run of the well-behaved server prints under 40 lines and says what it skipped', async () => {
-    const result = await furfly(['conformance', '--', node, serverPath('well-behaved')]);
-    expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.length).toBeLessThan(40);
-    expect(result.stdout).toMatch(/^ {2}\d+ checks need --call-tools$/m);
-    expect(result.stdout).toMatch(
-      /^ {2}\d+ checks are for the modern era, which this server does not speak$/m,
-    );
-    expect(result.stdout).toMatch(
-      /^\d+ checks: \d+ judged \(\d+ passed, 0 failed, 0 warnings\), \d+ skipped$/m,
-    );
-    expect(result.stdout).toMatch(/^With --call-tools up to \d+ more checks would judge/m);
-    // --verbose lists every check: one line per result, passed and skipped ones too.
-    const verbose = await furfly([
-      'conformance',
-      '--verbose',
-      '--json',
-      '--',
-      node,
-      serverPath('well-behaved'),
-    ]);
-    const report = JSON.parse(verbose.stdout) as { checks: unknown[]; summary: { judged: number } };
-    expect(report.summary.judged).toBeGreaterThan(0);
-    const text = await furfly(['conformance', '--verbose', '--', node, serverPath('well-behaved')]);
-    expect(text.stdout.split('\n').filter((line) => /^ {2}[✔✘!-] /.test(line))).toHaveLength(
-      report.checks.length,
-    );
-  });
+  it(
+    'a default run of the well-behaved server prints under 40 lines and says what it skipped',
+    async () => {
+      const [result, verbose, text] = await Promise.all([
+        furfly(['conformance', '--', node, serverPath('well-behaved')]),
+        furfly(['conformance', '--verbose', '--json', '--', node, serverPath('well-behaved')]),
+        furfly(['conformance', '--verbose', '--', node, serverPath('well-behaved')]),
+      ]);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeLessThan(40);
+      expect(result.stdout).toMatch(/^ {2}\d+ checks need --call-tools$/m);
+      expect(result.stdout).toMatch(
+        /^ {2}\d+ checks are for the modern era, which this server does not speak$/m,
+      );
+      expect(result.stdout).toMatch(
+        /^\d+ checks: \d+ judged \(\d+ passed, 0 failed, 0 warnings\), \d+ skipped$/m,
+      );
+      expect(result.stdout).toMatch(/^With --call-tools up to \d+ more checks would judge/m);
+      // --verbose lists every check: one line per result, passed and skipped ones too.
+      const report = JSON.parse(verbose.stdout) as { checks: unknown[]; summary: { judged: number } };
+      expect(report.summary.judged).toBeGreaterThan(0);
+      expect(text.stdout.split('\n').filter((line) => /^ {2}[✔✘!-] /.test(line))).toHaveLength(
+        report.checks.length,
+      );
+    },
+    3 * BUDGET_MS,
+  );
 });
