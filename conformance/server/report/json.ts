@@ -38,6 +38,9 @@ export function toJsonReport(report: Report): object {
       if (root !== undefined) entry.sameCauseAs = report.checks[root]!.id;
       return entry;
     }),
+    // Report 1.2 adds judged, withCallTools and skipReasons to the four counts.
+    summary: { ...report.summary, judged, withCallTools, skipReasons },
+    metrics: report.metrics,
     // Report 1.2: one entry per finding whose failures share a cause; every check keeps its status.
     rootCauses: causes.map((cause) => ({
       id: report.checks[cause.root]!.id,
@@ -45,9 +48,6 @@ export function toJsonReport(report: Report): object {
       cause: cause.cause,
       consequences: cause.consequences.map((index) => report.checks[index]!.id),
     })),
-    // Report 1.2 adds judged, withCallTools and skipReasons to the four counts.
-    summary: { ...report.summary, judged, withCallTools, skipReasons },
-    metrics: report.metrics,
   };
 }
 
