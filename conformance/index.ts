@@ -62,10 +62,19 @@ export { erasOf, MODERN_VERSIONS, SECTIONS } from './server/check.js';
 /** The check catalogue, in report order within each section. */
 export { ALL_CHECKS } from './server/checks.js';
 export type { SuiteSettings } from './server/context.js';
+export { type RootCause, rootCauses } from './server/report/causes.js';
 export { renderJson, toJsonReport } from './server/report/json.js';
 export { renderJunit } from './server/report/junit.js';
 export type { CheckResult, Report, SandboxReport, ServerReport } from './server/report/model.js';
 export { exitCodeOf } from './server/report/model.js';
+export {
+  callToolsLine,
+  type SkipReason,
+  skipReasonLine,
+  type Tally,
+  tally,
+  tallyLine,
+} from './server/report/tally.js';
 export { CLEAR_LINE, progressLine, renderText, type TextOptions } from './server/report/text.js';
 export {
   globMatches,

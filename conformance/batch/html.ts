@@ -10,6 +10,8 @@
  */
 import { replaceUnsafe, visibleEscape } from '../../src/terminal/sanitize.js';
 import { SECTIONS, type Status } from '../server/check.js';
+import { rootCauses } from '../server/report/causes.js';
+import { callToolsLine, skipReasonLine, tally, tallyLine } from '../server/report/tally.js';
 import { type BatchReport, type BatchServer, eraOf, type JsonCheck } from './report.js';
 
 function esc(value: unknown): string {
@@ -130,7 +132,27 @@ function details(report: BatchReport, columns: Column[]): string {
           ? `<p>server ${esc(info.name)} ${esc(info.version)}, protocol ${esc(info.protocolVersion)}</p>`
           : '',
         server.reason ? `<p class="reason">${esc(server.reason)}</p>` : '',
+        ...tallyParagraphs(server.report?.checks),
       ];
+      // Failures sharing one cause: the root's block lists the others, theirs point to the root.
+      const checks = server.report?.checks ?? [];
+      const causes = rootCauses(checks);
+      const columnOf = new Map(
+        columns.flatMap((column, columnIndex) => {
+          const check = byColumn.get(column.key);
+          return check ? [[check, columnIndex] as const] : [];
+        }),
+      );
+      const link = (check: JsonCheck) =>
+        `<a href="#${anchor(serverIndex, columnOf.get(check) ?? -1)}">${esc(check.id)}</a> [${esc(check.level)}]`;
+      const rootOf = new Map<JsonCheck, JsonCheck>();
+      const alsoOf = new Map<JsonCheck, { cause: string; also: JsonCheck[] }>();
+      for (const cause of causes) {
+        const root = checks[cause.root]!;
+        const also = cause.consequences.map((index) => checks[index]!);
+        for (const check of also) rootOf.set(check, root);
+        if (also.length > 0) alsoOf.set(root, { cause: cause.cause, also });
+      }
       const problems = columns.flatMap((column, columnIndex) => {
         const check = byColumn.get(column.key);
         if (!check || (check.status !== 'fail' && check.status !== 'warn')) return [];
@@ -139,9 +161,16 @@ function details(report: BatchReport, columns: Column[]): string {
           value === undefined
             ? ''
             : `<dt>${label}</dt><dd>${pre ? `<pre>${esc(value)}</pre>` : esc(value)}</dd>`;
+        const head = `<div class="problem p-${esc(check.status)}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${esc(check.status)}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>`;
+        const root = rootOf.get(check);
+        if (root) return [`${head}<p class="folded">same cause as ${link(root)}, reported there</p></div>`];
+        const folded = alsoOf.get(check);
+        const cause = folded
+          ? `<dt>cause</dt><dd><pre>${esc(folded.cause)}</pre></dd><dt>the same cause also failed</dt><dd>${folded.also.map(link).join(', ')}</dd>`
+          : '';
         return [
-          `<div class="problem p-${esc(check.status)}" id="${anchor(serverIndex, columnIndex)}" data-level="${esc(check.level)}" data-section="${esc(check.section)}" data-era="${esc(column.era)}" data-status="${esc(check.status)}"><h4>${MARK[check.status]} ${esc(check.id)} [${esc(check.level)}] ${esc(check.title)}${column.era === 'legacy' ? '' : ` · ${esc(column.era)}`}</h4>` +
-            `<dl>${row('message', check.message)}${row('requirement', catalogue?.requirement)}${row('source', catalogue?.source)}${row('expected', check.expected, true)}${row('actual', check.actual, true)}</dl></div>`,
+          head +
+            `<dl>${row('message', check.message)}${row('requirement', catalogue?.requirement)}${row('source', catalogue?.source)}${row('expected', check.expected, true)}${row('actual', check.actual, true)}${cause}</dl></div>`,
         ];
       });
       const stderr =
@@ -152,6 +181,19 @@ function details(report: BatchReport, columns: Column[]): string {
       return `<details class="server-detail" id="srv-${serverIndex}"${open}><summary>${esc(server.name)} — ${esc(server.status)}</summary>${lines.join('')}${problems.join('')}${stderr}</details>`;
     })
     .join('\n');
+}
+
+/** A server's tally: judged, passed, failed, skipped; one line per skip reason; what --call-tools adds. */
+function tallyParagraphs(checks: readonly JsonCheck[] | undefined): string[] {
+  if (!checks) return [];
+  const t = tally(checks);
+  const callTools = callToolsLine(t);
+  const reasons = t.skipReasons.map((reason) => `<li>${esc(skipReasonLine(reason))}</li>`).join('');
+  return [
+    `<p class="tally">${esc(tallyLine(t))}</p>`,
+    callTools ? `<p class="call-tools">${esc(callTools)}</p>` : '',
+    reasons === '' ? '' : `<ul class="skip-reasons">${reasons}</ul>`,
+  ];
 }
 
 const STYLE = `
@@ -234,6 +276,7 @@ export function renderHtml(report: BatchReport): string {
 <h1>furfly conformance</h1>
 <p id="overview">${esc(overview)} · --fail-on ${esc(report.failOn)}${esc(shard)}${report.interrupted ? ' · <strong>interrupted</strong>' : ''} · started ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s · furfly ${esc(report.tool.version)}</p>
 <p id="eras">by era: ${eraSummary || 'no checks ran'}</p>
+<p id="tally">${esc(tallyLine(tally(all)))}${callToolsLine(tally(all)) ? ` ${esc(callToolsLine(tally(all)))}` : ''}</p>
 <form id="filters">
 <label>level <select name="level">${option('', 'all')}${LEVELS.map((l) => option(l)).join('')}</select></label>
 <label>section <select name="section">${option('', 'all')}${sections.map((x) => option(x)).join('')}</select></label>

@@ -1,7 +1,8 @@
 /**
  * `furfly conformance merge`: joins the reports of the shards of one list into the report one
- * unsharded run would have given (apart from timings). Refuses reports of different lists, of
- * different --fail-on, missing or repeated shards, so a merged report never claims more than was run.
+ * unsharded run would have given (apart from timings). Refuses reports of different lists, missing or
+ * repeated shards, so a merged report never claims more than was run. The merge is the CI gate: it
+ * judges every server anew, with `must` unless told otherwise, whatever the shards ran with.
  */
 import {
   BATCH_FORMAT,
@@ -36,21 +37,16 @@ export function asBatchReport(value: unknown, file: string): BatchReport {
 }
 
 /**
- * `failOn`, when given, judges every server anew (shards that ran with `--fail-on never` so that each
- * CI job succeeds, merged with `--fail-on must` so that the merge step decides); otherwise the shards
- * must agree on it.
+ * Every server is judged anew with `failOn` (default `must`): shards run with `--fail-on never` so that
+ * each CI job succeeds, and the merge step decides. Taking the shards' own `failOn` instead would let
+ * `never` shards merge to a green gate over failing servers.
  */
-export function mergeBatchReports(reports: readonly BatchReport[], failOn?: FailOn): BatchReport {
+export function mergeBatchReports(reports: readonly BatchReport[], failOn: FailOn = 'must'): BatchReport {
   const first = reports[0];
   if (!first) throw new MergeError('give at least one report to merge');
   for (const report of reports) {
     if (report.list.digest !== first.list.digest || report.list.total !== first.list.total) {
       throw new MergeError('the reports are of different server lists (their list digests differ)');
-    }
-    if (failOn === undefined && report.failOn !== first.failOn) {
-      throw new MergeError(
-        `the reports were made with different --fail-on (${first.failOn}, ${report.failOn})`,
-      );
     }
   }
   const sharded = reports.filter((report) => report.shard !== null);
@@ -72,11 +68,11 @@ export function mergeBatchReports(reports: readonly BatchReport[], failOn?: Fail
   } else if (reports.length > 1) {
     throw new MergeError('these are whole-list reports, not shards: nothing to merge');
   }
-  const judge = failOn ?? first.failOn;
+  const judge = failOn;
   const servers = reports
     .flatMap((report) => report.servers)
     .map((server) =>
-      failOn !== undefined && server.report
+      server.report && (server.status === 'pass' || server.status === 'fail')
         ? { ...server, status: serverStatusOf(server.report, judge) }
         : server,
     )

@@ -164,14 +164,11 @@ describe('merge', () => {
     );
     const foreign = { ...shard(2), list: { total: 3, digest: listDigest(['x', 'y', 'z']) } };
     expect(() => mergeBatchReports([shard(1), foreign, shard(3)])).toThrow(MergeError);
-    expect(() => mergeBatchReports([shard(1), { ...shard(2), failOn: 'never' }, shard(3)])).toThrow(
-      /--fail-on/,
-    );
   });
 });
 
 describe('merge --fail-on', () => {
-  it('judges every server anew when given, so shards run with never can be merged with must', () => {
+  it('judges every server anew, with must unless told otherwise, so never shards cannot merge green', () => {
     const list = ['a', 'b'];
     const servers = [server('a', 0, ['pass']), { ...server('b', 1, ['fail']), status: 'pass' as const }];
     const shards = [1, 2].map((index) => ({
@@ -187,6 +184,26 @@ describe('merge --fail-on', () => {
     expect(merged.failOn).toBe('must');
     expect(merged.servers.map((s) => s.status)).toEqual(['pass', 'fail']);
     expect(merged.summary.servers.fail).toBe(1);
-    expect(mergeBatchReports(shards).servers.map((s) => s.status)).toEqual(['pass', 'pass']);
+    // No --fail-on: the merge still judges with must, not with the shards' never.
+    const byDefault = mergeBatchReports(shards);
+    expect(byDefault.failOn).toBe('must');
+    expect(byDefault.servers.map((s) => s.status)).toEqual(['pass', 'fail']);
+    expect(mergeBatchReports(shards, 'never').servers.map((s) => s.status)).toEqual(['pass', 'fail']);
+    expect(mergeBatchReports(shards, 'never').failOn).toBe('never');
+  });
+
+  it('merges shards made with different --fail-on, judging them all alike', () => {
+    const list = ['a', 'b'];
+    const servers = [server('a', 0, ['pass']), server('b', 1, ['fail'])];
+    const shards = [1, 2].map((index) => ({
+      ...reportOf(
+        selectShard(servers, { index, count: 2 }),
+        list,
+        { index, count: 2 },
+        '2026-01-01T00:00:00.000Z',
+      ),
+      failOn: index === 1 ? ('must' as const) : ('never' as const),
+    }));
+    expect(mergeBatchReports(shards).servers.map((s) => s.status)).toEqual(['pass', 'fail']);
   });
 });

@@ -165,10 +165,16 @@ describe('the era-aware suite', () => {
     const modern = byEra(report, 'modern');
     expect(modern.length).toBeGreaterThan(10);
     expect(modern.every((c) => c.status === 'skip')).toBe(true);
-    const text = renderText(report, { color: false });
+    const text = renderText(report, { color: false, verbose: true });
     expect(text).toContain('lifecycle (legacy era, 2025-11-25)');
     expect(text).toContain('lifecycle (modern era, 2026-07-28)');
     expect(text).toContain('eras: legacy');
+    // Without --verbose the modern checks are one line with a count, not one line each.
+    const short = renderText(report, { color: false });
+    expect(short).not.toContain('lifecycle (modern era, 2026-07-28)');
+    expect(short).toContain(
+      `${modern.length} checks are for the modern era, which this server does not speak`,
+    );
   });
 
   it('--spec-version 2026-07-28 against a legacy-only server stops the run', {

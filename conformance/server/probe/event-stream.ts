@@ -6,7 +6,14 @@
  */
 import { createParser } from 'eventsource-parser';
 import { noteExchange, noteLines } from '../wire.js';
-import { describeUrl, HttpFailure, type HttpTarget, HttpTimeout, type SseEvent } from './http.js';
+import {
+  describeUrl,
+  failureReason,
+  HttpFailure,
+  type HttpTarget,
+  HttpTimeout,
+  type SseEvent,
+} from './http.js';
 
 export interface OpenEventStream {
   status: number;
@@ -51,10 +58,7 @@ export async function openEventStream(
     });
   } catch (error) {
     if (controller.signal.aborted) throw new HttpTimeout(`no response headers within ${headersTimeoutMs} ms`);
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    throw new HttpFailure(
-      `HTTP exchange with ${describeUrl(target.url)} failed (${typeof code === 'string' ? code : 'fetch failed'})`,
-    );
+    throw new HttpFailure(`HTTP exchange with ${describeUrl(target.url)} failed (${failureReason(error)})`);
   } finally {
     clearTimeout(timer);
   }

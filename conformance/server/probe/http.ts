@@ -69,18 +69,39 @@ export function describeUrl(url: string): string {
 }
 
 /**
- * undici's error text may quote the whole URL (credentials, query tokens included), so only the
- * error code travels on: `ECONNREFUSED`, `UND_ERR_SOCKET`, … or the error's class name when it has none.
+ * undici's error text may quote the whole URL (credentials, query tokens included), so only what says
+ * what happened travels on: the error code with the address it concerned (`ECONNREFUSED
+ * 127.0.0.1:3000`), every code of an aggregate (one per address tried), a short cause message that
+ * quotes no URL (`bad port`), or the error's class name when there is nothing else.
  */
-function failureOf(error: unknown, url: string): HttpFailure {
+export function failureReason(error: unknown): string {
   const codeOf = (value: unknown): string | undefined => {
     const code = (value as { code?: unknown } | null)?.code;
     return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : undefined;
   };
+  const withAddress = (value: unknown): string | undefined => {
+    const code = codeOf(value);
+    if (code === undefined) return undefined;
+    const { address, port } = (value ?? {}) as { address?: unknown; port?: unknown };
+    if (typeof address !== 'string' || !/^[0-9a-fA-F.:]+$/.test(address)) return code;
+    const host = address.includes(':') ? `[${address}]` : address;
+    return typeof port === 'number' ? `${code} ${host}:${port}` : `${code} ${host}`;
+  };
   const cause = (error as { cause?: unknown } | null)?.cause;
-  const name = error instanceof Error ? error.name : 'unknown error';
-  const reason = codeOf(cause) ?? codeOf(error) ?? name;
-  return new HttpFailure(`HTTP exchange with ${describeUrl(url)} failed (${reason})`);
+  const aggregate = (cause as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(aggregate)) {
+    const reasons = [...new Set(aggregate.map(withAddress).filter((r) => r !== undefined))];
+    if (reasons.length > 0) return reasons.join(', ');
+  }
+  const coded = withAddress(cause) ?? withAddress(error);
+  if (coded !== undefined) return coded;
+  const message = (cause as { message?: unknown } | null)?.message;
+  if (typeof message === 'string' && /^[\w ,.'-]{1,80}$/.test(message)) return message;
+  return error instanceof Error ? error.name : 'unknown error';
+}
+
+function failureOf(error: unknown, url: string): HttpFailure {
+  return new HttpFailure(`HTTP exchange with ${describeUrl(url)} failed (${failureReason(error)})`);
 }
 
 export async function httpRequest(target: HttpTarget, options: HttpRequestOptions): Promise<HttpExchange> {

@@ -3,9 +3,14 @@
  * since it is printed on stdout: C1, bidi and invisible characters a server sent become `\uXXXX`.
  */
 import { terminalSafeJson } from '../../../src/terminal/sanitize.js';
+import { foldedUnder, rootCauses } from './causes.js';
 import type { Report } from './model.js';
+import { tally } from './tally.js';
 
 export function toJsonReport(report: Report): object {
+  const causes = rootCauses(report.checks);
+  const folded = foldedUnder(causes);
+  const { judged, withCallTools, skipReasons } = tally(report.checks);
   return {
     tool: report.tool,
     target: report.target,
@@ -13,7 +18,7 @@ export function toJsonReport(report: Report): object {
     sandbox: report.sandbox ?? null,
     startedAt: report.startedAt,
     durationMs: report.durationMs,
-    checks: report.checks.map((check) => {
+    checks: report.checks.map((check, index) => {
       const entry: Record<string, unknown> = {
         id: check.id,
         section: check.section,
@@ -28,10 +33,21 @@ export function toJsonReport(report: Report): object {
       if (check.wire !== undefined) entry.wire = check.wire;
       if (check.era !== undefined) entry.era = check.era;
       if (check.protocolVersion !== undefined) entry.protocolVersion = check.protocolVersion;
+      // Report 1.2: a failure folded under another with the same cause names that check (same era).
+      const root = folded.get(index);
+      if (root !== undefined) entry.sameCauseAs = report.checks[root]!.id;
       return entry;
     }),
-    summary: report.summary,
+    // Report 1.2 adds judged, withCallTools and skipReasons to the four counts.
+    summary: { ...report.summary, judged, withCallTools, skipReasons },
     metrics: report.metrics,
+    // Report 1.2: one entry per finding whose failures share a cause; every check keeps its status.
+    rootCauses: causes.map((cause) => ({
+      id: report.checks[cause.root]!.id,
+      ...(report.checks[cause.root]!.era === undefined ? {} : { era: report.checks[cause.root]!.era }),
+      cause: cause.cause,
+      consequences: cause.consequences.map((index) => report.checks[index]!.id),
+    })),
   };
 }
 

@@ -8,7 +8,9 @@
 
 import { replaceUnsafe } from '../../../src/terminal/sanitize.js';
 import { SECTIONS } from '../check.js';
+import { foldedUnder, rootCauses } from './causes.js';
 import { type CheckResult, failsRun, type Report } from './model.js';
+import { callToolsLine, skipReasonLine, tally, tallyLine } from './tally.js';
 
 export interface JunitOptions {
   /** --strict: failed SHOULD checks fail the run, and so are JUnit failures. */
@@ -75,6 +77,40 @@ export function testcaseXml(parts: {
   }
 }
 
+/**
+ * The run's tally as `<properties>` of the first testsuite (the JUnit schema allows them there): judged,
+ * passed, failed, skipped, each skip reason, and what --call-tools would add.
+ */
+export function summaryProperties(checks: readonly { status: string; message?: string }[]): string {
+  const t = tally(checks);
+  const property = (name: string, value: string | number) =>
+    `        <property name="${escapeXml(name)}" value="${escapeXml(String(value))}"/>`;
+  const lines = [
+    property('furfly.summary', tallyLine(t)),
+    property('furfly.judged', t.judged),
+    property('furfly.passed', t.pass),
+    property('furfly.failed', t.fail),
+    property('furfly.warnings', t.warn),
+    property('furfly.skipped', t.skip),
+    property('furfly.withCallTools', callToolsLine(t) ?? 'no check waits for --call-tools'),
+    ...t.skipReasons.map((reason) => property('furfly.skipReason', skipReasonLine(reason))),
+  ];
+  return `    <properties>\n${lines.join('\n')}\n    </properties>`;
+}
+
+/** A failure folded under another with the same cause: shown as output, counted once (at its root). */
+function foldedTestcase(check: CheckResult, root: CheckResult): string {
+  return testcaseXml({
+    classname: `conformance.${check.section}`,
+    name: check.id,
+    durationMs: check.durationMs,
+    status: 'fail',
+    level: check.level,
+    detail: checkDetail(check, check),
+    notFailing: { note: `same cause as ${root.id}, reported there` },
+  });
+}
+
 function testcase(check: CheckResult, strict: boolean): string {
   const properties = `      <properties>\n        <property name="level" value="${check.level}"/>\n        <property name="outcome" value="failed, not failing the run (use --strict)"/>\n      </properties>`;
   return testcaseXml({
@@ -92,7 +128,24 @@ function testcase(check: CheckResult, strict: boolean): string {
 }
 
 export function renderJunit(report: Report, options: JunitOptions): string {
-  const failing = (c: CheckResult) => failsRun(c, options.strict);
+  const causes = rootCauses(report.checks);
+  const folded = foldedUnder(causes);
+  const indexOf = new Map(report.checks.map((check, index) => [check, index]));
+  const rootOf = (check: CheckResult) => {
+    const root = folded.get(indexOf.get(check)!);
+    return root === undefined ? undefined : report.checks[root];
+  };
+  const failing = (c: CheckResult) => failsRun(c, options.strict) && rootOf(c) === undefined;
+  // A root's <failure> lists the checks the same cause also failed.
+  const withConsequences = (check: CheckResult): CheckResult => {
+    const cause = causes.find((c) => report.checks[c.root] === check);
+    if (!cause || cause.consequences.length === 0) return check;
+    const also = cause.consequences.map((i) => `${report.checks[i]!.id} [${report.checks[i]!.level}]`);
+    return {
+      ...check,
+      actual: `${check.actual ?? ''}\ncause: ${cause.cause}\nthe same cause also failed: ${also.join(', ')}`,
+    };
+  };
   const suites: string[] = [];
   for (const section of SECTIONS) {
     const checks = report.checks.filter((check) => check.section === section);
@@ -100,8 +153,13 @@ export function renderJunit(report: Report, options: JunitOptions): string {
     const failures = checks.filter(failing).length;
     const skipped = checks.filter((c) => c.status === 'skip').length;
     const time = checks.reduce((sum, c) => sum + c.durationMs, 0) / 1000;
+    const cases = checks.map((c) => {
+      const root = rootOf(c);
+      return root ? foldedTestcase(c, root) : testcase(withConsequences(c), options.strict);
+    });
+    const properties = suites.length === 0 ? `${summaryProperties(report.checks)}\n` : '';
     suites.push(
-      `  <testsuite name="${section}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n${checks.map((c) => testcase(c, options.strict)).join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${section}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}">\n${properties}${cases.join('\n')}\n  </testsuite>`,
     );
   }
   const { pass, fail, warn, skip } = report.summary;

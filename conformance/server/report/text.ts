@@ -1,6 +1,9 @@
 /**
- * The text report, h2spec style: grouped by section, one line per check, and for each failure the
- * requirement sentence with expected versus actual. Colour only when asked (a TTY without NO_COLOR).
+ * The text report. By default it leads with what needs acting on: each failure and warning (grouped by
+ * era and section) with the requirement sentence and expected versus actual, a failure that shares its
+ * cause with others shown once with the others folded under it (causes.ts); then one line per skip
+ * reason with a count, and the tally. `--verbose` lists every check, h2spec style, with the wire
+ * exchange of each failure. Colour only when asked (a TTY without NO_COLOR).
  * The server's name and version, and the messages, expected and actual values that quote what it
  * sent, pass the terminal sanitizer (one line each), so only furfly's own colours reach the terminal.
  */
@@ -8,10 +11,14 @@ import { describeMount } from '../../../src/sandbox/mount-plan.js';
 import { describePolicy } from '../../../src/sandbox/policy.js';
 import { terminalLine } from '../../../src/terminal/sanitize.js';
 import { SECTIONS, type Status } from '../check.js';
+import { foldedUnder, type RootCause, rootCauses } from './causes.js';
 import { type CheckResult, exitCodeOf, failuresByLevel, type Report } from './model.js';
+import { callToolsLine, skipReasonLine, tally, tallyLine } from './tally.js';
 
 export interface TextOptions {
   color: boolean;
+  /** --verbose: list every check (passed and skipped ones too), not only failures and warnings. */
+  verbose?: boolean;
   /** --strict: failed SHOULD checks fail the run (the summary says which failures count). */
   strict?: boolean;
 }
@@ -47,26 +54,51 @@ export function renderText(report: Report, options: TextOptions): string {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
     if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
   }
+  const causes = rootCauses(report.checks);
+  const folded = foldedUnder(causes);
+  const causeOf = new Map(causes.map((cause) => [cause.root, cause]));
+  const shown = (check: CheckResult, index: number) =>
+    options.verbose === true || ((check.status === 'fail' || check.status === 'warn') && !folded.has(index));
   // One group per era (legacy, then modern); each section heading names the era and version it ran in.
+  const indexed = report.checks.map((check, index) => ({ check, index }));
   const eras = [...new Set(report.checks.map((check) => check.era))];
   for (const era of eras) {
     for (const section of SECTIONS) {
-      const checks = report.checks.filter((check) => check.section === section && check.era === era);
-      if (checks.length === 0) continue;
-      lines.push('', paint(`${section}${sectionEra(checks)}`, '1', options.color));
-      for (const check of checks) lines.push(...checkLines(check, options.color));
+      const all = indexed.filter(({ check }) => check.section === section && check.era === era);
+      const listed = all.filter(({ check, index }) => shown(check, index));
+      if (listed.length === 0) continue;
+      lines.push('', paint(`${section}${sectionEra(all.map(({ check }) => check))}`, '1', options.color));
+      for (const { check, index } of listed) {
+        lines.push(...checkLines(check, options.color));
+        const cause = causeOf.get(index);
+        if (cause) lines.push(...causeLines(cause, report.checks));
+        const root = folded.get(index);
+        if (root !== undefined) lines.push(`      same cause as ${report.checks[root]!.id} (reported there)`);
+      }
     }
+  }
+  const counted = tally(report.checks);
+  if (options.verbose !== true && counted.skipReasons.length > 0) {
+    lines.push('', paint('skipped', '1', options.color));
+    for (const reason of counted.skipReasons) lines.push(`  ${terminalLine(skipReasonLine(reason))}`);
   }
   const metrics = Object.entries(report.metrics);
   if (metrics.length > 0) {
     lines.push('', paint('metrics', '1', options.color));
     for (const [name, value] of metrics) lines.push(`  ${name}: ${value === null ? 'n/a' : value}`);
   }
-  const { pass, fail, warn, skip } = report.summary;
-  lines.push(
-    '',
-    `${pass} passed, ${fail} failed${levelBreakdown(report)}, ${warn} warnings, ${skip} skipped`,
-  );
+  lines.push('', tallyLine(counted, levelBreakdown(report)));
+  const findings = counted.fail - folded.size;
+  if (causes.length > 0) {
+    lines.push(
+      `The ${counted.fail} failures come from ${findings} finding${findings === 1 ? '' : 's'}: ${folded.size} share${folded.size === 1 ? 's' : ''} a cause reported once.`,
+    );
+  }
+  const callTools = callToolsLine(counted);
+  if (callTools) lines.push(callTools);
+  if (options.verbose !== true && counted.pass + counted.skip > 0) {
+    lines.push('--verbose lists every check, passed and skipped ones too.');
+  }
   const verdict = verdictLine(report, options.strict === true);
   if (verdict) lines.push(verdict);
   return `${lines.join('\n')}\n`;
@@ -121,6 +153,16 @@ function checkLines(check: CheckResult, color: boolean): string[] {
     );
   }
   return lines;
+}
+
+/** Under a finding's root: the shared problem and the other checks it failed. */
+function causeLines(cause: RootCause, checks: readonly CheckResult[]): string[] {
+  const also = cause.consequences.map((index) => `${checks[index]!.id} [${checks[index]!.level}]`);
+  if (also.length === 0) return [];
+  return [
+    `      cause: ${terminalLine(cause.cause)}`,
+    `      the same cause also failed ${also.length} more check${also.length === 1 ? '' : 's'}: ${also.join(', ')}`,
+  ];
 }
 
 /** What a server that died or did not start wrote last: usually the reason, in its own words. */

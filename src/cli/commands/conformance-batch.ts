@@ -14,6 +14,7 @@ import {
   type BatchReport,
   type BatchServer,
   batchExitCode,
+  callToolsLine,
   DEFAULT_SERVER_TIMEOUT_MS,
   defaultJobs,
   FAIL_ON,
@@ -31,9 +32,12 @@ import {
   ShardUsageError,
   selectShard,
   shardFromEnv,
+  tally,
+  tallyLine,
 } from '../../../conformance/index.js';
 import { isProtocolVersion, PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { OutputFolderError, prepareOutputFolder } from './conformance-output.js';
 
 export interface BatchCliOptions {
   batch?: string | string[];
@@ -86,6 +90,8 @@ export interface BatchIo {
   /** Aborted on Ctrl-C (the CLI wires SIGINT to it). */
   signal?: AbortSignal;
   env?: Readonly<Record<string, string | undefined>>;
+  /** stdout and stderr are one terminal: the per-server progress lines are the listing. */
+  progressOnSameTerminal?: boolean;
 }
 
 export class BatchUsageError extends Error {}
@@ -145,14 +151,22 @@ function serverLine(server: BatchServer): string {
     return `${MARKS[server.status]} ${name}: ${server.status}: ${terminalLine(server.reason ?? '')}`;
   const { pass, fail, warn, skip } = server.report.summary;
   const failed = server.report.checks.filter((check) => check.status === 'fail');
-  const ids =
-    failed.length === 0 ? '' : `: ${failed.map((check) => `${check.id} [${check.level}]`).join(', ')}`;
+  // A check that failed in both eras appears twice: each mention says its era.
+  const twice = new Set(failed.map((check) => check.id).filter((id, i, all) => all.indexOf(id) !== i));
+  const label = (check: (typeof failed)[number]) =>
+    twice.has(check.id)
+      ? `${check.id} [${check.level}, ${check.era ?? 'legacy'}]`
+      : `${check.id} [${check.level}]`;
+  const ids = failed.length === 0 ? '' : `: ${failed.map(label).join(', ')}`;
   return `${MARKS[server.status]} ${name}: ${server.status} (${pass} passed, ${fail} failed, ${warn} warnings, ${skip} skipped)${terminalLine(ids)}`;
 }
 
-/** The summary printed when --json is not given. */
-export function renderBatchText(report: BatchReport): string {
-  const lines = report.servers.map(serverLine);
+/**
+ * The summary printed when --json is not given. `serversShown`: the progress lines already showed each
+ * server on the same terminal, so the summary does not list them again.
+ */
+export function renderBatchText(report: BatchReport, serversShown = false): string {
+  const lines = serversShown ? [] : report.servers.map(serverLine);
   const s = report.summary.servers;
   lines.push(
     '',
@@ -161,6 +175,10 @@ export function renderBatchText(report: BatchReport): string {
   for (const [era, c] of Object.entries(report.summary.eras)) {
     lines.push(`  ${era} era: ${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped`);
   }
+  const checks = tally(report.servers.flatMap((server) => server.report?.checks ?? []));
+  lines.push(`  all servers: ${tallyLine(checks)}`);
+  const callTools = callToolsLine(checks);
+  if (callTools) lines.push(`  ${callTools}`);
   if (report.shard)
     lines.push(`shard ${report.shard.index}/${report.shard.count} of ${report.list.total} servers`);
   if (report.interrupted) lines.push('Interrupted (Ctrl-C): the report holds what finished.');
@@ -168,16 +186,25 @@ export function renderBatchText(report: BatchReport): string {
 }
 
 /** Writes --junit, --html and stdout; returns the exit code. */
-function emit(report: BatchReport, options: BatchCliOptions, io: BatchIo): number {
+function emit(report: BatchReport, options: BatchCliOptions, io: BatchIo, progressShown = false): number {
   if (options.junit !== undefined) writeFileSync(String(options.junit), renderBatchJunit(report));
   if (options.html !== undefined) writeFileSync(String(options.html), renderHtml(report));
-  io.stdout(options.json === true ? `${terminalSafeJson(report, 2)}\n` : renderBatchText(report));
+  io.stdout(
+    options.json === true
+      ? `${terminalSafeJson(report, 2)}\n`
+      : renderBatchText(report, io.progressOnSameTerminal === true && progressShown),
+  );
   if (options.html !== undefined) io.stderr(`HTML report: ${terminalLine(String(options.html))}\n`);
   return batchExitCode(report);
 }
 
 function usage(io: BatchIo, error: unknown): number {
-  if (error instanceof BatchUsageError || error instanceof BatchFileError || error instanceof MergeError) {
+  if (
+    error instanceof BatchUsageError ||
+    error instanceof BatchFileError ||
+    error instanceof MergeError ||
+    error instanceof OutputFolderError
+  ) {
     io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
     return 2;
   }
@@ -233,12 +260,14 @@ export async function runBatchCommand(
     return usage(io, error);
   }
   const report = await runBatch(entries, settings);
-  return emit(report, options, io);
+  return emit(report, options, io, true);
 }
 
 export function runMergeCommand(files: readonly string[], options: BatchCliOptions, io: BatchIo): number {
   try {
     if (files.length === 0) throw new BatchUsageError('merge needs the JSON reports of the shards');
+    if (options.junit !== undefined) prepareOutputFolder(String(options.junit), '--junit');
+    if (options.html !== undefined) prepareOutputFolder(String(options.html), '--html');
     const reports = files.map((file) => {
       let parsed: unknown;
       try {

@@ -1,5 +1,5 @@
 /** `furfly conformance --html <file>`: the single-server run writes the same self-contained page as a batch. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,12 +34,24 @@ describe('furfly conformance --html', () => {
     expect(page.match(/<td class="cell s-fail"/g)).toHaveLength(2);
   });
 
-  it('--html into a missing folder is a usage error before anything runs', async () => {
-    const result = await run({ html: '/nonexistent/dir/r.html' }, ['/nonexistent/furfly-no-such-server']);
+  it('--html into a folder that cannot be created is a usage error before anything runs', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const result = await run({ html: join(file, 'r.html') }, ['/nonexistent/furfly-no-such-server']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'furfly conformance: --html: folder /nonexistent/dir does not exist or is not writable\n',
+      `furfly conformance: --html: cannot create or write to folder ${file} (EEXIST)\n`,
     );
+  });
+
+  it('--html into a missing folder creates it', async () => {
+    const html = join(dir, 'new', 'deeper', 'report.html');
+    const result = await run({ html, only: 'lifecycle.ping' }, [
+      process.execPath,
+      testServer('spec-breaker'),
+    ]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
   });
 
   it('batch-only flags without --batch are a usage error', async () => {

@@ -1,5 +1,5 @@
 /** `furfly conformance` usage checks made before anything runs: the --junit folder, an --only that selects nothing. */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,13 +16,23 @@ afterAll(() => {
 const run = (options: ConformanceOptions) => runConformance(options, ['/nonexistent/furfly-no-such-server']);
 
 describe('furfly conformance usage checks', () => {
-  it('--junit into a missing folder: exit 2, one line, before running', async () => {
-    const result = await run({ junit: '/nonexistent/dir/x.xml' });
+  it('--junit into a folder that cannot be created: exit 2, one line, before running', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const result = await run({ junit: join(file, 'dir', 'x.xml') });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'furfly conformance: --junit: folder /nonexistent/dir does not exist or is not writable\n',
+      `furfly conformance: --junit: cannot create or write to folder ${join(file, 'dir')} (ENOTDIR)\n`,
     );
     expect(result.stdout).toBe('');
+  });
+
+  it('--junit into a missing folder creates it before running', async () => {
+    const folder = join(dir, 'reports', 'nested');
+    const result = await run({ junit: join(folder, 'x.xml') });
+    // The server cannot start (exit 2 from the run, not from usage), but the folder is there.
+    expect(result.stderr).not.toContain('--junit');
+    expect(statSync(folder).isDirectory()).toBe(true);
   });
 
   it.skipIf(process.getuid?.() === 0)('--junit into a read-only folder: exit 2', async () => {

@@ -128,7 +128,7 @@ describe('furfly conformance (built binary)', () => {
       const [lenient, strict] = await Promise.all([run(false), run(true)]);
 
       expect(lenient.code, lenient.stderr).toBe(0);
-      expect(lenient.stdout).toContain('0 passed, 2 failed (2 SHOULD)');
+      expect(lenient.stdout).toContain('2 judged (0 passed, 2 failed (2 SHOULD), 0 warnings)');
       expect(lenient.stdout).toContain('Result: PASS (exit 0)');
       const lenientXml = readFileSync(path.join(dir, 'false.xml'), 'utf8');
       expect(lenientXml).not.toContain('<failure');

@@ -48,6 +48,7 @@ describe('furfly conformance', () => {
       'checks',
       'summary',
       'metrics',
+      'rootCauses',
     ]);
     expect(report.sandbox).toBeNull();
     expect(report.checks.map((c) => c.id)).toContain('jsonrpc.ids-echoed');
@@ -71,7 +72,7 @@ describe('furfly conformance', () => {
     );
     expect(result.stdout).toContain('expected: only JSON-RPC messages');
     expect(result.stdout).toMatch(
-      /0 passed, 1 failed \(1 MUST\), 0 warnings, 0 skipped\nResult: FAIL \(exit 1\): 1 MUST requirement not met\.\n$/,
+      /1 check: 1 judged \(0 passed, 1 failed \(1 MUST\), 0 warnings\), 0 skipped\nResult: FAIL \(exit 1\): 1 MUST requirement not met\.\n$/,
     );
     expect(result.stdout).not.toContain('\u001b[');
   });
@@ -104,7 +105,8 @@ describe('furfly conformance', () => {
       summary: { pass: 1, fail: 0, warn: 0, skip: 0 },
       metrics: {},
     };
-    expect(renderText(report, { color: true })).toContain('\u001b[');
-    expect(renderText(report, { color: false })).not.toContain('\u001b[');
+    // --verbose lists the passed check under its coloured section heading.
+    expect(renderText(report, { color: true, verbose: true })).toContain('\u001b[');
+    expect(renderText(report, { color: false, verbose: true })).not.toContain('\u001b[');
   });
 });

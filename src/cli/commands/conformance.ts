@@ -8,7 +8,7 @@
  * `registerConformanceCommand` only connects it to cac. Exit codes: 0 no MUST failure (with --strict,
  * no SHOULD failure either), 1 some, 2 the suite could not run.
  */
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CAC } from 'cac';
 import {
@@ -38,6 +38,7 @@ import {
   runBatchCommand,
   runMergeCommand,
 } from './conformance-batch.js';
+import { OutputFolderError, prepareOutputFolder } from './conformance-output.js';
 
 export interface ConformanceOptions {
   /** `--stdio "<command line>"`: the server command as one string (the alternative to `--`). */
@@ -147,17 +148,6 @@ export function sandboxPolicyOf(
 
 const LIMIT_FLAGS = ['memory', 'cpus', 'pids'] as const;
 
-/** Checked before the run, so a typo in the path does not throw away a finished run. */
-function checkJunitFolder(file: string, flag = '--junit'): void {
-  const folder = path.dirname(path.resolve(file));
-  try {
-    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
-    accessSync(folder, constants.W_OK);
-  } catch {
-    throw new UsageError(`${flag}: folder ${folder} does not exist or is not writable`);
-  }
-}
-
 /** An --only that selects nothing is a typo, not a clean run with zero checks. */
 function checkOnlyMatches(only: string[]): void {
   if (only.length === 0) return;
@@ -212,7 +202,7 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
 export async function runConformanceCommand(
   options: ConformanceOptions,
   command: string[],
-  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env' | 'progressOnSameTerminal'>,
 ): Promise<number> {
   if (options.batch !== undefined) return runBatchFromCli(options, command, io);
   let settings: SuiteOptions;
@@ -223,14 +213,14 @@ export async function runConformanceCommand(
     if (options.env !== undefined) {
       throw new UsageError('--env goes with --batch (a single run takes the environment you start it in)');
     }
-    if (options.html !== undefined) checkJunitFolder(String(options.html), '--html');
+    if (options.html !== undefined) prepareOutputFolder(String(options.html), '--html');
     const specVersion = options.specVersion;
     if (specVersion !== undefined && !isKnownProtocolVersion(specVersion)) {
       throw new UsageError(`--spec-version must be one of ${KNOWN_PROTOCOL_VERSIONS.join(', ')}`);
     }
     const fuzz = positiveInteger(options.fuzz, '--fuzz', 0, 0);
     if (fuzz > 0 && options.callTools !== true) throw new UsageError('--fuzz needs --call-tools');
-    if (options.junit !== undefined) checkJunitFolder(String(options.junit));
+    if (options.junit !== undefined) prepareOutputFolder(String(options.junit), '--junit');
     checkOnlyMatches(list(options.only));
     settings = {
       target: targetOf(options, command),
@@ -243,7 +233,7 @@ export async function runConformanceCommand(
       ...(specVersion !== undefined && isKnownProtocolVersion(specVersion) ? { specVersion } : {}),
     };
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof OutputFolderError) {
       io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
@@ -266,7 +256,9 @@ export async function runConformanceCommand(
       io.stderr(`HTML report: ${terminalText(String(options.html))}\n`);
     }
     io.stdout(
-      options.json === true ? renderJson(report) : renderText(report, { color: io.interactive, strict }),
+      options.json === true
+        ? renderJson(report)
+        : renderText(report, { color: io.interactive, strict, verbose: options.verbose === true }),
     );
     return exitCodeOf(report, strict);
   } catch (error) {
@@ -284,7 +276,7 @@ export async function runConformanceCommand(
 async function runBatchFromCli(
   options: ConformanceOptions,
   command: string[],
-  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env'>,
+  io: ConformanceIo & Pick<BatchIo, 'signal' | 'env' | 'progressOnSameTerminal'>,
 ): Promise<number> {
   let sandbox: { policy: SandboxPolicy; mount?: string } | undefined;
   try {
@@ -303,8 +295,8 @@ async function runBatchFromCli(
     if (options.fuzz !== undefined && Number(options.fuzz) !== 0)
       throw new UsageError('--fuzz does not apply to --batch');
     failOnOf(options.failOn);
-    if (options.junit !== undefined) checkJunitFolder(String(options.junit));
-    if (options.html !== undefined) checkJunitFolder(String(options.html), '--html');
+    if (options.junit !== undefined) prepareOutputFolder(String(options.junit), '--junit');
+    if (options.html !== undefined) prepareOutputFolder(String(options.html), '--html');
     checkOnlyMatches(list(options.only));
     const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined);
     if (options.sandbox === undefined) {
@@ -317,7 +309,11 @@ async function runBatchFromCli(
       sandbox = { policy: sandboxPolicyOf(options), ...(mount === undefined ? {} : { mount }) };
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof BatchUsageError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof BatchUsageError ||
+      error instanceof OutputFolderError
+    ) {
       io.stderr(`furfly conformance: ${terminalText(error.message)}\n`);
       return 2;
     }
@@ -411,6 +407,7 @@ export function registerConformanceCommand(cli: CAC): void {
         stdout: (text: string) => process.stdout.write(text),
         stderr: (text: string) => process.stderr.write(text),
         interactive: process.stdout.isTTY === true && !process.env.NO_COLOR,
+        progressOnSameTerminal: process.stdout.isTTY === true && process.stderr.isTTY === true,
       };
       // `furfly conformance merge <report>…` (a server program named merge goes after --).
       if (positional[0] === 'merge') {
