@@ -117,6 +117,8 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     writable: unique([projectRoot, input.tempDir, ...(input.extraWritable ?? []).map(expand)]),
     readOnly: unique([
       ...PROJECT_PROTECTED_PATHS.map((p) => path.join(projectRoot, p)),
+      // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
+      input.furflyUserDir,
       ...(input.extraReadOnly ?? []).map(expand),
     ]),
     unreadable: unique([
