@@ -141,6 +141,9 @@ export function refusalForOneShot(
   } else if (decision.source === 'sandbox') {
     advice =
       'The path is outside the project: the user can add its folder to permissions.allow_paths in the config, or run furfly with --permission-mode bypass (an allow rule does not lift this).';
+  } else if (decision.source === 'no-sandbox') {
+    advice =
+      'No OS sandbox can run on this machine, so auto mode asks before every command (fail closed). The user can install what `furfly doctor` names, or run furfly with --permission-mode bypass (commands then run uncontained).';
   } else if (decision.source === 'destructive') {
     advice = `The command is destructive or cannot be checked before it runs, so auto mode asks before it. It runs without asking only with --permission-mode bypass, or with ${allowRule}, which allows every command, destructive or not. Prefer a safer way to reach the goal.`;
   } else if (facts.category !== 'execute') {

@@ -16,6 +16,7 @@ import type { PermissionMode, PermissionService } from '../permission/index.js';
 import { expandAllowPath } from '../permission/paths.js';
 import type { Redactor } from '../redaction/index.js';
 import { builtinTools, SessionState, ToolRegistry } from '../tools/index.js';
+import { createCommandSandbox } from './command-sandbox.js';
 import { buildSessionContext } from './context.js';
 import { Agent } from './loop.js';
 import { type PermissionAsker, PermissionGate } from './permission-prompt.js';
@@ -99,6 +100,15 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
 
   const redactor = sessionRedactor(loaded, options.env, choice.settings.apiKey);
   const registry = new ToolRegistry();
+  // Bash calls run in the OS sandbox in every mode but bypass; the mode is read at each call.
+  let permissionsRef: PermissionService | undefined;
+  const commandSandbox = createCommandSandbox({
+    config,
+    env: options.env,
+    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
+    mode: () => permissionsRef?.currentMode() ?? 'strict',
+    ...(options.asker ? { asker: options.asker } : {}),
+  });
   // Every call has a deadline (config `tools.timeout`), so no tool can hold a turn for ever.
   const toolTimeoutMs = Math.round(config.tools.timeout * 1000);
   // Commands run with furfly's environment minus secrets: bash drops secret-looking names itself, and
@@ -109,14 +119,22 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
         environment: options.env,
         dropVariables: loaded.referencedVariables,
         defaultTimeoutMs: toolTimeoutMs,
+        sandbox: commandSandbox.bash,
       },
     }),
   );
   const permissions = createPermissionService(
     config,
-    { projectRoot, env: options.env, homeDir: options.homeDir, mode: options.permissionMode },
+    {
+      projectRoot,
+      env: options.env,
+      homeDir: options.homeDir,
+      mode: options.permissionMode,
+      commandContainment: commandSandbox.containment,
+    },
     registry,
   );
+  permissionsRef = permissions;
   // Start loading the bash grammar now; the gate awaits it before the first decision.
   void permissions.prepare();
   const gate = new PermissionGate(permissions, options.asker, registry);
@@ -188,7 +206,10 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       projectRoot,
       roots,
       notices: loaded.notices,
-      close: () => mcp.close(),
+      close: async () => {
+        await mcp.close();
+        await commandSandbox.close();
+      },
       resources,
     },
   };

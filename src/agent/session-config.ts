@@ -9,7 +9,12 @@ import { type LoadResult, loadConfig } from '../config/load.js';
 import { userConfigDir } from '../config/paths.js';
 import { trustNotices } from '../config/trust-report.js';
 import type { ResolvedConfig } from '../config/types.js';
-import { type PermissionMode, PermissionService, type ToolFacts } from '../permission/index.js';
+import {
+  type CommandContainment,
+  type PermissionMode,
+  PermissionService,
+  type ToolFacts,
+} from '../permission/index.js';
 import type { Redactor } from '../redaction/index.js';
 import { knownSecrets } from './known-secrets.js';
 
@@ -48,6 +53,7 @@ export const DEFAULT_CONFIG: ResolvedConfig = {
   max_iterations: 50,
   permissions: { mode: 'strict', rules: [], allow_paths: [] },
   tools: { timeout: 120, max_output_chars: 100_000 },
+  sandbox: { allowed_hosts: [], writable: [], read_only: [], unreadable: [] },
   mcp_servers: {},
 };
 
@@ -112,6 +118,8 @@ export interface PermissionServiceOptions {
   homeDir?: string;
   /** `--permission-mode` (or `--mode` of the check): overrides the config's mode. */
   mode?: PermissionMode;
+  /** Whether commands run in the OS sandbox (the agent's session); absent for `permissions check`. */
+  commandContainment?: CommandContainment;
 }
 
 export function createPermissionService(
@@ -128,6 +136,7 @@ export function createPermissionService(
       // The user's own config folder decides permissions for every project: edits there always ask.
       protectedPaths: [userConfigDir(options.env, options.homeDir)],
       ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
+      ...(options.commandContainment ? { commandContainment: options.commandContainment } : {}),
     },
     facts,
   );

@@ -9,6 +9,7 @@ export const COMMAND_NAMES = [
   'sandbox',
   'permissions',
   'trust',
+  'doctor',
   'help',
 ] as const;
 

@@ -24,6 +24,7 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   sandbox: async () => (await import('./commands/sandbox.js')).registerSandboxCommands,
   permissions: async () => (await import('./commands/permissions.js')).registerPermissionsCommands,
   trust: async () => (await import('./commands/trust.js')).registerTrustCommand,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctorCommand,
 };
 const loadAgent = async (): Promise<Register> => (await import('./commands/agent.js')).registerAgentCommand;
 

@@ -11,6 +11,7 @@ export function applyDefaults(root: MapNode): MapNode {
     if (e.key === 'permissions' && e.value.kind === 'map')
       return { ...e, value: fillMap(e.value, 'permissions') };
     if (e.key === 'tools' && e.value.kind === 'map') return { ...e, value: fillMap(e.value, 'tools') };
+    if (e.key === 'sandbox' && e.value.kind === 'map') return { ...e, value: fillMap(e.value, 'sandbox') };
     if (e.key === 'mcp_servers' && e.value.kind === 'map') {
       return {
         ...e,

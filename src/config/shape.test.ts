@@ -20,6 +20,7 @@ const schemaFor: Record<ObjectKind, Schema> = {
   provider: schema.$defs!.Provider!,
   permissions: schema.$defs!.PermissionsConfig!,
   tools: schema.$defs!.ToolsConfig!,
+  sandbox: schema.$defs!.OsSandboxConfig!,
   rule: schema.$defs!.PermissionRule!,
   stdio: schema.$defs!.StdioServerConfig!,
   http: schema.$defs!.HttpServerConfig!,

@@ -11,6 +11,7 @@ export type ObjectKind =
   | 'provider'
   | 'permissions'
   | 'tools'
+  | 'sandbox'
   | 'rule'
   | 'stdio'
   | 'http'
@@ -25,9 +26,9 @@ export interface ObjectShape {
 
 export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
   root: {
-    keys: ['providers', 'max_iterations', 'permissions', 'tools', 'mcp_servers'],
+    keys: ['providers', 'max_iterations', 'permissions', 'tools', 'sandbox', 'mcp_servers'],
     required: [],
-    defaults: { providers: [], max_iterations: 50, permissions: {}, tools: {}, mcp_servers: {} },
+    defaults: { providers: [], max_iterations: 50, permissions: {}, tools: {}, sandbox: {}, mcp_servers: {} },
   },
   provider: {
     keys: ['name', 'protocol', 'api_key', 'model', 'base_url'],
@@ -43,6 +44,11 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
     keys: ['timeout', 'max_output_chars'],
     required: [],
     defaults: { timeout: 120, max_output_chars: 100_000 },
+  },
+  sandbox: {
+    keys: ['allowed_hosts', 'writable', 'read_only', 'unreadable'],
+    required: [],
+    defaults: { allowed_hosts: [], writable: [], read_only: [], unreadable: [] },
   },
   rule: { keys: ['tool_glob', 'action'], required: ['tool_glob', 'action'], defaults: {} },
   stdio: {
@@ -111,6 +117,7 @@ export function objectKindAt(path: readonly PathSegment[], serverType?: unknown)
   if (path.length === 0) return 'root';
   if (path.length === 1 && path[0] === 'permissions') return 'permissions';
   if (path.length === 1 && path[0] === 'tools') return 'tools';
+  if (path.length === 1 && path[0] === 'sandbox') return 'sandbox';
   if (path.length === 2 && path[0] === 'providers') return 'provider';
   if (path.length === 3 && path[0] === 'permissions' && path[1] === 'rules') return 'rule';
   if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType))

@@ -21,6 +21,7 @@ const LABELS: Record<RiskKind, string> = {
   mode: 'a looser permission mode',
   'allow-rule': 'a rule that is not deny or ask',
   'allow-paths': 'extra folders for the file tools',
+  'sandbox-opening': 'hosts or folders opened in the command sandbox',
   other: 'a setting furfly does not judge',
 };
 

@@ -205,8 +205,14 @@ describe('splitProjectLayer', () => {
       readFileSync(new URL('../../schemas/config.schema.json', import.meta.url), 'utf8'),
     );
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['max_iterations', 'mcp_servers', 'permissions', 'providers', 'tools'].sort(),
+      ['max_iterations', 'mcp_servers', 'permissions', 'providers', 'sandbox', 'tools'].sort(),
     );
+    expect(Object.keys(schema.$defs.OsSandboxConfig.properties).sort()).toEqual([
+      'allowed_hosts',
+      'read_only',
+      'unreadable',
+      'writable',
+    ]);
     // `tools` waits like any key not judged safe: a project could stretch every deadline or flood the
     // conversation with output, so even a stricter value waits for trust (fail closed).
     const tools = split({}, { tools: { timeout: 5, max_output_chars: 2000 } });
@@ -217,6 +223,30 @@ describe('splitProjectLayer', () => {
       'mode',
       'rules',
     ]);
+  });
+
+  it('lets a project make the command sandbox stricter at once, and open it only once trusted', () => {
+    const s = split(
+      {},
+      {
+        sandbox: {
+          read_only: ['secrets/'],
+          unreadable: ['~/.config/acme'],
+          allowed_hosts: ['evil.example'],
+          writable: ['~'],
+        },
+      },
+    );
+    expect(s.risky.map((p) => p.path)).toEqual([
+      ['sandbox', 'allowed_hosts'],
+      ['sandbox', 'writable'],
+    ]);
+    expect(s.risky.map((p) => p.effects.join(' '))).toEqual([
+      'lets commands reach: evil.example',
+      'lets commands write: ~',
+    ]);
+    const safe = s.safe.entries.find((e) => e.key === 'sandbox')!.value;
+    expect(safe.kind === 'map' && safe.entries.map((e) => e.key)).toEqual(['read_only', 'unreadable']);
   });
 
   it('shows project text with its escapes visible', () => {

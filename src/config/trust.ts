@@ -15,6 +15,8 @@
  * | `permissions.rules` entry with action `deny`/`ask`  | safe                                      |
  * | any other rule (`allow`, malformed)                 | risky                                     |
  * | `permissions.allow_paths`                           | risky                                     |
+ * | `sandbox.read_only`, `sandbox.unreadable`           | safe (they only make the sandbox stricter) |
+ * | `sandbox.allowed_hosts`, `sandbox.writable`         | risky                                     |
  * | a server the user layer does not define             | risky (stdio runs code, http gets requests)|
  * | `enabled: false` on a server the user defines       | safe (it only turns a server off)         |
  * | any other field of a server the user defines        | risky (it changes where the user's entry goes) |
@@ -51,6 +53,7 @@ export type RiskKind =
   | 'mode'
   | 'allow-rule'
   | 'allow-paths'
+  | 'sandbox-opening'
   | 'other';
 
 /** One part of a project layer that waits for trust. */
@@ -94,6 +97,9 @@ export function splitProjectLayer(user: MapNode, project: MapNode): ProjectSplit
       if (safe.entries.length > 0) safeEntries.push({ ...e, value: safe });
     } else if (e.key === 'mcp_servers' && e.value.kind === 'map') {
       const safe = splitServers(e.value, userServers, risky);
+      if (safe.entries.length > 0) safeEntries.push({ ...e, value: safe });
+    } else if (e.key === 'sandbox' && e.value.kind === 'map') {
+      const safe = splitSandbox(e.value, risky);
       if (safe.entries.length > 0) safeEntries.push({ ...e, value: safe });
     } else if (e.key === 'providers' && e.value.kind === 'list') {
       e.value.items.forEach((item, i) => {
@@ -140,6 +146,24 @@ function splitPermissions(permissions: MapNode, userMode: number, risky: RiskyPa
     }
   }
   return { ...permissions, entries };
+}
+
+/** What a project may add to the OS sandbox at once: only what makes it stricter. */
+function splitSandbox(sandbox: MapNode, risky: RiskyPart[]): MapNode {
+  const entries: MapEntry[] = [];
+  for (const e of sandbox.entries) {
+    const path = ['sandbox', e.key];
+    if (e.key === 'read_only' || e.key === 'unreadable') {
+      entries.push(e);
+    } else if (e.key === 'allowed_hosts' || e.key === 'writable') {
+      const values = e.value.kind === 'list' ? e.value.items.map(scalarText) : [scalarText(e.value)];
+      const what = e.key === 'allowed_hosts' ? 'lets commands reach' : 'lets commands write';
+      risky.push(part('sandbox-opening', path, e.value, [`${what}: ${values.join(', ')}`]));
+    } else {
+      risky.push(part('other', path, e.value, ['a setting whose effect furfly does not judge']));
+    }
+  }
+  return { ...sandbox, entries };
 }
 
 function splitServers(servers: MapNode, userServers: MapNode | undefined, risky: RiskyPart[]): MapNode {

@@ -5,6 +5,7 @@
 import type {
   FurflyConfig,
   HttpServerConfig,
+  OsSandboxConfig,
   PermissionsConfig,
   Provider,
   StdioServerConfig,
@@ -20,7 +21,15 @@ export type {
   SandboxLimits,
   ToolCategory,
 } from '../generated/config/types.js';
-export type { FurflyConfig, HttpServerConfig, PermissionsConfig, Provider, StdioServerConfig, ToolsConfig };
+export type {
+  FurflyConfig,
+  HttpServerConfig,
+  OsSandboxConfig,
+  PermissionsConfig,
+  Provider,
+  StdioServerConfig,
+  ToolsConfig,
+};
 
 type WithDefaults<T, K extends keyof T> = T & Required<Pick<T, K>>;
 
@@ -41,5 +50,6 @@ export interface ResolvedConfig {
   readonly max_iterations: number;
   readonly permissions: Required<PermissionsConfig>;
   readonly tools: Required<ToolsConfig>;
+  readonly sandbox: Required<OsSandboxConfig>;
   readonly mcp_servers: Readonly<Record<string, ResolvedServer>>;
 }

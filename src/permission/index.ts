@@ -10,6 +10,7 @@ export {
 export { PathSandbox } from './paths.js';
 export type { PermissionRule, RuleAction } from './rules.js';
 export {
+  type CommandContainment,
   type DecisionSource,
   type PermissionAction,
   type PermissionDecision,

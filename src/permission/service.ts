@@ -21,8 +21,10 @@
  *     process's environment or memory (/proc/<pid>/environ, ptrace tools), where furfly's keys are.
  *  6. an allow rule          → allow  (in any mode)
  *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands the
- *     fail-closed check (destructive-commands.ts) fully resolves and finds harmless; an execute tool
- *     without a command (e.g. a remote tool) asks in auto.
+ *     fail-closed check (destructive-commands.ts) fully resolves and finds harmless, but only where
+ *     commands run contained (the OS sandbox, `commandContainment`): where no sandbox can run, auto
+ *     asks before every command (fail closed); an execute tool without a command (e.g. a remote tool)
+ *     asks in auto.
  *
  * Commands are parsed with the bash grammar, which loads asynchronously: callers await `prepare()`
  * once before deciding. Until it has loaded, every command asks (fail closed), even with an allow rule.
@@ -77,6 +79,21 @@ export interface PermissionSettings {
    * always protected): the caller passes the user config folder (FURFLY_HOME or ~/.furflycode).
    */
   protectedPaths?: readonly string[];
+  /**
+   * Whether shell commands run contained (the OS sandbox). Absent: the caller vouches for nothing and
+   * auto mode judges commands by the destructive-command check alone (tests of that check).
+   */
+  commandContainment?: CommandContainment;
+}
+
+/** Whether the OS sandbox can contain commands here; learnt asynchronously (`ready`), then fixed. */
+export interface CommandContainment {
+  /** Settles once `contained()` answers for good; `prepare()` awaits it. */
+  ready: Promise<unknown>;
+  /** False until `ready` settled and the sandbox was found working. */
+  contained(): boolean;
+  /** Why not, for the question: what is missing and how to install it. */
+  whyNot(): string;
 }
 
 const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
@@ -129,7 +146,7 @@ export interface PermissionRequest {
 export type PermissionAction = 'allow' | 'ask' | 'deny';
 
 /** Which part of the policy decided; useful for the UI and for tests. */
-export type DecisionSource = 'rule' | 'mode' | 'sandbox' | 'destructive';
+export type DecisionSource = 'rule' | 'mode' | 'sandbox' | 'destructive' | 'no-sandbox';
 
 export interface PermissionDecision {
   action: PermissionAction;
@@ -146,6 +163,8 @@ export class PermissionService {
   private readonly protectedRoots: string[];
   private readonly homeDir: string;
   private readonly startupFiles: string[];
+  private readonly containment: CommandContainment | undefined;
+  private toldWhyUncontained = false;
 
   constructor(
     settings: PermissionSettings,
@@ -159,6 +178,7 @@ export class PermissionService {
       settings.homeDir === undefined ? {} : { homeDir: settings.homeDir },
     );
     this.projectRoot = settings.projectRoot;
+    this.containment = settings.commandContainment;
     this.homeDir = settings.homeDir ?? os.homedir();
     this.startupFiles = HOME_STARTUP_FILES.map((f) => path.join(this.homeDir, f));
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
@@ -198,7 +218,10 @@ export class PermissionService {
    * (a failure makes every command ask, with the reason).
    */
   async prepare(): Promise<void> {
-    await loadBashGrammar().catch(() => undefined);
+    await Promise.all([
+      loadBashGrammar().catch(() => undefined),
+      this.containment?.ready.catch(() => undefined),
+    ]);
   }
 
   private analyze(command: string): CommandAnalysis {
@@ -389,6 +412,18 @@ export class PermissionService {
         action: 'ask',
         source: 'mode',
         reason: `auto mode asks before ${toolName}: it is an execute tool without a command that can be checked`,
+      };
+    }
+    if (this.containment && !this.containment.contained()) {
+      // Said in full once; the person has read it by the next question.
+      const why = this.toldWhyUncontained
+        ? 'no OS sandbox can run here (see furfly doctor)'
+        : `no OS sandbox can run here: ${this.containment.whyNot()}. Run \`furfly doctor\` for what to install`;
+      this.toldWhyUncontained = true;
+      return {
+        action: 'ask',
+        source: 'no-sandbox',
+        reason: `auto mode asks before every command when commands cannot be contained: ${why}`,
       };
     }
     const findings: DestructiveFinding[] = analysis.findings;

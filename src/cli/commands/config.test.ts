@@ -130,7 +130,7 @@ describe('furfly config', () => {
     writeFileSync(projectFile(), 'max_iterations: 0\nmode: strict\n');
     expect(run('validate', {}, { TOKEN: 't' }).stderr).toBe(
       `${projectFile()}:1:17: max_iterations: must be at least 1 (got 0)\n` +
-        `${projectFile()}:2:1: mode: unknown key (known keys: providers, max_iterations, permissions, tools, mcp_servers)\n` +
+        `${projectFile()}:2:1: mode: unknown key (known keys: providers, max_iterations, permissions, tools, sandbox, mcp_servers)\n` +
         '2 config errors\n',
     );
   });

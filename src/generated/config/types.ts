@@ -134,6 +134,7 @@ export interface FurflyConfig {
   max_iterations?: number;
   permissions?: PermissionsConfig;
   tools?: ToolsConfig;
+  sandbox?: OsSandboxConfig;
   /**
    * MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.
    */
@@ -209,6 +210,30 @@ export interface ToolsConfig {
    * Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.
    */
   max_output_chars?: number;
+}
+/**
+ * The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "OsSandboxConfig".
+ */
+export interface OsSandboxConfig {
+  /**
+   * Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.
+   */
+  allowed_hosts?: string[];
+  /**
+   * Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.
+   */
+  writable?: string[];
+  /**
+   * Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).
+   */
+  read_only?: string[];
+  /**
+   * Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.
+   */
+  unreadable?: string[];
 }
 /**
  * A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.

@@ -9,9 +9,10 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"sandbox":{"$ref":"#/$defs/OsSandboxConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"OsSandboxConfig":{"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
 const schema38 = {"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}};
-const schema39 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
+const schema39 = {"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}};
+const schema40 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
 const schema32 = {"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}};
 const schema33 = {"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"};
 const func1 = __module0.default;
@@ -426,20 +427,20 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema40 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
-const schema41 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
-const schema42 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
-const schema43 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
-const schema44 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
-const schema45 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
-const schema46 = {"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60};
-const schema47 = {"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]};
-const schema48 = {"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000};
-const schema49 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
-const schema50 = {"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]};
-const schema51 = {"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"};
-const schema52 = {"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]};
-const func6 = Object.prototype.hasOwnProperty;
+const schema41 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
+const schema42 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
+const schema43 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
+const schema44 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
+const schema45 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
+const schema46 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
+const schema47 = {"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60};
+const schema48 = {"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]};
+const schema49 = {"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000};
+const schema50 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
+const schema51 = {"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]};
+const schema52 = {"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"};
+const schema53 = {"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]};
+const func10 = Object.prototype.hasOwnProperty;
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -473,7 +474,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema41.properties, key0))){
+if(!(func10.call(schema42.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -604,7 +605,7 @@ errors++;
 if(data.sandbox !== undefined){
 let data7 = data.sandbox;
 if(!((data7 === "none") || (data7 === "docker"))){
-const err12 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/SandboxKind/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/SandboxKind/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -729,7 +730,7 @@ errors++;
 if(data.category !== undefined){
 let data12 = data.category;
 if(!(((data12 === "read") || (data12 === "edit")) || (data12 === "execute"))){
-const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -812,7 +813,7 @@ errors++;
 if(data.protocol_version !== undefined){
 let data15 = data.protocol_version;
 if(!((((data15 === "2026-07-28") || (data15 === "2025-11-25")) || (data15 === "2025-06-18")) || (data15 === "2025-03-26"))){
-const err29 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -872,7 +873,7 @@ errors++;
 if(data.sampling !== undefined){
 let data18 = data.sampling;
 if(!(((data18 === "ask") || (data18 === "allow")) || (data18 === "deny"))){
-const err34 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -897,7 +898,7 @@ errors++;
 if(data.log_level !== undefined){
 let data20 = data.log_level;
 if(!((((((((data20 === "debug") || (data20 === "info")) || (data20 === "notice")) || (data20 === "warning")) || (data20 === "error")) || (data20 === "critical")) || (data20 === "alert")) || (data20 === "emergency"))){
-const err36 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -923,8 +924,8 @@ return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
-const schema55 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
+const schema54 = {"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
+const schema56 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
 const pattern8 = new RegExp("^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$", "u");
 const pattern10 = new RegExp("^[^\\s]+$", "u");
 
@@ -960,7 +961,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func6.call(schema53.properties, key0))){
+if(!(func10.call(schema54.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -974,7 +975,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if(!((data0 === "http") || (data0 === "sse"))){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema53.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema54.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1161,7 +1162,7 @@ errors++;
 }
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
-if(!(func6.call(schema55.properties, key2))){
+if(!(func10.call(schema56.properties, key2))){
 const err15 = {instancePath:instancePath+"/oauth",schemaPath:"#/$defs/OAuthClientConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -1175,7 +1176,7 @@ errors++;
 if(data4.grant !== undefined){
 let data6 = data4.grant;
 if(!(((data6 === "authorization_code") || (data6 === "client_credentials")) || (data6 === "jwt_bearer"))){
-const err16 = {instancePath:instancePath+"/oauth/grant",schemaPath:"#/$defs/OAuthClientConfig/properties/grant/enum",keyword:"enum",params:{allowedValues: schema55.properties.grant.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/oauth/grant",schemaPath:"#/$defs/OAuthClientConfig/properties/grant/enum",keyword:"enum",params:{allowedValues: schema56.properties.grant.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1213,7 +1214,7 @@ errors++;
 if(data4.signing_algorithm !== undefined){
 let data8 = data4.signing_algorithm;
 if(!((((((((((data8 === "ES256") || (data8 === "ES384")) || (data8 === "ES512")) || (data8 === "RS256")) || (data8 === "RS384")) || (data8 === "RS512")) || (data8 === "PS256")) || (data8 === "PS384")) || (data8 === "PS512")) || (data8 === "EdDSA"))){
-const err19 = {instancePath:instancePath+"/oauth/signing_algorithm",schemaPath:"#/$defs/OAuthClientConfig/properties/signing_algorithm/enum",keyword:"enum",params:{allowedValues: schema55.properties.signing_algorithm.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/oauth/signing_algorithm",schemaPath:"#/$defs/OAuthClientConfig/properties/signing_algorithm/enum",keyword:"enum",params:{allowedValues: schema56.properties.signing_algorithm.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1326,7 +1327,7 @@ errors++;
 if(data4.token_endpoint_auth_method !== undefined){
 let data13 = data4.token_endpoint_auth_method;
 if(!((((data13 === "none") || (data13 === "client_secret_basic")) || (data13 === "client_secret_post")) || (data13 === "private_key_jwt"))){
-const err28 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema55.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema56.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1427,7 +1428,7 @@ errors++;
 if(data.category !== undefined){
 let data17 = data.category;
 if(!(((data17 === "read") || (data17 === "edit")) || (data17 === "execute"))){
-const err36 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1510,7 +1511,7 @@ errors++;
 if(data.protocol_version !== undefined){
 let data20 = data.protocol_version;
 if(!((((data20 === "2026-07-28") || (data20 === "2025-11-25")) || (data20 === "2025-06-18")) || (data20 === "2025-03-26"))){
-const err43 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err43 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1570,7 +1571,7 @@ errors++;
 if(data.sampling !== undefined){
 let data23 = data.sampling;
 if(!(((data23 === "ask") || (data23 === "allow")) || (data23 === "deny"))){
-const err48 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1595,7 +1596,7 @@ errors++;
 if(data.log_level !== undefined){
 let data25 = data.log_level;
 if(!((((((((data25 === "debug") || (data25 === "info")) || (data25 === "notice")) || (data25 === "warning")) || (data25 === "error")) || (data25 === "critical")) || (data25 === "alert")) || (data25 === "emergency"))){
-const err50 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1708,7 +1709,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((((key0 === "providers") || (key0 === "max_iterations")) || (key0 === "permissions")) || (key0 === "tools")) || (key0 === "mcp_servers"))){
+if(!((((((key0 === "providers") || (key0 === "max_iterations")) || (key0 === "permissions")) || (key0 === "tools")) || (key0 === "sandbox")) || (key0 === "mcp_servers"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -1859,16 +1860,12 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.mcp_servers !== undefined){
-let data7 = data.mcp_servers;
+if(data.sandbox !== undefined){
+let data7 = data.sandbox;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 for(const key2 in data7){
-const _errs18 = errors;
-const _errs21 = errors;
-const _errs22 = errors;
-if(typeof key2 === "string"){
-if(!pattern5.test(key2)){
-const err11 = {};
+if(!((((key2 === "allowed_hosts") || (key2 === "writable")) || (key2 === "read_only")) || (key2 === "unreadable"))){
+const err11 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/OsSandboxConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1878,9 +1875,15 @@ vErrors.push(err11);
 errors++;
 }
 }
-var valid7 = _errs22 === errors;
-if(valid7){
-const err12 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key2};
+if(data7.allowed_hosts !== undefined){
+let data8 = data7.allowed_hosts;
+if(Array.isArray(data8)){
+const len1 = data8.length;
+for(let i1=0; i1<len1; i1++){
+let data9 = data8[i1];
+if(typeof data9 === "string"){
+if(func1(data9) < 1){
+const err12 = {instancePath:instancePath+"/sandbox/allowed_hosts/" + i1,schemaPath:"#/$defs/OsSandboxConfig/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1889,20 +1892,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-else {
-errors = _errs21;
-if(vErrors !== null){
-if(_errs21){
-vErrors.length = _errs21;
 }
 else {
-vErrors = null;
-}
-}
-}
-if(typeof key2 === "string"){
-if(!pattern6.test(key2)){
-const err13 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",propertyName:key2};
+const err13 = {instancePath:instancePath+"/sandbox/allowed_hosts/" + i1,schemaPath:"#/$defs/OsSandboxConfig/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1912,8 +1904,9 @@ vErrors.push(err13);
 errors++;
 }
 }
+}
 else {
-const err14 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key2};
+const err14 = {instancePath:instancePath+"/sandbox/allowed_hosts",schemaPath:"#/$defs/OsSandboxConfig/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1922,9 +1915,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-var valid5 = _errs18 === errors;
-if(!valid5){
-const err15 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
+}
+if(data7.writable !== undefined){
+let data10 = data7.writable;
+if(Array.isArray(data10)){
+const len2 = data10.length;
+for(let i2=0; i2<len2; i2++){
+let data11 = data10[i2];
+if(typeof data11 === "string"){
+if(func1(data11) < 1){
+const err15 = {instancePath:instancePath+"/sandbox/writable/" + i2,schemaPath:"#/$defs/OsSandboxConfig/properties/writable/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1934,15 +1934,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-for(const key3 in data7){
-if(!(validate27(data7[key3], {instancePath:instancePath+"/mcp_servers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data7,parentDataProperty:key3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-}
-}
 else {
-const err16 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err16 = {instancePath:instancePath+"/sandbox/writable/" + i2,schemaPath:"#/$defs/OsSandboxConfig/properties/writable/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1954,12 +1947,211 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/sandbox/writable",schemaPath:"#/$defs/OsSandboxConfig/properties/writable/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data7.read_only !== undefined){
+let data12 = data7.read_only;
+if(Array.isArray(data12)){
+const len3 = data12.length;
+for(let i3=0; i3<len3; i3++){
+let data13 = data12[i3];
+if(typeof data13 === "string"){
+if(func1(data13) < 1){
+const err18 = {instancePath:instancePath+"/sandbox/read_only/" + i3,schemaPath:"#/$defs/OsSandboxConfig/properties/read_only/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/sandbox/read_only/" + i3,schemaPath:"#/$defs/OsSandboxConfig/properties/read_only/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/sandbox/read_only",schemaPath:"#/$defs/OsSandboxConfig/properties/read_only/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data7.unreadable !== undefined){
+let data14 = data7.unreadable;
+if(Array.isArray(data14)){
+const len4 = data14.length;
+for(let i4=0; i4<len4; i4++){
+let data15 = data14[i4];
+if(typeof data15 === "string"){
+if(func1(data15) < 1){
+const err21 = {instancePath:instancePath+"/sandbox/unreadable/" + i4,schemaPath:"#/$defs/OsSandboxConfig/properties/unreadable/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/sandbox/unreadable/" + i4,schemaPath:"#/$defs/OsSandboxConfig/properties/unreadable/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/sandbox/unreadable",schemaPath:"#/$defs/OsSandboxConfig/properties/unreadable/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/OsSandboxConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.mcp_servers !== undefined){
+let data16 = data.mcp_servers;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+for(const key3 in data16){
+const _errs38 = errors;
+const _errs41 = errors;
+const _errs42 = errors;
+if(typeof key3 === "string"){
+if(!pattern5.test(key3)){
+const err25 = {};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+var valid17 = _errs42 === errors;
+if(valid17){
+const err26 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/not",keyword:"not",params:{},message:"must NOT be valid",propertyName:key3};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof key3 === "string"){
+if(!pattern6.test(key3)){
+const err27 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"",propertyName:key3};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/$defs/ServerName/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key3};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+var valid15 = _errs38 === errors;
+if(!valid15){
+const err29 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+for(const key4 in data16){
+if(!(validate27(data16[key4], {instancePath:instancePath+"/mcp_servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data16,parentDataProperty:key4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
 }
 errors++;
 }

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { OsSandboxPolicy } from '../../sandbox/os-policy.js';
+import { type UnlistedHostDecider, type WrappedCommand, wrapCommand } from '../../sandbox/os-sandbox.js';
 import { errorResult, type Tool, type ToolResult } from '../tool.js';
 import { BASH_ENV_RULE, childEnvironment, type Environment } from './bash-env.js';
 import { HeadTailBuffer } from './output-cap.js';
@@ -27,11 +29,24 @@ export interface BashToolOptions {
    * `${VAR}`: they were meant for one server, not for every command.
    */
   dropVariables?: readonly string[];
+  /**
+   * Run every call in the OS sandbox with this policy (see src/sandbox/os-policy.ts). Absent: calls run
+   * unsandboxed (bypass mode, or where no sandbox can run and the permission service asks instead).
+   */
+  sandbox?: BashSandbox;
+}
+
+/** How bash calls are contained: the policy of a call, and who answers for hosts it does not list. */
+export interface BashSandbox {
+  /** Read at every call (the config may have been extended since). `null`: this call runs unsandboxed. */
+  policyFor(projectRoot: string): OsSandboxPolicy | null;
+  onUnlistedHost?: UnlistedHostDecider;
 }
 
 interface RunSettings {
   defaultTimeoutMs: number;
   environment: () => Record<string, string>;
+  sandbox?: BashSandbox;
 }
 
 export interface BashArgs {
@@ -45,6 +60,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
   const settings: RunSettings = {
     defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS),
     environment: () => childEnvironment(options.environment ?? process.env, options.dropVariables),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   };
   return {
     ...bashTool,
@@ -107,7 +123,66 @@ export const bashTool: Tool<BashArgs> = {
   timeoutMsFor: (args) => callDeadline(args, DEFAULT_SETTINGS),
 };
 
-function runCommand(
+async function runCommand(
+  args: BashArgs,
+  cwd: string,
+  signal: AbortSignal,
+  settings: RunSettings,
+): Promise<ToolResult> {
+  const policy = settings.sandbox?.policyFor(cwd) ?? null;
+  if (!policy) return runProcess(['bash', '-c', args.command], args, cwd, signal, settings);
+  let wrapped: WrappedCommand;
+  try {
+    wrapped = await wrapCommand(args.command, policy, settings.sandbox?.onUnlistedHost);
+  } catch (error) {
+    // Fail closed: a command that cannot be contained does not run.
+    return errorResult(
+      `bash: the OS sandbox could not start, so the command did not run: ${(error as Error).message}`,
+    );
+  }
+  try {
+    const result = await runProcess(wrapped.argv, args, cwd, signal, settings);
+    return withBlockedNote(result, wrapped.blockedHosts(), policy);
+  } finally {
+    wrapped.done();
+  }
+}
+
+/** Error lines that mean the sandbox refused a file operation, with the path they name. */
+const BLOCKED_FILE_LINE =
+  /(?:^|\n)[^\n]*?(\/[^\s:'"`]+|[^\s:'"`]+)['"`]?: (?:Read-only file system|Permission denied|Operation not permitted)/g;
+
+/**
+ * Appends what the sandbox blocked, so the model (and the person reading along) learns that the
+ * command met the sandbox, not a broken file system: the paths it could not write or read, the hosts
+ * it could not reach.
+ */
+function withBlockedNote(result: ToolResult, blockedHosts: string[], policy: OsSandboxPolicy): ToolResult {
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  const paths = new Set<string>();
+  for (const match of text.matchAll(BLOCKED_FILE_LINE)) paths.add(match[1]!);
+  const notes: string[] = [];
+  if (paths.size > 0) {
+    notes.push(
+      `[sandbox: blocked access to ${[...paths].slice(0, 10).join(', ')}. Commands may write only in the project root ` +
+        `and the session temp folder (not its protected paths: .git/hooks, .git/config, .furflycode/, .mcp.json, FURFLY.md), ` +
+        'and may not read credential stores.]',
+    );
+  }
+  for (const line of blockedHosts.slice(0, 10)) notes.push(`[sandbox: network blocked: ${line}]`);
+  if (notes.length === 0 && /Could not resolve host|proxy|403 Forbidden|Network is unreachable/i.test(text)) {
+    notes.push(
+      policy.allowedHosts.length === 0
+        ? '[sandbox: the network is off for commands; a host must be listed in sandbox.allowed_hosts]'
+        : `[sandbox: only these hosts are reachable: ${policy.allowedHosts.join(', ')}]`,
+    );
+  }
+  if (notes.length === 0) return result;
+  return { ...result, content: [...result.content, { type: 'text', text: `\n${notes.join('\n')}` }] };
+}
+
+function runProcess(
+  argv: string[],
   args: BashArgs,
   cwd: string,
   signal: AbortSignal,
@@ -121,7 +196,7 @@ function runCommand(
     }
     const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
     // detached: the child leads a new process group, so one kill(-pid) reaches everything it spawned.
-    const child = spawn('bash', ['-c', args.command], {
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

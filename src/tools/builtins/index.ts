@@ -1,6 +1,6 @@
 /** The six built-in tools, in the order the model sees them (stable for prompt caching). */
 import type { AnyTool } from '../tool.js';
-import { type BashToolOptions, bashTool, createBashTool } from './bash.js';
+import { type BashSandbox, type BashToolOptions, bashTool, createBashTool } from './bash.js';
 import { editFileTool } from './edit-file.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -10,6 +10,7 @@ import { writeFileTool } from './write-file.js';
 export { BASH_ENV_RULE, childEnvironment, isSecretVariableName } from './bash-env.js';
 export { BUILTIN_TOOL_NAMES, type BuiltinToolName } from './names.js';
 export {
+  type BashSandbox,
   type BashToolOptions,
   bashTool,
   createBashTool,

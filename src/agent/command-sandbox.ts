@@ -1,0 +1,105 @@
+/**
+ * The OS sandbox of one session's bash calls: the policy from the config, a temp folder of the
+ * session's own, the question about hosts the config does not list, and whether the sandbox can run
+ * here at all (the permission service fails closed where it cannot).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { userConfigDir } from '../config/paths.js';
+import type { ResolvedConfig } from '../config/types.js';
+import type { CommandContainment, PermissionMode } from '../permission/index.js';
+import { bashPolicy } from '../sandbox/os-policy.js';
+import {
+  type HostDecision,
+  type OsSandboxProbe,
+  probeOsSandbox,
+  stopOsSandbox,
+} from '../sandbox/os-sandbox.js';
+import type { BashSandbox } from '../tools/builtins/index.js';
+import type { PermissionAsker } from './permission-prompt.js';
+
+export interface CommandSandboxOptions {
+  config: ResolvedConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+  /** The permission mode now: bypass runs commands uncontained. */
+  mode: () => PermissionMode;
+  /** The interactive question; absent in -p (an unlisted host is refused). */
+  asker?: PermissionAsker;
+}
+
+export interface CommandSandbox {
+  bash: BashSandbox;
+  containment: CommandContainment;
+  /** Removes the session's temp folder and stops the sandbox's proxies. */
+  close(): Promise<void>;
+}
+
+export function createCommandSandbox(options: CommandSandboxOptions): CommandSandbox {
+  const homeDir = options.homeDir ?? options.env.HOME ?? os.homedir();
+  const sandboxConfig = options.config.sandbox;
+  let probe: OsSandboxProbe | undefined;
+  const ready = probeOsSandbox(options.env).then((result) => {
+    probe = result;
+  });
+  let tempDir: string | undefined;
+  const sessionHosts = new Set<string>();
+
+  const bash: BashSandbox = {
+    policyFor(projectRoot) {
+      if (options.mode() === 'bypass' || !probe?.available) return null;
+      tempDir ??= mkdtempSync(path.join(os.tmpdir(), 'furfly-session-'));
+      return bashPolicy({
+        projectRoot,
+        tempDir,
+        homeDir,
+        furflyUserDir: userConfigDir(options.env, homeDir),
+        extraReadOnly: sandboxConfig.read_only,
+        extraUnreadable: sandboxConfig.unreadable,
+        extraWritable: sandboxConfig.writable,
+        allowedHosts: [...sandboxConfig.allowed_hosts, ...sessionHosts],
+      });
+    },
+    onUnlistedHost: async (host, port) => decideHost(host, port),
+  };
+
+  async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
+    const configLine = `sandbox: { allowed_hosts: ["${host}"] }`;
+    if (sessionHosts.has(host)) return { allow: true };
+    if (!options.asker) {
+      return {
+        allow: false,
+        reason: `${host} is not in sandbox.allowed_hosts and furfly runs in -p, where nobody can answer; to allow it, add to the config: ${configLine}`,
+      };
+    }
+    const answer = await options.asker.ask(
+      {
+        toolName: 'bash',
+        input: { host, port },
+        reason: `a command wants to reach ${host}${port ? `:${port}` : ''}, which sandbox.allowed_hosts does not list (to allow it always, add to the config: ${configLine})`,
+      },
+      new AbortController().signal,
+    );
+    if (answer === 'session') sessionHosts.add(host);
+    if (answer === 'deny') return { allow: false, reason: `the user did not allow ${host}` };
+    return { allow: true };
+  }
+
+  return {
+    bash,
+    containment: {
+      ready,
+      contained: () => probe?.available === true,
+      whyNot: () => {
+        if (!probe) return 'the sandbox check has not finished';
+        if (probe.available) return '';
+        return probe.install ? `${probe.reason} (install: ${probe.install})` : probe.reason;
+      },
+    },
+    async close() {
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+      await stopOsSandbox();
+    },
+  };
+}
