@@ -46,6 +46,43 @@ const PLANS = {
 };
 const AUTH_PLAN = [['call', 'test-tool', '{}']];
 
+/** A private file in the temporary home (0600), as a user keeps a key or a platform token. */
+function privateFile(home, name, content) {
+  const path = join(home, name);
+  writeFileSync(path, content, { mode: 0o600 });
+  return path;
+}
+
+/**
+ * The `oauth` lines of the unattended-grant extension scenarios (OAuth client credentials, workload
+ * identity federation): no login, the grant runs at the first call.
+ */
+const UNATTENDED = {
+  'auth/client-credentials-basic': (context, _home, env) => {
+    env.SUITE_CLIENT_SECRET = context.client_secret;
+    return [
+      'grant: client_credentials',
+      `client_id: ${yamlString(context.client_id)}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config variable reference, not a template
+      'client_secret: ${SUITE_CLIENT_SECRET}',
+      'token_endpoint_auth_method: client_secret_basic',
+    ];
+  },
+  'auth/client-credentials-jwt': (context, home) => [
+    'grant: client_credentials',
+    `client_id: ${yamlString(context.client_id)}`,
+    `private_key_file: ${yamlString(privateFile(home, 'client-key.pem', context.private_key_pem))}`,
+    ...(typeof context.signing_algorithm === 'string'
+      ? [`signing_algorithm: ${yamlString(context.signing_algorithm)}`]
+      : []),
+  ],
+  'auth/wif-jwt-bearer': (context, home) => [
+    'grant: jwt_bearer',
+    `client_id: ${yamlString(context.client_id)}`,
+    `assertion_file: ${yamlString(privateFile(home, 'workload-token.jwt', context.valid_jwt))}`,
+  ],
+};
+
 function run(args, env, capture = false) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     env,
@@ -95,7 +132,14 @@ async function main() {
   try {
     const lines = ['mcp_servers:', '  suite:', '    type: http', `    url: ${yamlString(serverUrl)}`];
     if (version !== undefined && version !== '') lines.push(`    protocol_version: ${yamlString(version)}`);
-    if (isAuth) {
+    const unattended = UNATTENDED[scenario];
+    if (unattended !== undefined) {
+      // No browser: the grant itself authenticates the client (docs/remote-servers.md, "Without a
+      // browser"). Keys and assertions go into files, as a CI job or a workload gets them.
+      lines.push('    oauth:', ...unattended(context, home, env).map((line) => `      ${line}`));
+      const issuer = await issuerOf(serverUrl);
+      if (issuer !== undefined) lines.push(`      issuer: ${yamlString(issuer)}`);
+    } else if (isAuth) {
       lines.push('    oauth:');
       if (typeof context.client_id === 'string') {
         lines.push(`      client_id: ${yamlString(context.client_id)}`);
@@ -113,7 +157,7 @@ async function main() {
     }
     writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`, { mode: 0o600 });
     let status = 0;
-    if (isAuth) {
+    if (isAuth && unattended === undefined) {
       status = run(['mcp', 'login', 'suite', '--timeout', LOGIN_TIMEOUT_MS], env).status;
       if (status !== 0) return status;
     }

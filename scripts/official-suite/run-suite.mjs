@@ -74,8 +74,16 @@ export const CORE_SCENARIOS = [
   'json-schema-2020-12-preservation',
 ];
 
-/** Extension scenarios (auth extensions, skills): filled in where furfly implements them. */
-export const EXTENSION_SCENARIOS = [];
+/**
+ * Extension scenarios furfly implements (OAuth client credentials with a secret or a private-key JWT,
+ * workload identity federation); the others (enterprise-managed authorization, DPoP, skills) are added
+ * here as furfly implements them.
+ */
+export const EXTENSION_SCENARIOS = [
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
+  'auth/wif-jwt-bearer',
+];
 
 /** Every client scenario the pinned suite lists, by `conformance list --client`. */
 export async function listedClientScenarios() {
