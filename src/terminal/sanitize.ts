@@ -72,6 +72,15 @@ export function terminalText(text: string): string {
 }
 
 /**
+ * For a multi-line block of someone else's text (a server's log message) shown after a label on one
+ * line: like `terminalText`, and every line after the first starts with `continuation`, so no line of
+ * it can stand on its own and pass for one of furfly's (`furfly: …`, `mcp: other [error] …`).
+ */
+export function attributedBlock(text: string, continuation = '  | '): string {
+  return terminalText(text).replace(/\n/g, `\n${continuation}`);
+}
+
+/**
  * JSON for output that may be read on a terminal (`--json`, `--output-format json`, JSON reports).
  * `JSON.stringify` escapes C0 controls and lone surrogates but leaves DEL, C1 controls, bidirectional
  * overrides and other invisible format characters raw; these become `\uXXXX` escapes too. The

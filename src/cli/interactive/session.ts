@@ -22,7 +22,7 @@ import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import type { LogLevel } from '../../mcp/server-features.js';
 import { atLeast, type LogEntry } from '../../mcp/server-log.js';
-import { terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
+import { attributedBlock, terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
 import { LiveLine } from '../progress-line.js';
 import { type Completer, createCompleter } from './completion.js';
@@ -192,7 +192,8 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
   const onServerLog = (server: string, entry: LogEntry) => {
     if (entry.logger === 'furfly' || !atLeast(entry.level, logLevels[server] ?? 'warning')) return;
     const logger = entry.logger ? ` ${terminalLine(entry.logger)}` : '';
-    print(`mcp: ${terminalLine(server)} [${entry.level}]${logger}: ${terminalText(entry.text)}`);
+    // Each further line of the message is marked as the server's: none can pose as furfly's own.
+    print(`mcp: ${terminalLine(server)} [${entry.level}]${logger}: ${attributedBlock(entry.text)}`);
   };
   const setup = startRuntime({
     ...options.runtime,
