@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import { linearRegExpEngine } from './linear-regexp.js';
 import type { JsonSchemaObject } from './tool.js';
 
 // ajv and ajv-formats are CommonJS; `require` sidesteps the default-export interop dance under NodeNext.
@@ -70,6 +71,8 @@ function newAjv(dialect: Dialect): AjvInstance {
     strict: false,
     allErrors: true,
     validateSchema: true,
+    // A server's `pattern` must not stall the agent's thread: matched in linear time (linear-regexp.ts).
+    code: { regExp: linearRegExpEngine },
   });
   addFormats(ajv);
   return ajv;
