@@ -11,19 +11,20 @@ import { RE2JS } from 're2js';
 
 export interface RegExpLike {
   test(text: string): boolean;
+  toString(): string;
 }
 
 /** A JSON Schema `pattern` (unanchored, as JSON Schema says) matched in linear time. */
 export function linearRegExp(pattern: string, _flags?: string): RegExpLike {
   // ajv keys its compiled patterns by `toString()`: each must name its own pattern.
-  const toString = () => `/${pattern}/`;
+  const name = () => `/${pattern}/`;
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern);
   } catch {
-    return { test: () => true, toString: () => `unchecked ${toString()}` };
+    return { test: () => true, toString: () => `unchecked ${name()}` };
   }
-  return { test: (text) => compiled.matcher(text).find(), toString };
+  return { test: (text) => compiled.matcher(text).find(), toString: name };
 }
 
 /** What ajv's `code.regExp` option takes: the engine, plus how standalone code would name it. */
