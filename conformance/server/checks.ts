@@ -8,6 +8,7 @@ import { httpChecks } from './http.js';
 import { httpStreamChecks } from './http-streams.js';
 import { jsonrpcChecks } from './jsonrpc.js';
 import { lifecycleChecks } from './lifecycle.js';
+import { loggingSecretsChecks } from './logging-secrets.js';
 import { messagesChecks } from './messages.js';
 import { modernChecks } from './modern/index.js';
 import { promptsChecks } from './prompts.js';
@@ -16,6 +17,7 @@ import { securityChecks } from './security.js';
 import { stdioChecks } from './stdio.js';
 import { toolsChecks } from './tools.js';
 import { moreToolsChecks } from './tools-more.js';
+import { traceContextChecks } from './trace-context.js';
 import { cancellationChecks } from './utilities-cancellation.js';
 import { completionChecks } from './utilities-completion.js';
 import { loggingChecks } from './utilities-logging.js';
@@ -46,5 +48,9 @@ export const ALL_CHECKS: readonly Check[] = [
   ...clientRequestsChecks,
   // Secrets asked for in form-mode elicitation, both eras (heuristic on field names).
   ...elicitationSecretsChecks,
+  // Credentials or secrets in log messages, both eras (heuristic on credential formats and names).
+  ...loggingSecretsChecks,
+  // W3C trace context in the _meta of server messages, modern era.
+  ...traceContextChecks,
   ...tasksChecks,
 ];
