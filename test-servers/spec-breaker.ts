@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { choiceFlag, runServer, standardDefinition, UsageError } from './lib/cli.js';
 import { MODERN_NEW_HTTP_DEFECTS, MODERN_NEW_SESSION_DEFECTS } from './lib/defects/modern-new.js';
+import { SECRET_DEFECTS } from './lib/defects/secrets.js';
 import { SHAPE_DEFECTS } from './lib/defects/shapes.js';
 import { TASK_DEFECTS } from './lib/defects/tasks.js';
 import { WIRE_DEFECTS } from './lib/defects/wire.js';
@@ -616,6 +617,7 @@ const SESSION_DEFECTS = {
     },
   },
   ...SHAPE_DEFECTS,
+  ...SECRET_DEFECTS,
   ...MODERN_NEW_SESSION_DEFECTS,
   ...WIRE_DEFECTS,
   ...TASK_DEFECTS,

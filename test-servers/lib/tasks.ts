@@ -44,6 +44,8 @@ export interface TaskDefects {
   cancelNotFinal?: boolean;
   /** Task ids are `task-<tool name>`: two tasks of one tool share an id. */
   idPerTool?: boolean;
+  /** Task ids from a counter (`task-1`, `task-2`, …): guessable. */
+  sequentialIds?: boolean;
   /** One more progress notification with the task's token after the task reached a terminal status. */
   progressAfterTerminal?: boolean;
   /** Tasks stay `working` for ever: their work never runs. */
@@ -72,6 +74,8 @@ export interface TaskWork {
 
 export class TaskStore {
   private readonly entries = new Map<string, Entry>();
+  /** How many tasks this store created (the `tasks-sequential-ids` defect numbers them). */
+  private created = 0;
 
   constructor(
     /** Where status notifications and late progress go (the session's own channel). */
@@ -86,7 +90,12 @@ export class TaskStore {
       typeof work.ttl === 'number' && Number.isFinite(work.ttl) && work.ttl >= 0
         ? Math.min(work.ttl, MAX_TTL_MS)
         : DEFAULT_TTL_MS;
-    const taskId = this.defects.idPerTool ? `task-${work.toolName}` : `furfly-task-${crypto.randomUUID()}`;
+    this.created += 1;
+    const taskId = this.defects.idPerTool
+      ? `task-${work.toolName}`
+      : this.defects.sequentialIds
+        ? `task-${this.created}`
+        : `furfly-task-${crypto.randomUUID()}`;
     const task: Task = {
       taskId,
       status: 'working',

@@ -85,6 +85,8 @@ export const TASK_DEFECTS = {
   },
   /** Task ids are `task-<tool name>`: a second task of a tool reuses the first one's id. */
   'tasks-id-per-tool': { tasks: { idPerTool: true } },
+  /** Task ids come from a counter (task-1, task-2, …), guessable by anyone. */
+  'tasks-sequential-ids': { tasks: { sequentialIds: true } },
   /** The CreateTaskResult says the new task is `input_required`, though it is working. */
   'tasks-begin-input-required': {
     encodeResponse: rewrite('tools/call', (r) =>

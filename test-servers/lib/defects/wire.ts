@@ -26,6 +26,21 @@ import type { SessionHooks } from '../session.js';
 
 export const WIRE_DEFECTS = {
   /**
+   * 2026-07-28: tools/list results carry a `_meta.traceparent` that is not W3C Trace Context (a made-up
+   * id instead of version-traceid-parentid-flags).
+   */
+  'bad-traceparent': {
+    encodeResponse(request, response) {
+      if (request.method !== 'tools/list' || !isObject(response.result)) return JSON.stringify(response);
+      const result = response.result;
+      const meta = isObject(result._meta) ? result._meta : {};
+      return JSON.stringify({
+        ...response,
+        result: { ...result, _meta: { ...meta, traceparent: 'trace-1' } },
+      });
+    },
+  },
+  /**
    * 2026-07-28: a missing client capability is reported with -32023, a code of the reserved sub-range
    * the specification does not define, instead of -32021 (MissingRequiredClientCapability).
    */
