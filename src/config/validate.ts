@@ -51,6 +51,8 @@ export function translateErrors(root: MapNode, raw: readonly ValidatorErrorLike[
     out.push(error);
   };
   for (const error of raw) {
+    // An `if`/`then` failure comes with the failing `then` rule's own error, which says what is missing.
+    if (error.keyword === 'if') continue;
     const translated = translateOne(root, error);
     if (translated !== undefined) push(translated);
   }
@@ -142,6 +144,8 @@ export const WORDED_KEYWORDS: ReadonlySet<string> = new Set([
   'oneOf',
   'anyOf',
   'not',
+  // Never shown: `translateErrors` drops it for the `then` rule's own error (oauth.grant needs client_id).
+  'if',
 ]);
 
 /** What the value should have been, in words. */

@@ -15,6 +15,8 @@ const SCHEMA = JSON.parse(
 
 /** Keywords that only describe, nest or point; they never fail on their own. */
 const NOT_ASSERTIONS = new Set([
+  // Holds the rules that apply when `if` matches; those are checked like any other.
+  'then',
   '$schema',
   '$id',
   '$ref',
@@ -71,7 +73,7 @@ describe('config validation wording', () => {
       uniqueItems: { i: 1, j: 0 },
     };
     const messages = [...WORDED_KEYWORDS, 'someFutureKeyword']
-      .filter((k) => !['required', 'additionalProperties', 'propertyNames'].includes(k))
+      .filter((k) => !['required', 'additionalProperties', 'propertyNames', 'if'].includes(k))
       .map((keyword) => {
         const error: ValidatorErrorLike = {
           instancePath: '/max_iterations',

@@ -48,7 +48,7 @@ describe('furfly conformance --html', () => {
     const html = join(dir, 'new', 'deeper', 'report.html');
     const result = await run({ html, only: 'lifecycle.ping' }, [
       process.execPath,
-      testServer('spec-breaker'),
+      testServer('well-behaved'),
     ]);
     expect(result.code).toBe(0);
     expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
