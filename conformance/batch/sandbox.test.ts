@@ -55,9 +55,10 @@ describe.skipIf(skipWithoutDocker)(dockerSuite('batch runs in the sandbox'), () 
     expect(report.servers.map((s) => [s.name, s.status])).toEqual([
       ['good', 'pass'],
       ['noisy', 'fail'],
-      ['absent', 'fail'],
+      // Dies at start in its container (no such file): an error of its environment, not a verdict.
+      ['absent', 'error'],
     ]);
-    for (const server of report.servers) {
+    for (const server of report.servers.slice(0, 2)) {
       expect(server.report?.sandbox).toMatchObject({ kind: 'docker', policy });
     }
     expect(report.servers[1]?.report?.checks.find((c) => c.id === 'stdio.only-messages')?.status).toBe(
