@@ -2,7 +2,7 @@
  * furfly's own client against furfly's own test servers in each era they serve (`--era modern|dual|legacy`),
  * over stdio and Streamable HTTP: the client finds the era the binding pages say it should, lists and calls
  * tools, and answers a multi round-trip elicitation through its input handlers. (The reference SDK v2 is
- * the other peer in src/mcp/client.reference.test.ts and test-servers/sdk-v2.test.ts.)
+ * the other peer in src/mcp/client.reference.slow.test.ts and test-servers/sdk-v2.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/mcp/client.js';

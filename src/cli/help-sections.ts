@@ -1,7 +1,7 @@
 /**
  * What every command's `--help` says beyond cac's usage, options and examples: its actions, the
  * environment variables it reads and its exit codes (docs/cli.md has the same table for the whole CLI;
- * `help-and-exit-codes.process.test.ts` keeps both in step with what the commands really do).
+ * `help-and-exit-codes.process.slow.test.ts` keeps both in step with what the commands really do).
  *
  * One table here rather than text in each command file, so the wording of the shared parts (FURFLY_HOME,
  * the usage exit code) is the same everywhere.

@@ -1,7 +1,7 @@
 /**
  * McpClient in the modern era (2026-07-28) against a scripted in-memory server: era detection and its
  * fallback, the per-request `_meta`, version retries, multi round-trip requests, list caching, lost
- * requests and the modern errors. Real SDK v2 servers are in client.reference.test.ts.
+ * requests and the modern errors. Real SDK v2 servers are in client.reference.slow.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResolvedServer } from '../config/types.js';
