@@ -65,7 +65,12 @@ export const taskIdEntropyChecks: readonly Check[] = [
           if (isObject(task) && typeof task.taskId === 'string') ids.push(task.taskId);
         }
       if (new Set(ids).size < 2)
-        throw new NotApplicable('nothing to judge: the run saw fewer than two tasks created');
+        throw new NotApplicable(
+          ctx.settings.callTools
+            ? 'nothing to judge: the run saw fewer than two tasks created'
+            : // Tasks are created by calling tools: say so, as every check that needs calls does.
+              'tools are called only with --call-tools: no task was created to judge its id',
+        );
       const issue = guessableIdsIssue(ids);
       if (issue)
         return fail(issue, 'task ids with enough entropy to prevent guessing', ids.slice(0, 3).join(', '));

@@ -27,7 +27,7 @@ describe('tasks checks against the well-behaved server', () => {
       only: ['tasks.*', 'progress.*'],
     });
     const checks = tasksChecks(report);
-    expect(checks.length).toBe(21);
+    expect(checks.length).toBe(22);
     // undeclared-normal binds only a server that declares tasks but not for tools/call; this one declares both.
     expect(
       checks
