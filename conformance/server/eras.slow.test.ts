@@ -120,11 +120,16 @@ describe('the era-aware suite', () => {
         '--url',
         server.url,
       ]);
-      // Mounted as the SDK documents (behind its Origin guard), it passes every MUST check: exit 0.
-      expect(result.code, result.stderr).toBe(0);
+      // Mounted as the SDK documents (behind its Origin guard). One true MUST finding over HTTP: a
+      // request whose _meta lacks protocolVersion gets -32022, where 2026-07-28 basic/index says "A
+      // request missing any required field is malformed; the server MUST reject it with JSON-RPC error
+      // code -32602" (the official suite flags the same). Exit 1.
+      expect(result.code, result.stderr).toBe(1);
       const report = JSON.parse(result.stdout) as Report;
-      expect(mustFailures(report)).toEqual([]);
-      expect(failures(report)).toEqual(SDK_MODERN_FINDINGS);
+      expect(mustFailures(report)).toEqual(['modern:jsonrpc.malformed-meta']);
+      expect(failures(report).sort()).toEqual(
+        [...SDK_MODERN_FINDINGS, 'modern:jsonrpc.malformed-meta'].sort(),
+      );
       expect(report.checks.find((c) => c.id === 'http.foreign-origin')?.status).toBe('pass');
       // The feature checks judge the modern era too (they skip only what the server does not offer).
       expect(report.checks.find((c) => c.id === 'tools.input-schema')?.status).toBe('pass');

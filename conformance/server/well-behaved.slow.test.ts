@@ -14,7 +14,7 @@ import { idsWith, runAgainst, runAgainstHttp } from './suite.test-helpers.js';
  * a run meets only by chance (no authorization in use, no stream closed early, no scope refusal).
  */
 const APPLICABILITY =
-  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|the run has no Authorization header|no SSE reply was closed before its response|no request of the run was refused for insufficient scope|nothing to judge: |the server declares completions|--spec-version \S+ vets the (legacy|modern) era only|the server does not speak the modern era)/;
+  /^(not part of protocol version|applies to|tools are called only with|fuzzing runs only with|the server answered every request with JSON|the run has no Authorization header|no SSE reply was closed before its response|no request of the run was refused for insufficient scope|nothing to judge: |the server declares completions|--spec-version \S+ vets the (legacy|modern) era only|the server does not speak the modern era|the server sets SSE event ids)/;
 
 function expectClean(report: Report): void {
   expect(idsWith(report, 'fail')).toEqual([]);
