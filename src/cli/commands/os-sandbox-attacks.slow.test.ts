@@ -115,7 +115,9 @@ describe.skipIf(skipWithoutSandbox)(
       expect(existsSync(path.join(project.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
       expect(existsSync(path.join(project.dir, '.git', 'hooks', 'post-merge'))).toBe(false);
       expect(readFileSync(userConfig, 'utf8')).toBe('permissions:\n  mode: auto\n');
-      expect(texts[0]).toContain('[sandbox: blocked access to');
+      // Two layers stop the hook: the table asks first for a word that names a protected path (and -p
+      // refuses, nobody can answer), and the sandbox keeps .git/hooks read-only for whatever gets past.
+      expect(texts[0]).toMatch(/\[sandbox: blocked access to|^Not run: this call needs the user's approval/);
       const everything = JSON.stringify(server.bodies);
       expect(everything).not.toContain(SSH_KEY);
       expect(everything).not.toContain(TEST_API_KEY);
