@@ -19,12 +19,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Json, sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
+import type { Json } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { TEST_API_KEY, type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { type ScriptedApi, startScriptedApi } from '../../agent/testing/scripted-api.test-helpers.js';
 import { sandboxSuite, skipWithoutSandbox } from '../../sandbox/os-sandbox-gate.test-helpers.js';
 import { spawnCli } from '../cli-process.test-helpers.js';
 
-let api: Server | undefined;
+let api: ScriptedApi | undefined;
 let target: Server | undefined;
 let child: ChildProcess | undefined;
 let project: TempProject | undefined;
@@ -36,33 +37,12 @@ afterEach(async () => {
     process.kill(child.pid!, 'SIGKILL');
     await exited;
   }
-  for (const s of [api, target])
-    await new Promise<void>((resolve) => (s ? s.close(() => resolve()) : resolve()));
+  await api?.close();
+  await new Promise<void>((resolve) => (target ? target.close(() => resolve()) : resolve()));
   project?.cleanup();
   if (home) rmSync(home, { recursive: true, force: true });
   api = target = child = project = home = undefined;
 });
-
-async function startApi(calls: { name: string; input: unknown; id: string }[]) {
-  const bodies: Json[] = [];
-  api = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      bodies.push(JSON.parse(body));
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const first = bodies.length === 1;
-      const blocks = first
-        ? calls.map((c) => ({ type: 'tool_use' as const, ...c }))
-        : [{ type: 'text' as const, text: 'done' }];
-      res.end(sse(streamEvents(blocks, first ? 'tool_use' : 'end_turn', {})));
-    });
-  });
-  await new Promise<void>((resolve) => api!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, bodies };
-}
 
 const SSH_KEY = 'FAKE-SSH-KEY-e2e-91af';
 
@@ -99,7 +79,12 @@ describe.skipIf(skipWithoutSandbox)(
         `setsid bash -c 'exec -a ${marker} sleep 300' </dev/null >/dev/null 2>&1 & echo started`,
       ];
       const calls = attacks.map((command, i) => ({ name: 'bash', input: { command }, id: `toolu_${i}` }));
-      const server = await startApi(calls);
+      // The first answer calls every attack; the next one ends the turn.
+      const server = await startScriptedApi([
+        calls.map((call) => ({ type: 'tool_use' as const, ...call })),
+        [{ type: 'text', text: 'done' }],
+      ]);
+      api = server;
       const run = spawnCli(['-p', 'try things', '--permission-mode', 'auto', '--output-format', 'json'], {
         cwd: project.dir,
         env: { ...project.env, HOME: home, ANTHROPIC_BASE_URL: server.url },
@@ -108,7 +93,7 @@ describe.skipIf(skipWithoutSandbox)(
       const { code } = await run.exit;
       expect(code, run.err()).toBe(0);
 
-      const results: Json[] = server.bodies[1].messages.at(-1).content;
+      const results: Json[] = server.requests[1].messages.at(-1).content;
       const texts = results.map((r: Json) => r.content.map((c: Json) => c.text).join(''));
       // The commands ran (auto mode let them through), contained: the last one did start its child.
       expect(texts[6]).toContain('started');
@@ -118,7 +103,7 @@ describe.skipIf(skipWithoutSandbox)(
       // Two layers stop the hook: the table asks first for a word that names a protected path (and -p
       // refuses, nobody can answer), and the sandbox keeps .git/hooks read-only for whatever gets past.
       expect(texts[0]).toMatch(/\[sandbox: blocked access to|^Not run: this call needs the user's approval/);
-      const everything = JSON.stringify(server.bodies);
+      const everything = JSON.stringify(server.requests);
       expect(everything).not.toContain(SSH_KEY);
       expect(everything).not.toContain(TEST_API_KEY);
       expect(everything).not.toContain('reached');
