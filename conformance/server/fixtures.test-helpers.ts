@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
+import { concurrencyLimit } from '../../src/util/concurrency-limit.test-helpers.js';
 import type { Report } from './report/model.js';
 import { runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
@@ -50,18 +51,7 @@ export const RETRY_STEP_MS = 3 * STEP_MS;
 
 /** At most this many servers at once: two cores, and every server must answer within the step timeout. */
 const PARALLEL = 3;
-let running = 0;
-const waiting: (() => void)[] = [];
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  while (running >= PARALLEL) await new Promise<void>((wake) => waiting.push(wake));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const limited = concurrencyLimit(PARALLEL);
 
 /**
  * Runs the suite against the fixture's server and returns `summarize` of the report; when that differs

@@ -13,6 +13,7 @@
  * docs/remote-servers.md says the same.
  */
 import { describe, expect, it } from 'vitest';
+import { concurrencyLimit } from '../../src/util/concurrency-limit.test-helpers.js';
 import { CORE_SCENARIOS, EXTENSION_SCENARIOS, listedClientScenarios, runScenario } from './run-suite.mjs';
 
 const SUITE_CONCURRENCY = 3;
@@ -31,19 +32,8 @@ const KNOWN_FAILING: Readonly<Record<string, string>> = {
   'json-schema-2020-12-preservation': 'the adapter does not echo the listed schema yet',
 };
 
-/** A small semaphore: the suite starts servers and furfly processes per scenario, on two cores. */
-let running = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= SUITE_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+/** The suite starts servers and furfly processes per scenario, on two cores. */
+const limited = concurrencyLimit(SUITE_CONCURRENCY);
 
 describe('the official conformance suite, furfly as the client', () => {
   it('the table here covers every client scenario the pinned suite lists', async () => {
