@@ -12,6 +12,7 @@ import { findDestructive } from './destructive-commands.js';
 import type { PermissionMode } from './modes.js';
 import type { PermissionRule } from './rules.js';
 import { PermissionService, type ToolFacts } from './service.js';
+import { READ_ONLY_COMMANDS } from './word-writes.js';
 
 let base: string;
 let project: string;
@@ -154,76 +155,14 @@ const PROTECTED_TARGETS = [
   '.mcp.json',
   'src/FURFLY.md',
 ];
-const READ_ONLY_NAMES = new Set([
-  'cat',
-  'head',
-  'tail',
-  'less',
-  'more',
-  'grep',
-  'egrep',
-  'fgrep',
-  'rg',
-  'ag',
-]);
+/** Shell reserved words: never a program name. */
+const RESERVED_WORDS = new Set(
+  'if then else elif fi do done case esac while until for in select function coproc'.split(' '),
+);
 /** Program names as a model might invent them: never a reserved word, never one known to only read. */
 const programName = fc
   .stringMatching(/^[a-z][a-z0-9-]{1,9}$/)
-  .filter(
-    (name) =>
-      !READ_ONLY_NAMES.has(name) &&
-      ![
-        'if',
-        'then',
-        'else',
-        'elif',
-        'fi',
-        'do',
-        'done',
-        'case',
-        'esac',
-        'while',
-        'until',
-        'for',
-        'in',
-        'select',
-        'function',
-        'coproc',
-        'ls',
-        'dir',
-        'stat',
-        'file',
-        'wc',
-        'du',
-        'df',
-        'diff',
-        'cmp',
-        'comm',
-        'echo',
-        'printf',
-        'true',
-        'false',
-        'which',
-        'type',
-        'command',
-        'man',
-        'od',
-        'hexdump',
-        'strings',
-        'nl',
-        'find',
-        'pwd',
-        'jq',
-        'cd',
-        'pushd',
-        'test',
-        'realpath',
-        'readlink',
-        'basename',
-        'dirname',
-        'git',
-      ].includes(name),
-  );
+  .filter((name) => !READ_ONLY_COMMANDS.has(name) && !RESERVED_WORDS.has(name) && name !== 'git');
 const plainArgument = fc.stringMatching(/^-{0,2}[a-z0-9]{1,8}$/);
 const anyMode = fc.constantFrom<PermissionMode>('strict', 'accept-edits', 'auto', 'bypass');
 const someCommand = fc.oneof(

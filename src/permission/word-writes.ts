@@ -21,7 +21,7 @@ import { unwrap, WRAPPERS } from './wrappers.js';
  * with a file-writing option is here only when `writeTargets` reads that option (`find -fprint`,
  * `sort -o` is not here because sort is rarely used to read a protected file).
  */
-const READ_ONLY_COMMANDS = new Set([
+export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'cat',
   'head',
   'tail',
