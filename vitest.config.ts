@@ -21,7 +21,12 @@ export default defineConfig({
     // Per-file times at the end of every run, slowest first, so a slow file is seen at once.
     reporters: ['default', './scripts/testing/file-times-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'fast', include: ALL, exclude: SLOW } },
+      // The fast project keeps one module registry per worker across its files (`isolate: false`):
+      // importing furfly's modules and the generated validators once per worker instead of once per
+      // file halves the run. A test that needs fresh module state says so itself (`vi.resetModules()`
+      // then a dynamic import, as in src/permission/grammar-loading.test.ts); one that changes
+      // process-wide state (env, timers, cwd) puts it back in `finally`.
+      { extends: true, test: { name: 'fast', include: ALL, exclude: SLOW, isolate: false } },
       { extends: true, test: { name: 'slow', include: SLOW } },
     ],
   },

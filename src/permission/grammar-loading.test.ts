@@ -1,16 +1,19 @@
 /**
  * Before the bash grammar has loaded, no command is trusted: the service asks (even against an allow
- * rule), and `prepare()` is what makes it ready. Vitest gives each test file its own module registry,
- * so the grammar starts unloaded here.
+ * rule), and `prepare()` is what makes it ready. The fast project shares one module registry between
+ * the files of a worker (`isolate: false`), so the test drops it and imports the modules afresh: the
+ * grammar starts unloaded whichever file ran before.
  */
-import { describe, expect, it } from 'vitest';
-import { loadedBashGrammar } from './bash-grammar.js';
-import { PermissionService, type ToolFacts } from './service.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { ToolFacts } from './service.js';
 
 const facts: ToolFacts = { categoryOf: () => 'execute', pathsOf: () => [], commandOf: () => 'ls' };
 
 describe('the bash grammar loads before commands are trusted', () => {
   it('asks until prepare() has loaded the grammar, then runs ls in auto mode', async () => {
+    vi.resetModules();
+    const { loadedBashGrammar } = await import('./bash-grammar.js');
+    const { PermissionService } = await import('./service.js');
     expect(loadedBashGrammar()).toBeUndefined();
     const service = new PermissionService({ mode: 'auto', projectRoot: '/tmp' }, facts);
     const before = service.decide({ toolName: 'bash', args: {} });
