@@ -72,7 +72,8 @@ describe('status lines', () => {
       error: 'exited with 1; stderr:\n\u001b[2Jboom\r',
     });
     expect(line).not.toMatch(RAW);
-    expect(line).toBe('mcp: evil\\x1b]0;title\\x07 failed: exited with 1; stderr:\n\\x1b[2Jboom\\r');
+    // Each further line of the error is marked as quoted, so none can pass for a line of furfly's.
+    expect(line).toBe('mcp: evil\\x1b]0;title\\x07 failed: exited with 1; stderr:\n  | \\x1b[2Jboom\\r');
   });
 
   it('tell which command logs in to a server that needs a login', () => {
