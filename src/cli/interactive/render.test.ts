@@ -63,6 +63,21 @@ describe('describePermissionQuestion', () => {
   });
 });
 
+describe('the answers a question offers', () => {
+  it('a call: once, the tool for the session, deny; a host adds always for this project; leaving the sandbox only once or deny', () => {
+    const base = { toolName: 'bash', input: { host: 'example.com' }, reason: 'r' };
+    expect(describePermissionQuestion(base)).toMatch(
+      /\n {2}\[a\] allow once {3}\[s\] allow this tool for the session {3}\[d\] deny$/,
+    );
+    expect(describePermissionQuestion({ ...base, kind: 'host' })).toMatch(
+      /\n {2}\[a\] allow once {3}\[s\] allow this host for the session {3}\[p\] always for this project {3}\[d\] deny$/,
+    );
+    expect(describePermissionQuestion({ ...base, kind: 'outside-sandbox' })).toMatch(
+      /\n {2}\[a\] allow once, OUTSIDE the sandbox {3}\[d\] deny$/,
+    );
+  });
+});
+
 describe('status lines', () => {
   it('show a server name and its error (stderr quoted) with escapes visible, keeping the error lines', () => {
     const line = describeServerEvent({
