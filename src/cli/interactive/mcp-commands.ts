@@ -23,7 +23,7 @@ import {
   listResourceTemplates,
   type PromptInfo,
 } from '../../mcp/server-features.js';
-import { terminalLine, terminalText } from '../../terminal/sanitize.js';
+import { attributedBlock, terminalLine, terminalText } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
 import { describeResources, promptContentText, promptUsage } from '../commands/mcp-features.js';
 import { describeServerEvent } from './render.js';
@@ -116,7 +116,7 @@ async function promptsOf(client: LoaderClient): Promise<PromptInfo[] | undefined
 }
 
 function failure(context: McpCommandContext, client: LoaderClient, error: unknown, method: string): string {
-  return terminalText(
+  return attributedBlock(
     context.runtime.redactor.text(client.describeRequestFailure?.(error, method) ?? errorText(error)),
   );
 }
