@@ -195,6 +195,48 @@ describe('era detection', () => {
     await client.close();
   });
 
+  it('a modern-only server too slow for the probe refuses initialize naming its version: furfly probes again', async () => {
+    // A cold start on a busy machine: the first server/discover goes unanswered within the probe
+    // timeout, so furfly tries the legacy handshake, which a modern-only server refuses with -32022.
+    const { server, client } = modern(
+      {
+        'server/discover': (params, call) => (call === 1 ? 'silent' : discover()(params, call)),
+        initialize: () => ({
+          error: {
+            code: -32022,
+            message: 'Unsupported protocol version: 2025-11-25',
+            data: { supported: ['2026-07-28'], requested: '2025-11-25' },
+          },
+        }),
+      },
+      { probeTimeoutMs: 20 },
+    );
+    await client.connect({ timeoutMs: 10_000 });
+    expect(client.era).toBe('modern');
+    expect(client.protocolVersion).toBe('2026-07-28');
+    expect(server.requests().map((m) => m.method)).toEqual([
+      'server/discover',
+      'initialize',
+      'server/discover',
+      'subscriptions/listen',
+      'tools/list',
+    ]);
+    await client.close();
+  });
+
+  it('a legacy pin never trades the handshake for a probe, whatever the -32022 names', async () => {
+    const { server, client } = modern(
+      {
+        initialize: () => ({
+          error: { code: -32022, message: 'Unsupported', data: { supported: ['2026-07-28'] } },
+        }),
+      },
+      { protocolVersion: '2025-11-25' },
+    );
+    await expect(client.connect({ timeoutMs: 10_000 })).rejects.toBeInstanceOf(McpConnectError);
+    expect(server.requests('server/discover')).toHaveLength(0);
+  });
+
   it('-32022 means modern: retries with a version from data.supported, never initialize', async () => {
     const { server, client } = modern({
       'server/discover': (params) =>

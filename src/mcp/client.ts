@@ -47,7 +47,7 @@ import {
 import { errorResult } from '../tools/tool.js';
 import { errorText } from '../util/error-text.js';
 import { isObject } from '../util/is-object.js';
-import { classifyProbe, DEFAULT_PROBE_TIMEOUT_MS, pickVersion } from './era/detect.js';
+import { classifyProbe, DEFAULT_PROBE_TIMEOUT_MS, pickVersion, supportedOf } from './era/detect.js';
 import {
   answerInputRequests,
   capabilitiesOf,
@@ -314,7 +314,16 @@ export class McpClient {
       }
       if (legacyVersion !== undefined) {
         phase = 'initialize';
-        await this.initialize(legacyVersion, deadline);
+        try {
+          await this.initialize(legacyVersion, deadline);
+        } catch (error) {
+          // A modern-only server too slow to answer the probe (a cold start on a busy machine) refuses
+          // the legacy handshake naming the modern versions it speaks: it is listening now, so ask it
+          // again in its own era rather than give up. Only when the era was detected, never against a pin.
+          if (!probe || pinned !== undefined || !this.namesModernVersion(error)) throw error;
+          phase = 'discover';
+          if ((await this.detectEra(deadline, undefined)) !== 'modern') throw error;
+        }
       }
       // Subscribed before listing, so a change between the two is announced rather than missed.
       if (this.era === 'modern') this.listenForChanges();
@@ -775,6 +784,13 @@ export class McpClient {
   }
 
   // ---------------------------------------------------------------- handshake
+
+  /** An `initialize` refused with -32022 whose `supported` list holds a modern version furfly speaks. */
+  private namesModernVersion(error: unknown): boolean {
+    if (!(error instanceof RpcRemoteError) || error.code !== MODERN_ERROR.unsupportedProtocolVersion)
+      return false;
+    return pickVersion(MODERN_PROTOCOL_VERSIONS, supportedOf(error.data)) !== undefined;
+  }
 
   private async initialize(version: ProtocolVersion, deadline: number): Promise<void> {
     // Envelopes are checked against the proposed version; the result is checked below, against the answered one.
