@@ -208,4 +208,46 @@ export const modernHttpChecks: readonly Check[] = [
       return pass(`${exchanges.length} answers checked`);
     },
   },
+  {
+    ...base,
+    id: 'http.missing-capability-400',
+    level: 'MUST',
+    title: 'a -32021 (missing client capability) answer has HTTP status 400 (--call-tools)',
+    requirement:
+      'If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request.',
+    source: 'MCP 2026-07-28 basic/index (_meta: Per-request protocol fields)',
+    judgesWholeRun: true,
+    async run(ctx) {
+      // Every POST of the run whose own response is -32021: the tool calls of --call-tools that declare
+      // no client capability are where a server says it. Whether it should have said -32021 at all is
+      // jsonrpc.missing-client-capability's judgement; this check reads only the status it came with.
+      const answered = ctx.httpChannels.flatMap((channel) =>
+        channel.posts.flatMap((post) => {
+          const exchange = post.exchange;
+          if (exchange === undefined || post.requestId === undefined) return [];
+          const response = exchange.messages.find(
+            (m): m is JsonObject => isObject(m) && m.id === post.requestId && !('method' in m),
+          );
+          return errorCodeOf(response) === -32021 ? [exchange] : [];
+        }),
+      );
+      if (answered.length === 0)
+        return skip(
+          ctx.settings.callTools
+            ? 'nothing to judge: no request was answered with -32021'
+            : 'nothing to judge: no request was answered with -32021 (tool calls that need a client capability run with --call-tools)',
+        );
+      const wrong = answered.filter((exchange) => exchange.status !== 400);
+      if (wrong.length > 0)
+        return fail(
+          `${wrong.length} of ${answered.length} -32021 answers did not have HTTP status 400`,
+          'HTTP 400 Bad Request',
+          wrong
+            .slice(0, 3)
+            .map((exchange) => `HTTP ${exchange.status} (${exchange.contentType || 'no content type'})`)
+            .join('; '),
+        );
+      return pass(`${answered.length} -32021 answer(s) with HTTP 400`);
+    },
+  },
 ];

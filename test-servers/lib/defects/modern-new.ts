@@ -185,6 +185,8 @@ export const MODERN_NEW_HTTP_DEFECTS = {
   'case-sensitive-headers': { caseSensitiveHeaderNames: true },
   /** A request whose _meta lacks the protocol version or capabilities gets its error with 200, not 400. */
   'malformed-meta-200': { malformedMetaStatus: 200 },
+  /** A tool call that needs an undeclared client capability gets its -32021 with 200, not 400. */
+  'missing-capability-200': { missingCapabilityStatus: 200 },
   /** An Mcp-Param-{Name} value with characters outside visible ASCII is accepted as it is. */
   'param-invalid-chars-accepted': { acceptInvalidParamChars: true },
   /** An Mcp-Name starting `=?base64?` without the closing `?=` is decoded as Base64 (not compared as it is). */
