@@ -14,6 +14,7 @@ import {
   pass,
   skip,
 } from '../check.js';
+import { duplicateKeysUnder } from '../helpers/duplicate-keys.js';
 import { resultIssues } from '../helpers/helpers.js';
 import {
   answerInput,
@@ -194,6 +195,45 @@ export const mrtrChecks: readonly Check[] = [
         );
       }
       return pass(`${found.length} tampered state(s) refused`);
+    },
+  },
+  {
+    ...base,
+    id: 'mrtr.input-request-keys-unique',
+    level: 'MUST',
+    transports: ['http'],
+    judgesWholeRun: true,
+    title: 'the keys of inputRequests are unique within the result (--call-tools)',
+    requirement:
+      'inputRequests keys are server assigned identifiers and MUST be unique within the scope of the request.',
+    source: `${MRTR} (Server Requirements (Basic Workflow))`,
+    async run(ctx) {
+      // A JSON parser keeps the last of two equal names, so only the text as it came can show a repeat.
+      // The HTTP probe keeps each answer's text (a JSON body, or the data of each SSE event); over stdio
+      // the lines are parsed as they arrive and their text is not kept.
+      const texts = ctx.httpChannels.flatMap((channel) =>
+        channel.posts.flatMap((post) => {
+          const exchange = post.exchange;
+          if (exchange === undefined) return [];
+          return [exchange.body, ...exchange.sse.map((event) => event.data)];
+        }),
+      );
+      const judged = texts.filter((text) => text.includes('"inputRequests"'));
+      if (judged.length === 0)
+        return skip(
+          'nothing to judge: no answer carried inputRequests (tool calls that ask for input run with --call-tools)',
+        );
+      const repeated = [...new Set(judged.flatMap((text) => duplicateKeysUnder(text, 'inputRequests')))];
+      if (repeated.length > 0)
+        return fail(
+          'an InputRequiredResult gave the same inputRequests key twice',
+          'each key once',
+          `repeated: ${repeated
+            .slice(0, 5)
+            .map((key) => JSON.stringify(key))
+            .join(', ')}`,
+        );
+      return pass(`${judged.length} answer(s) with inputRequests checked`);
     },
   },
 ];

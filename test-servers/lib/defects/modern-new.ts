@@ -66,6 +66,24 @@ const rememberedCapabilities: Message = {};
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
 export const MODERN_NEW_SESSION_DEFECTS = {
+  /**
+   * An InputRequiredResult gives its first inputRequests key twice (the same request both times), which
+   * only the raw text shows: a JSON parser keeps one, so nothing else the suite judges changes.
+   */
+  'duplicate-input-request-key': {
+    encodeResponse(_request, response) {
+      const text = JSON.stringify(response);
+      const result = response.result;
+      const requests = isObject(result) && isObject(result.inputRequests) ? result.inputRequests : undefined;
+      const first = requests === undefined ? undefined : Object.entries(requests)[0];
+      if (first === undefined) return text;
+      const [key, request] = first;
+      return text.replace(
+        '"inputRequests":{',
+        `"inputRequests":{${JSON.stringify(key)}:${JSON.stringify(request)},`,
+      );
+    },
+  },
   /** tools/list: echo's message carries an empty x-mcp-header. */
   'xmh-empty': { encodeResponse: annotate('echo', 'message', '') },
   /** tools/list: echo's message carries an x-mcp-header with a space (not a token). */
