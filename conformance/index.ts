@@ -61,7 +61,6 @@ export type {
 export { erasOf, MODERN_VERSIONS, SECTIONS } from './server/check.js';
 /** The check catalogue, in report order within each section. */
 export { ALL_CHECKS } from './server/checks.js';
-export type { SuiteSettings } from './server/context.js';
 export { type RootCause, rootCauses } from './server/report/causes.js';
 export { renderJson, toJsonReport } from './server/report/json.js';
 export { renderJunit } from './server/report/junit.js';
@@ -76,6 +75,7 @@ export {
   tallyLine,
 } from './server/report/tally.js';
 export { CLEAR_LINE, progressLine, renderText, type TextOptions } from './server/report/text.js';
+export type { SuiteSettings } from './server/run/context.js';
 export {
   globMatches,
   isSelected,
@@ -83,11 +83,11 @@ export {
   runSuite,
   SuiteError,
   type SuiteOptions,
-} from './server/runner.js';
+} from './server/run/runner.js';
 export type {
   HttpTarget,
   SandboxSettings,
   StdioCommand,
   Target,
   TransportKind,
-} from './server/target.js';
+} from './server/run/target.js';

@@ -4,7 +4,7 @@
  * it cannot be run (a value the user did not supply, a transport furfly cannot start).
  */
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
-import type { Target } from '../server/target.js';
+import type { Target } from '../server/run/target.js';
 
 /** Per-server flags; each one left out takes the batch's default. */
 export interface EntryFlags {

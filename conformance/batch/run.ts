@@ -12,8 +12,8 @@ import type { SandboxPolicy } from '../../src/sandbox/policy.js';
 import { errorText } from '../../src/util/error-text.js';
 import { toJsonReport } from '../server/report/json.js';
 import type { CheckResult, Report } from '../server/report/model.js';
-import { runSuite, SuiteError, type SuiteOptions, toolVersion } from '../server/runner.js';
-import type { Target } from '../server/target.js';
+import { runSuite, SuiteError, type SuiteOptions, toolVersion } from '../server/run/runner.js';
+import type { Target } from '../server/run/target.js';
 import type { BatchEntry } from './entries.js';
 import {
   BATCH_FORMAT,

@@ -7,8 +7,8 @@
 import { splitCommandLine } from '../../src/mcp/command-line.js';
 import type { ProtocolVersion } from '../../src/protocol/versions.js';
 import type { Report } from '../server/report/model.js';
-import { runSuite } from '../server/runner.js';
-import type { Target } from '../server/target.js';
+import { runSuite } from '../server/run/runner.js';
+import type { Target } from '../server/run/target.js';
 
 export interface VetOptions {
   /** Timeout per step, ms (default 10 000, as the CLI). */

@@ -5,11 +5,11 @@
  * and the requirement sentence quoted from the specification, so a failure explains itself.
  */
 import type { KnownProtocolVersion, ProtocolEra, ProtocolVersion } from '../../src/protocol/versions.js';
-import type { CheckContext } from './context.js';
-import type { TransportKind } from './target.js';
+import type { CheckContext } from './run/context.js';
+import type { TransportKind } from './run/target.js';
 
 export { COULD_NOT_TELL, CouldNotTell, NotApplicable } from './check-errors.js';
-export type { TransportKind } from './target.js';
+export type { TransportKind } from './run/target.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type Status = 'pass' | 'fail' | 'warn' | 'skip';
@@ -62,11 +62,12 @@ export interface Check {
   versions: readonly KnownProtocolVersion[];
   transports: readonly TransportKind[];
   /**
-   * The protocol eras the check judges (see `erasOf`). Absent means legacy only: the initialize
-   * handshake era, which every check written before 2026-07-28 belongs to. A dual-era server is vetted
-   * once per era, so a check naming both eras runs (and is reported) twice.
+   * The protocol eras the check judges: `LEGACY_ONLY` (the initialize handshake era, 2025-11-25 and
+   * before), `MODERN_ONLY` (2026-07-28) or `BOTH_ERAS`. Every check says so itself, because the files are
+   * organised by the specification's sections, not by era. A dual-era server is vetted once per era, so
+   * a check naming both eras runs (and is reported) twice.
    */
-  eras?: readonly ProtocolEra[];
+  eras: readonly ProtocolEra[];
   /**
    * The check judges what the whole run saw (every message, every HTTP exchange), so it runs after all
    * others; its result keeps its place in the report.
@@ -119,6 +120,8 @@ export const ALL_VERSIONS = [
 /** The modern versions (2026-07-28 on): a modern check lists these as its `versions`. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const satisfies readonly KnownProtocolVersion[];
 export const MODERN_ONLY = ['modern'] as const satisfies readonly ProtocolEra[];
+/** A check of the initialize handshake era only (2025-11-25 and earlier). */
+export const LEGACY_ONLY = ['legacy'] as const satisfies readonly ProtocolEra[];
 /**
  * A check whose rule reads the same in both eras. In the modern era its plain requests carry the
  * per-request `_meta` (the context stamps the sessions) and `ctx.init.result` holds what
@@ -128,8 +131,11 @@ export const BOTH_ERAS = ['legacy', 'modern'] as const satisfies readonly Protoc
 /** Every version the suite vets: a check in both eras lists these as its `versions`. */
 export const EVERY_VERSION = [...ALL_VERSIONS, ...MODERN_VERSIONS] as const;
 
-/** The eras a check runs in: its `eras`, or legacy when it names none. */
-export function erasOf(check: Pick<Check, 'eras'>): readonly ProtocolEra[] {
+/**
+ * The eras a check runs in: its `eras`. A catalogue entry read from an older JSON report may lack the
+ * field; those reports only knew legacy checks.
+ */
+export function erasOf(check: { eras?: readonly ProtocolEra[] | undefined }): readonly ProtocolEra[] {
   return check.eras ?? ['legacy'];
 }
 

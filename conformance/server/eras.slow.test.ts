@@ -11,7 +11,7 @@ import { serverPath, startHttpServer } from '../../test-servers/testing.js';
 import { killLeftoverProbes } from './probe/stdio.js';
 import type { CheckResult, Report } from './report/model.js';
 import { renderText } from './report/text.js';
-import { SuiteError } from './runner.js';
+import { SuiteError } from './run/runner.js';
 import { runAgainst, runAgainstHttp } from './suite.test-helpers.js';
 
 afterAll(() => {

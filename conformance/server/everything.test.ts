@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { everythingEntry, startEverythingHttp } from '../../test-servers/testing.js';
-import { runSuite } from './runner.js';
+import { runSuite } from './run/runner.js';
 import { idsWith } from './suite.test-helpers.js';
 
 interface Findings {

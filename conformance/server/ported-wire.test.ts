@@ -6,9 +6,9 @@
  * (misbehaving.test-helpers.ts); these runs pin what the fixtures cannot show: the era a failure is reported in.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { reservedCodeProblem } from './basic/error-codes.js';
 import { erasOf } from './check.js';
 import { ALL_CHECKS } from './checks.js';
-import { reservedCodeProblem } from './modern/error-codes.js';
 import { killLeftoverProbes } from './probe/stdio.js';
 import type { Report } from './report/model.js';
 import { runAgainst, runAgainstHttp } from './suite.test-helpers.js';

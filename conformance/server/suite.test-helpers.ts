@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { KnownProtocolVersion } from '../../src/protocol/versions.js';
 import { startHttpServer } from '../../test-servers/testing.js';
 import type { Report } from './report/model.js';
-import { runSuite } from './runner.js';
-import type { Target } from './target.js';
+import { runSuite } from './run/runner.js';
+import type { Target } from './run/target.js';
 
 export function testServer(name: string): string {
   return fileURLToPath(new URL(`../../dist/test-servers/${name}.js`, import.meta.url));

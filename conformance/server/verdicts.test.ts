@@ -3,13 +3,13 @@
  * SHOULD, and an accepted foreign Origin is proof of a broken MUST only where DNS rebinding reaches.
  */
 import { describe, expect, it } from 'vitest';
+import { extensionIdProblem } from './basic/extensions.js';
 import { CouldNotTell, NotApplicable } from './check.js';
-import { FOREIGN_ORIGIN, isLoopbackUrl, originOutcome } from './http.js';
-import { extensionIdProblem } from './modern/extensions.js';
-import { oddCase } from './modern/streamable-http-headers.js';
 import type { HttpExchange } from './probe/http.js';
-import { outcomeOfError } from './runner.js';
-import { RequestTimeout } from './session.js';
+import { outcomeOfError } from './run/runner.js';
+import { RequestTimeout } from './run/session.js';
+import { FOREIGN_ORIGIN, isLoopbackUrl, originOutcome } from './transports/streamable-http.js';
+import { oddCase } from './transports/streamable-http-headers.js';
 
 function exchange(status: number): HttpExchange {
   return {

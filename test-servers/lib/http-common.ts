@@ -98,6 +98,8 @@ export interface HttpDefects {
   caseSensitiveHeaderNames?: boolean;
   /** Modern era: the status of the error to a request whose `_meta` lacks a required field. */
   malformedMetaStatus?: number;
+  /** Modern era: the status of a -32021 (MissingRequiredClientCapability) error, 400 otherwise. */
+  missingCapabilityStatus?: number;
   /** Modern era: an Mcp-Param-{Name} value outside visible ASCII, space and tab is taken as it is. */
   acceptInvalidParamChars?: boolean;
   /** Modern era: an Mcp-Name that starts `=?base64?` is decoded as Base64 even without the closing `?=`. */

@@ -89,6 +89,11 @@ export async function handleModernPost(
     (code) => {
       if (missingField && defects.malformedMetaStatus !== undefined) return defects.malformedMetaStatus;
       if (malformedMeta && code === ErrorCode.InvalidParams) return 400;
+      if (
+        code === ModernErrorCode.MissingRequiredClientCapability &&
+        defects.missingCapabilityStatus !== undefined
+      )
+        return defects.missingCapabilityStatus;
       if (code === ErrorCode.MethodNotFound && defects.unknownMethodStatus !== undefined)
         return defects.unknownMethodStatus;
       return httpStatusOf(code);

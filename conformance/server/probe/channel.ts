@@ -6,13 +6,13 @@
  */
 import { encodeHeaderValue } from '../../../src/mcp/era/tool-headers.js';
 import { META_KEYS } from '../../../src/protocol/versions.js';
-import type { Target, TransportKind } from '../target.js';
-import { waitsFor } from '../timing.js';
+import type { Target, TransportKind } from '../run/target.js';
+import { waitsFor } from '../run/timing.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
 import { type HttpExchange, HttpFailure, type HttpTarget, HttpTimeout, httpRequest } from './http.js';
 import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
 
-export type { Target } from '../target.js';
+export type { Target } from '../run/target.js';
 export type { SandboxSettings } from './container.js';
 
 export interface Channel {

@@ -5,7 +5,7 @@
  * own small reader here.
  */
 import { createParser } from 'eventsource-parser';
-import { noteExchange, noteLines } from '../wire.js';
+import { noteExchange, noteLines } from '../run/wire.js';
 import {
   describeUrl,
   failureReason,

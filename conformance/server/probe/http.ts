@@ -5,7 +5,7 @@
  * judge status codes, content types and SSE framing that a client transport would hide.
  */
 import { createParser } from 'eventsource-parser';
-import { noteExchange } from '../wire.js';
+import { noteExchange } from '../run/wire.js';
 
 export interface HttpTarget {
   url: string;

@@ -6,7 +6,7 @@ import type { ProtocolEra } from '../../../src/protocol/versions.js';
 import type { MountReport } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status } from '../check.js';
-import type { TransportKind } from '../target.js';
+import type { TransportKind } from '../run/target.js';
 
 /** The sandbox a stdio server ran in (`--sandbox docker`): the image and every setting applied. */
 export interface SandboxReport {

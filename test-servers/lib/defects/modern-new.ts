@@ -66,6 +66,24 @@ const rememberedCapabilities: Message = {};
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
 export const MODERN_NEW_SESSION_DEFECTS = {
+  /**
+   * An InputRequiredResult gives its first inputRequests key twice (the same request both times), which
+   * only the raw text shows: a JSON parser keeps one, so nothing else the suite judges changes.
+   */
+  'duplicate-input-request-key': {
+    encodeResponse(_request, response) {
+      const text = JSON.stringify(response);
+      const result = response.result;
+      const requests = isObject(result) && isObject(result.inputRequests) ? result.inputRequests : undefined;
+      const first = requests === undefined ? undefined : Object.entries(requests)[0];
+      if (first === undefined) return text;
+      const [key, request] = first;
+      return text.replace(
+        '"inputRequests":{',
+        `"inputRequests":{${JSON.stringify(key)}:${JSON.stringify(request)},`,
+      );
+    },
+  },
   /** tools/list: echo's message carries an empty x-mcp-header. */
   'xmh-empty': { encodeResponse: annotate('echo', 'message', '') },
   /** tools/list: echo's message carries an x-mcp-header with a space (not a token). */
@@ -185,6 +203,8 @@ export const MODERN_NEW_HTTP_DEFECTS = {
   'case-sensitive-headers': { caseSensitiveHeaderNames: true },
   /** A request whose _meta lacks the protocol version or capabilities gets its error with 200, not 400. */
   'malformed-meta-200': { malformedMetaStatus: 200 },
+  /** A tool call that needs an undeclared client capability gets its -32021 with 200, not 400. */
+  'missing-capability-200': { missingCapabilityStatus: 200 },
   /** An Mcp-Param-{Name} value with characters outside visible ASCII is accepted as it is. */
   'param-invalid-chars-accepted': { acceptInvalidParamChars: true },
   /** An Mcp-Name starting `=?base64?` without the closing `?=` is decoded as Base64 (not compared as it is). */

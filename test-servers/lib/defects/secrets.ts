@@ -1,6 +1,6 @@
 /**
  * spec-breaker defects that leak a secret where the specification forbids one (the checks of
- * conformance/server/logging-secrets.ts). Each breaks one rule and nothing else the suite judges.
+ * conformance/server/utilities/logging-secrets.ts). Each breaks one rule and nothing else the suite judges.
  */
 import { isObject, type JsonRpcRequest } from '../protocol.js';
 import type { SessionHooks } from '../session.js';

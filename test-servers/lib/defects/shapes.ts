@@ -1,6 +1,7 @@
 /**
  * spec-breaker defects of encoded content and of what a server asks of the client (the checks of
- * conformance/server/content-formats.ts, client-requests.ts and modern/{content-formats,input-requests}.ts).
+ * conformance/server/server-features/content-formats{,-modern}.ts and
+ * conformance/server/client-features/{client-requests,input-requests}.ts).
  * Each breaks one rule and nothing else, so each fails exactly one check.
  *
  * The client-request defects ask only a client that declared the capability concerned (the suite's

@@ -1,6 +1,6 @@
 /**
  * spec-breaker defects of 2025-11-25 tasks (basic/utilities/tasks): each breaks one requirement that
- * one check of conformance/server/utilities-tasks.ts judges, and nothing else. Most rewrite a response
+ * one check of conformance/server/utilities/tasks.ts judges, and nothing else. Most rewrite a response
  * on its way out; the rest switch a behaviour of the task store (`tasks` in SessionHooks).
  */
 import { ErrorCode, isObject, type JsonRpcRequest } from '../protocol.js';
