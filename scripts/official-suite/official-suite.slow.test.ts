@@ -12,9 +12,15 @@
  * implements them. A scenario listed in KNOWN_FAILING is skipped with the reason; the table in
  * docs/remote-servers.md says the same.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { concurrencyLimit } from '../../src/util/concurrency-limit.test-helpers.js';
-import { CORE_SCENARIOS, EXTENSION_SCENARIOS, listedClientScenarios, runScenario } from './run-suite.mjs';
+import {
+  CORE_SCENARIOS,
+  EXTENSION_SCENARIOS,
+  ensureSuiteNode,
+  listedClientScenarios,
+  runScenario,
+} from './run-suite.mjs';
 
 const SUITE_CONCURRENCY = 3;
 const SCENARIO_TIMEOUT_MS = 400_000;
@@ -36,6 +42,12 @@ const KNOWN_FAILING: Readonly<Record<string, string>> = {
 const limited = concurrencyLimit(SUITE_CONCURRENCY);
 
 describe('the official conformance suite, furfly as the client', () => {
+  // The suite's Node.js 22 is installed on first use (npm ci in scripts/official-suite/node22/): once,
+  // here, under a deadline for a download, rather than inside whichever scenario test runs first.
+  beforeAll(() => {
+    ensureSuiteNode();
+  }, 300_000);
+
   it('the table here covers every client scenario the pinned suite lists', async () => {
     const listed = await listedClientScenarios();
     const core = listed.filter((s) => !s.tags.includes('extension')).map((s) => s.name);
