@@ -44,6 +44,7 @@ import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/san
 import { actionUsage } from '../action-usage.js';
 import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
+import { ElicitUsageError, type OneShotElicitation, oneShotElicitation, parseElicitAnswer } from './mcp-elicit.js';
 import {
   FEATURE_ACTIONS,
   FeatureUsageError,
@@ -74,6 +75,8 @@ export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'>
   readonly trustProject?: boolean;
   /** `--timeout <ms>`: budget for connecting, and again for the call (default 30000). */
   readonly timeout?: number | string;
+  /** `--elicit accept-defaults|decline|cancel`: how a server's questions are answered (mcp-elicit.ts). */
+  readonly elicit?: string;
 }
 
 export interface McpCommandIo {
@@ -89,6 +92,9 @@ export interface McpCommandIo {
   readonly signal?: AbortSignal;
   /** stderr is a terminal: `call` shows a live progress line there. */
   readonly stderrIsTerminal?: boolean;
+  /** stdin is a terminal: a server's question (elicitation) is asked there (see mcp-elicit.ts). */
+  readonly stdinIsTerminal?: boolean;
+  readonly stdin?: NodeJS.ReadableStream;
   readonly columns?: () => number | undefined;
 }
 
@@ -266,6 +272,7 @@ export async function runMcpCommand(
     });
   }
   let client: McpClient | undefined;
+  let elicitation: OneShotElicitation | undefined;
   let redactor = Redactor.none;
   try {
     if (action !== 'tools' && action !== 'call' && !isFeatureAction(action)) {
@@ -281,6 +288,7 @@ export async function runMcpCommand(
     const call = action === 'call' ? parseCall(rest) : undefined;
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const feature = isFeatureAction(action) ? parseFeatureRequest(action, rest) : undefined;
+    const elicitAnswer = parseElicitAnswer(options.elicit);
     const target =
       configuredName === undefined
         ? transportFromOptions(options, command, io.env ?? process.env)
@@ -291,7 +299,18 @@ export async function runMcpCommand(
     redactor = targetRedactor;
     const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
+    // A server's questions: answered by --elicit, else on the terminal, else declined (mcp-elicit.ts).
+    elicitation = oneShotElicitation({
+      answer: elicitAnswer,
+      stdinIsTerminal: io.stdinIsTerminal === true,
+      ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
+      write: (text) => io.stderr(terminalText(redactor.text(text))),
+      notice: (text) => io.stderr(`furfly mcp: ${terminalText(redactor.text(text))}\n`),
+      env: io.env ?? process.env,
+    });
     client = new McpClient(target.transport, {
+      inputHandlers: elicitation.inputHandlers,
+      capabilitiesFor: elicitation.capabilitiesFor,
       name: target.name,
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
@@ -380,8 +399,13 @@ export async function runMcpCommand(
     // Redacted first, then made safe: the message may quote the server's stderr.
     io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
 `);
-    return error instanceof UsageError || error instanceof FeatureUsageError ? 2 : 1;
+    return error instanceof UsageError ||
+      error instanceof FeatureUsageError ||
+      error instanceof ElicitUsageError
+      ? 2
+      : 1;
   } finally {
+    elicitation?.close();
     await client?.close();
   }
 }
@@ -485,6 +509,10 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--json', 'Print JSON')
     .option('--no-browser', 'login: print the authorization URL instead of opening a browser')
     .option(
+      '--elicit <answer>',
+      "call/read/prompt: answer a server's questions with accept-defaults, decline or cancel (default: ask on the terminal, else decline)",
+    )
+    .option(
       '--timeout <ms>',
       "Time allowed to connect, and again for the call (default: a configured server's timeout and tool_timeout, else 30000)",
     )
@@ -514,6 +542,8 @@ export function registerMcpCommands(cli: CAC): void {
           isTty: process.stderr.isTTY === true,
           signal: cancel.signal,
           stderrIsTerminal: process.stderr.isTTY === true,
+          stdinIsTerminal: process.stdin.isTTY === true,
+          stdin: process.stdin,
           columns: () => process.stderr.columns,
         });
       } finally {
