@@ -31,7 +31,7 @@ const LOGIN_TIMEOUT_MS = '20000';
 /** What each scenario asks of a client, beyond connecting (the suite's own example client does the same). */
 const FIRST_TOOL = '<first listed tool>';
 const EVERY_LISTED_TOOL = '<every listed tool>';
-const CONTEXT_TOOL_CALLS = '<the context\'s tool calls>';
+const CONTEXT_TOOL_CALLS = "<the context's tool calls>";
 const PLANS = {
   initialize: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
   tools_call: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],

@@ -41,7 +41,10 @@ export function parseElicitAnswer(value: unknown): ElicitAnswer | undefined {
 }
 
 /** A prompter that gives the same answer to every question, for `--elicit`. */
-export function fixedAnswerPrompter(answer: ElicitAnswer, notice: (text: string) => void): ElicitationPrompter {
+export function fixedAnswerPrompter(
+  answer: ElicitAnswer,
+  notice: (text: string) => void,
+): ElicitationPrompter {
   return {
     form: async (question) => {
       if (answer !== 'accept-defaults') return { action: answer };
@@ -57,7 +60,9 @@ export function fixedAnswerPrompter(answer: ElicitAnswer, notice: (text: string)
     },
     url: async (question) => {
       if (answer === 'cancel') return 'cancel';
-      notice(`server "${question.server}" asked to open a URL; declined: that needs a person (--elicit ${answer})`);
+      notice(
+        `server "${question.server}" asked to open a URL; declined: that needs a person (--elicit ${answer})`,
+      );
       return 'decline';
     },
   };

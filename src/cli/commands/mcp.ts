@@ -26,6 +26,7 @@ import { userConfigDir } from '../../config/paths.js';
 import { nearest } from '../../config/suggest.js';
 import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
+import type { LoginUi } from '../../mcp/auth/authorization-code.js';
 import { loginRequiredIn } from '../../mcp/auth/errors.js';
 import { TokenStore } from '../../mcp/auth/token-store.js';
 import {
@@ -44,7 +45,12 @@ import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/san
 import { actionUsage } from '../action-usage.js';
 import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
-import { ElicitUsageError, type OneShotElicitation, oneShotElicitation, parseElicitAnswer } from './mcp-elicit.js';
+import {
+  ElicitUsageError,
+  type OneShotElicitation,
+  oneShotElicitation,
+  parseElicitAnswer,
+} from './mcp-elicit.js';
 import {
   FEATURE_ACTIONS,
   FeatureUsageError,
@@ -53,7 +59,7 @@ import {
   runFeatureRequest,
 } from './mcp-features.js';
 import { runMcpList } from './mcp-list.js';
-import { adHocLoginCommand, runMcpLogin } from './mcp-login.js';
+import { adHocLoginCommand, browserLoginUi, runMcpLogin } from './mcp-login.js';
 
 export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'> {
   /** `mcp login --no-browser`: print the URL instead of opening a browser. */
@@ -108,6 +114,8 @@ export const MCP_ACTIONS = [
   ...FEATURE_ACTIONS,
 ] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The era probe's own default (docs/config.md, probe_timeout_ms). */
+const DEFAULT_PROBE_TIMEOUT_MS = 3000;
 
 class UsageError extends Error {}
 
@@ -126,6 +134,8 @@ export interface McpTarget {
   /** From the server's config (`timeout`, `tool_timeout`), used when --timeout is not given. */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** An OAuth authorizer with a browser was set up: a request may carry a login (see loginOnTheWay). */
+  logsInOnTheWay?: boolean;
 }
 
 /**
@@ -138,6 +148,7 @@ export function transportFromOptions(
   options: McpCommandOptions,
   command: readonly string[] = [],
   env: Env = process.env,
+  loginUi?: LoginUiFor,
 ): McpTarget {
   let target: ServerTarget | undefined;
   try {
@@ -167,13 +178,22 @@ export function transportFromOptions(
   );
   // A stored login for this URL is used and refreshed like a configured server's (without an
   // Authorization header of its own); `furfly mcp login --url <url>` makes one.
+  let authorizes = false;
   const auth = httpAuthorizerFor(
     target.name,
     { url: target.url.href, headers },
-    { store: new TokenStore(userConfigDir(env)), onSecret: (secret) => redactor.learn(secret) },
+    {
+      store: new TokenStore(userConfigDir(env)),
+      onSecret: (secret) => redactor.learn(secret),
+      ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
+      onAuthorizer: () => {
+        authorizes = true;
+      },
+    },
     adHocLoginCommand(target.url),
   );
   return {
+    logsInOnTheWay: loginUi !== undefined && authorizes,
     // Streamable HTTP, falling back to the old HTTP+SSE transport as the specification describes.
     transport: new HttpTransportWithSseFallback({ url: target.url, headers, ...auth }),
     name: target.name,
@@ -182,7 +202,12 @@ export function transportFromOptions(
 }
 
 /** A server from the config, by name. Errors name the config problem, never a value. */
-function configuredTarget(server: string, options: McpCommandOptions, io: McpCommandIo): McpTarget {
+function configuredTarget(
+  server: string,
+  options: McpCommandOptions,
+  io: McpCommandIo,
+  loginUi?: LoginUiFor,
+): McpTarget {
   const cwd = path.resolve(io.cwd ?? process.cwd(), options.cwd ?? '.');
   const env = io.env ?? process.env;
   const loaded = loadConfig({
@@ -212,16 +237,22 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
+  let authorizes = false;
   const transport = createTransport(server, entry, {
     cwd: loaded.files.projectRoot ?? cwd,
-    // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); only `furfly mcp
-    // login` opens a browser.
+    // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); a browser is opened
+    // only where this command may log in on the way (see loginOnTheWay).
     authorization: {
       store: new TokenStore(userConfigDir(env)),
       onSecret: (secret) => redactor.learn(secret),
+      ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
+      onAuthorizer: () => {
+        authorizes = true;
+      },
     },
   });
   return {
+    logsInOnTheWay: loginUi !== undefined && authorizes,
     transport,
     name: server,
     redactor,
@@ -233,6 +264,28 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
 }
 
 class ConfigProblem extends Error {}
+
+/** Builds the login's terminal side once the target's redactor exists. */
+type LoginUiFor = (redactor: Redactor) => LoginUi;
+
+/** How long a login on the way may wait for the browser (as `furfly mcp login` without --timeout). */
+const LOGIN_ON_THE_WAY_MS = 5 * 60_000;
+
+/**
+ * Whether a command that talks to a server (`call`, `tools`, `read`, …) may log in on the way when the
+ * server asks (a first login, an expired one, more scopes: 403 insufficient_scope, a move to another
+ * authorization server): when a person is there to use the browser (stderr is a terminal) or `$BROWSER`
+ * names the browser to use, and not with `--no-browser`. Otherwise the command stops and says to run
+ * `furfly mcp login`, so that a script never waits for a browser nobody will see.
+ */
+export function loginOnTheWay(
+  options: Pick<McpCommandOptions, 'browser'>,
+  io: Pick<McpCommandIo, 'stderrIsTerminal'>,
+  env: Env,
+): boolean {
+  if (options.browser === false) return false;
+  return io.stderrIsTerminal === true || (env.BROWSER ?? '').trim() !== '';
+}
 
 /** Runs one `mcp` action; resolves to the exit code. Never throws. */
 export async function runMcpCommand(
@@ -289,16 +342,32 @@ export async function runMcpCommand(
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const feature = isFeatureAction(action) ? parseFeatureRequest(action, rest) : undefined;
     const elicitAnswer = parseElicitAnswer(options.elicit);
+    const env = io.env ?? process.env;
+    const mayLogIn = loginOnTheWay(options, io, env);
+    const loginUi: LoginUiFor | undefined = mayLogIn
+      ? (targetRedactor) =>
+          browserLoginUi({
+            stderr: io.stderr,
+            redactor: targetRedactor,
+            env,
+            openBrowser: true,
+            timeoutMs: LOGIN_ON_THE_WAY_MS,
+            ...(io.stderrIsTerminal === undefined ? {} : { isTty: io.stderrIsTerminal }),
+            ...(io.signal === undefined ? {} : { signal: io.signal }),
+          })
+      : undefined;
     const target =
       configuredName === undefined
-        ? transportFromOptions(options, command, io.env ?? process.env)
-        : configuredTarget(String(configuredName), options, io);
+        ? transportFromOptions(options, command, env, loginUi)
+        : configuredTarget(String(configuredName), options, io, loginUi);
     // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
     // (transportFromOptions adds them, in the redactor an ad hoc URL's authorizer teaches new tokens.)
     const targetRedactor = target.redactor;
     redactor = targetRedactor;
-    const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
+    // A login on the way happens inside a request: that request gets the login's time too.
+    const loginMs = target.logsInOnTheWay === true ? LOGIN_ON_THE_WAY_MS : 0;
+    const timeoutMs = (given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS) + loginMs;
+    const callTimeoutMs = (given ?? target.callTimeoutMs ?? timeoutMs - loginMs) + loginMs;
     // A server's questions: answered by --elicit, else on the terminal, else declined (mcp-elicit.ts).
     elicitation = oneShotElicitation({
       answer: elicitAnswer,
@@ -315,7 +384,8 @@ export async function runMcpCommand(
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
       protocolVersion: target.protocolVersion,
-      probeTimeoutMs: target.probeTimeoutMs,
+      probeTimeoutMs:
+        loginMs > 0 ? (target.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) + loginMs : target.probeTimeoutMs,
     });
     // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
     // The message may quote the server (a tool's name): it reaches the terminal sanitized.
