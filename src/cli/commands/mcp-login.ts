@@ -4,8 +4,9 @@
  *
  * login connects to the server as every other command does, but without the stored token and with
  * permission to open a browser: the server's 401 starts discovery, registration and the authorization
- * code flow (src/mcp/auth). Only this command opens a browser; the agent and the other `mcp`
- * commands use stored tokens (refreshing them) and otherwise report `needs login`.
+ * code flow (src/mcp/auth). The agent and `mcp list` never open a browser: they use stored tokens
+ * (refreshing them) and otherwise report `needs login`; `mcp call`, `tools`, … may log in on the way
+ * (mcp.ts, loginOnTheWay), with the same terminal side (browserLoginUi).
  * `--no-browser` prints the URL instead of opening it. The wait shows a countdown; Ctrl-C cancels.
  *
  * Nothing printed here holds a token: the tokens go to the credentials file only (token-store.ts).
