@@ -163,6 +163,8 @@ export interface BrowserLoginUiOptions {
   /** stderr is a terminal: the countdown rewrites one line. */
   readonly isTty?: boolean;
   readonly signal?: AbortSignal;
+  /** See LoginUi.holdTimeouts. */
+  readonly holdTimeouts?: () => () => void;
 }
 
 /**
@@ -193,6 +195,7 @@ export function browserLoginUi(options: BrowserLoginUiOptions): LoginUi {
     ...(options.openBrowser ? { openBrowser: (url: string) => openBrowser(url, options.env) } : {}),
     timeoutMs: options.timeoutMs,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.holdTimeouts === undefined ? {} : { holdTimeouts: options.holdTimeouts }),
   };
 }
 

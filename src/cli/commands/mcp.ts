@@ -114,8 +114,6 @@ export const MCP_ACTIONS = [
   ...FEATURE_ACTIONS,
 ] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** The era probe's own default (docs/config.md, probe_timeout_ms). */
-const DEFAULT_PROBE_TIMEOUT_MS = 3000;
 
 class UsageError extends Error {}
 
@@ -134,8 +132,6 @@ export interface McpTarget {
   /** From the server's config (`timeout`, `tool_timeout`), used when --timeout is not given. */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
-  /** An OAuth authorizer with a browser was set up: a request may carry a login (see loginOnTheWay). */
-  logsInOnTheWay?: boolean;
 }
 
 /**
@@ -178,7 +174,6 @@ export function transportFromOptions(
   );
   // A stored login for this URL is used and refreshed like a configured server's (without an
   // Authorization header of its own); `furfly mcp login --url <url>` makes one.
-  let authorizes = false;
   const auth = httpAuthorizerFor(
     target.name,
     { url: target.url.href, headers },
@@ -186,14 +181,10 @@ export function transportFromOptions(
       store: new TokenStore(userConfigDir(env)),
       onSecret: (secret) => redactor.learn(secret),
       ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
-      onAuthorizer: () => {
-        authorizes = true;
-      },
     },
     adHocLoginCommand(target.url),
   );
   return {
-    logsInOnTheWay: loginUi !== undefined && authorizes,
     // Streamable HTTP, falling back to the old HTTP+SSE transport as the specification describes.
     transport: new HttpTransportWithSseFallback({ url: target.url, headers, ...auth }),
     name: target.name,
@@ -237,7 +228,6 @@ function configuredTarget(
     throw new ConfigProblem(`server "${server}" is disabled in the config (enabled: false)`);
   }
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
-  let authorizes = false;
   const transport = createTransport(server, entry, {
     cwd: loaded.files.projectRoot ?? cwd,
     // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); a browser is opened
@@ -246,13 +236,9 @@ function configuredTarget(
       store: new TokenStore(userConfigDir(env)),
       onSecret: (secret) => redactor.learn(secret),
       ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
-      onAuthorizer: () => {
-        authorizes = true;
-      },
     },
   });
   return {
-    logsInOnTheWay: loginUi !== undefined && authorizes,
     transport,
     name: server,
     redactor,
@@ -268,7 +254,10 @@ class ConfigProblem extends Error {}
 /** Builds the login's terminal side once the target's redactor exists. */
 type LoginUiFor = (redactor: Redactor) => LoginUi;
 
-/** How long a login on the way may wait for the browser (as `furfly mcp login` without --timeout). */
+/**
+ * How long a login on the way may wait for the browser (as `furfly mcp login` without --timeout); the
+ * command's own timeouts stop meanwhile (McpClient.suspendTimeouts).
+ */
 const LOGIN_ON_THE_WAY_MS = 5 * 60_000;
 
 /**
@@ -354,6 +343,9 @@ export async function runMcpCommand(
             timeoutMs: LOGIN_ON_THE_WAY_MS,
             ...(io.stderrIsTerminal === undefined ? {} : { isTty: io.stderrIsTerminal }),
             ...(io.signal === undefined ? {} : { signal: io.signal }),
+            // The request that waits for the login does not time out meanwhile: the person's time
+            // in the browser is not the server's (the client exists by the time a login starts).
+            holdTimeouts: () => client?.suspendTimeouts() ?? (() => {}),
           })
       : undefined;
     const target =
@@ -364,10 +356,8 @@ export async function runMcpCommand(
     // (transportFromOptions adds them, in the redactor an ad hoc URL's authorizer teaches new tokens.)
     const targetRedactor = target.redactor;
     redactor = targetRedactor;
-    // A login on the way happens inside a request: that request gets the login's time too.
-    const loginMs = target.logsInOnTheWay === true ? LOGIN_ON_THE_WAY_MS : 0;
-    const timeoutMs = (given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS) + loginMs;
-    const callTimeoutMs = (given ?? target.callTimeoutMs ?? timeoutMs - loginMs) + loginMs;
+    const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
     // A server's questions: answered by --elicit, else on the terminal, else declined (mcp-elicit.ts).
     elicitation = oneShotElicitation({
       answer: elicitAnswer,
@@ -384,8 +374,7 @@ export async function runMcpCommand(
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
       protocolVersion: target.protocolVersion,
-      probeTimeoutMs:
-        loginMs > 0 ? (target.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) + loginMs : target.probeTimeoutMs,
+      probeTimeoutMs: target.probeTimeoutMs,
     });
     // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
     // The message may quote the server (a tool's name): it reaches the terminal sanitized.

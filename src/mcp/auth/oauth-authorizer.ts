@@ -165,6 +165,21 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     const ui = this.options.ui;
     if (ui === undefined)
       throw new LoginRequiredError(this.options.serverName, reason, this.options.loginCommand);
+    const release = ui.holdTimeouts?.();
+    try {
+      return await this.browserLogin(ui, params, stepUpScope, known);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** The authorization code flow in the browser, for `login`. */
+  private async browserLogin(
+    ui: LoginUi,
+    params: Readonly<Record<string, string>>,
+    stepUpScope: string | undefined,
+    known?: Discovery,
+  ): Promise<boolean> {
     const discovery = known ?? (await this.discover(params));
     const { as } = discovery;
     requirePkceS256(as);

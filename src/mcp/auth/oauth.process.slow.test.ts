@@ -150,6 +150,17 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
     expect(hdr.credentials().tokens[0]!.scope).toBe('mcp:read offline_access mcp:write');
   });
 
+  it("mcp call's timeouts stop while the person logs in (a login slower than --timeout still ends in the call)", async () => {
+    const hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
+    // The person takes 5 s in the browser; every request of the command has 3 s.
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami', '--timeout', '3000'], {
+      FURFLY_TEST_BROWSER_DELAY_MS: '5000',
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('whoami as alice with mcp:read');
+    expect(hdr.browserLaunches()).toBe(1);
+  });
+
   it('a project config cannot send the stored token to another URL', async () => {
     const hdr = await loggedInHdr();
     mkdirSync(path.join(hdr.project, '.furflycode'), { recursive: true });
