@@ -30,6 +30,8 @@ const LOGIN_TIMEOUT_MS = '20000';
 
 /** What each scenario asks of a client, beyond connecting (the suite's own example client does the same). */
 const FIRST_TOOL = '<first listed tool>';
+const EVERY_LISTED_TOOL = '<every listed tool>';
+const CONTEXT_TOOL_CALLS = "<the context's tool calls>";
 const PLANS = {
   initialize: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
   tools_call: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
@@ -39,10 +41,22 @@ const PLANS = {
   'sse-retry': [['call', 'test_reconnection', '{}']],
   'request-metadata': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
   'http-standard-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
-  'http-custom-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
-  'http-invalid-tool-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
+  // The calls the scenario hands over in its context (MCP_CONFORMANCE_CONTEXT.toolCalls).
+  'http-custom-headers': [['tools'], [CONTEXT_TOOL_CALLS]],
+  // Every tool furfly lists (it leaves out the ones with invalid x-mcp-header annotations).
+  'http-invalid-tool-headers': [['call', EVERY_LISTED_TOOL, '{"region":"us-west1"}']],
   'json-schema-ref-no-deref': [['tools']],
-  'sep-2322-client-request-state': [['tools'], ['call', 'test_mrtr_echo_state', '{}']],
+  // A user hands the schema furfly lists for one tool back to the echo tool, verbatim.
+  'json-schema-2020-12-preservation': [
+    ['call', 'json_schema_echo', { schemaOf: 'json_schema_2020_12_tool' }],
+  ],
+  'sep-2322-client-request-state': [
+    ['tools'],
+    ['call', 'test_mrtr_echo_state', '{}', '--elicit', 'accept-defaults'],
+    ['call', 'test_mrtr_unrelated', '{}', '--elicit', 'accept-defaults'],
+    ['call', 'test_mrtr_no_state', '{}', '--elicit', 'accept-defaults'],
+    ['call', 'test_mrtr_no_result_type', '{}', '--elicit', 'accept-defaults'],
+  ],
 };
 const AUTH_PLAN = [['call', 'test-tool', '{}']];
 
@@ -93,13 +107,35 @@ function run(args, env, capture = false) {
   return { status: result.status ?? 1, stdout: result.stdout ?? '' };
 }
 
-/** The first tool `furfly mcp tools suite --json` lists, as a user would pick it. */
-function firstTool(env) {
+/** The tools `furfly mcp tools suite --json` lists, as a user sees them (undefined when it failed). */
+function listedTools(env) {
   const listed = run(['mcp', 'tools', 'suite', '--json'], env, true);
   if (listed.status !== 0) return undefined;
   const parsed = JSON.parse(listed.stdout);
-  const tools = Array.isArray(parsed) ? parsed : (parsed.tools ?? []);
-  return tools[0]?.name;
+  return Array.isArray(parsed) ? parsed : (parsed.tools ?? []);
+}
+
+/** One plan step as the `furfly mcp` commands it stands for (several for EVERY_LISTED_TOOL). */
+function commandsOf(step, env, context) {
+  const [action, ...rest] = step;
+  if (action === CONTEXT_TOOL_CALLS)
+    return (context.toolCalls ?? []).map((c) => ['call', c.name, JSON.stringify(c.arguments ?? {})]);
+  if (rest[0] === FIRST_TOOL || rest[0] === EVERY_LISTED_TOOL) {
+    const tools = listedTools(env) ?? [];
+    const names = tools.map((t) => t.name);
+    return (rest[0] === FIRST_TOOL ? names.slice(0, 1) : names).map((name) => [
+      action,
+      name,
+      ...rest.slice(1),
+    ]);
+  }
+  const schemaOf = rest[1]?.schemaOf;
+  if (schemaOf !== undefined) {
+    const tool = (listedTools(env) ?? []).find((t) => t.name === schemaOf);
+    if (tool === undefined) return [];
+    return [[action, rest[0], JSON.stringify({ schema: tool.inputSchema }), ...rest.slice(2)]];
+  }
+  return [[action, ...rest]];
 }
 
 async function issuerOf(serverUrl) {
@@ -162,14 +198,10 @@ async function main() {
       if (status !== 0) return status;
     }
     for (const step of PLANS[scenario] ?? AUTH_PLAN) {
-      let [action, ...rest] = step;
-      if (rest[0] === FIRST_TOOL) {
-        const tool = firstTool(env);
-        if (tool === undefined) continue;
-        rest = [tool, ...rest.slice(1)];
+      for (const [action, ...rest] of commandsOf(step, env, context)) {
+        status = run(['mcp', action, 'suite', ...rest], env).status;
+        if (status !== 0) return status;
       }
-      status = run(['mcp', action, 'suite', ...rest], env).status;
-      if (status !== 0) return status;
     }
     return status;
   } finally {

@@ -26,17 +26,7 @@ const SUITE_CONCURRENCY = 3;
 const SCENARIO_TIMEOUT_MS = 400_000;
 
 /** Scenarios furfly does not pass yet, and why (issue 26). */
-const KNOWN_FAILING: Readonly<Record<string, string>> = {
-  'elicitation-sep1034-client-defaults': '`furfly mcp call` does not answer elicitation yet (--elicit)',
-  'auth/scope-step-up':
-    '`furfly mcp call` cannot re-authorize on 403 insufficient_scope (no browser outside `mcp login`)',
-  'auth/authorization-server-migration':
-    '`furfly mcp call` cannot log in to the new authorization server (no browser outside `mcp login`)',
-  'sep-2322-client-request-state': "the adapter does not drive the scenario's request-state tools yet",
-  'http-custom-headers': "the adapter does not call the scenario's header tools yet",
-  'http-invalid-tool-headers': "the adapter does not call the scenario's valid tools yet",
-  'json-schema-2020-12-preservation': 'the adapter does not echo the listed schema yet',
-};
+const KNOWN_FAILING: Readonly<Record<string, string>> = {};
 
 /** The suite starts servers and furfly processes per scenario, on two cores. */
 const limited = concurrencyLimit(SUITE_CONCURRENCY);

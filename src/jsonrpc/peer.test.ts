@@ -174,6 +174,37 @@ describe('JsonRpcPeer requests', () => {
     }
   });
 
+  it('suspendTimeouts stops every timeout (pending and new requests) until released, then gives each its whole time again', async () => {
+    vi.useFakeTimers();
+    try {
+      const { peer } = setup();
+      const settled: string[] = [];
+      const watch = (name: string, p: Promise<unknown>) =>
+        p.then(
+          () => settled.push(`${name} resolved`),
+          (e: unknown) => settled.push(`${name} ${e instanceof RpcTimeoutError ? 'timed out' : 'failed'}`),
+        );
+      void watch('before', peer.request('a', {}, { timeoutMs: 100 }));
+      await vi.advanceTimersByTimeAsync(50);
+      const release = peer.suspendTimeouts();
+      const inner = peer.suspendTimeouts();
+      void watch('during', peer.request('b', {}, { timeoutMs: 100 }));
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(settled).toEqual([]);
+      inner();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(settled).toEqual([]); // the outer hold is still open
+      release();
+      release(); // a second call changes nothing
+      await vi.advanceTimersByTimeAsync(99);
+      expect(settled).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled.sort()).toEqual(['before timed out', 'during timed out']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('fails every pending request at once when the transport closes, with reason and diagnostics', async () => {
     const { transport, peer } = setup();
     transport.diagnosticsText = 'stderr tail: "boom"';

@@ -93,7 +93,8 @@ interface Pending {
   readonly method: string;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
-  readonly startedAt: number;
+  /** Moved forward by the time timeouts were suspended (suspendTimeouts), so the hard limit excludes it. */
+  startedAt: number;
   readonly timeoutMs: number;
   readonly maxTotalMs: number;
   readonly resetOnProgress: boolean;
@@ -152,6 +153,9 @@ export class JsonRpcPeer<
 
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** How many suspendTimeouts() holds are open, and since when the first one is. */
+  private suspensions = 0;
+  private suspendedSince = 0;
   private readonly forgotten = new Set<number>();
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
@@ -270,7 +274,7 @@ export class JsonRpcPeer<
         return;
       }
       this.pending.set(id, entry);
-      entry.timer = setTimeout(this.onTimer, timerDelay(timeoutMs), entry);
+      if (this.suspensions === 0) entry.timer = setTimeout(this.onTimer, timerDelay(timeoutMs), entry);
       if (signal) {
         entry.abortListener = () =>
           this.cancel(entry, new RpcCancelledError(method, abortReasonText(signal)));
@@ -292,6 +296,33 @@ export class JsonRpcPeer<
     await this.transport.send(
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
     );
+  }
+
+  /**
+   * Stops the timeout of every pending request (and of those sent meanwhile) until the returned
+   * function is called; then each gets its whole `timeoutMs` again, and the hard limit does not count
+   * the pause. For a wait that is nobody's fault, e.g. a person logging in in the browser while a
+   * request waits for its authorization: that time is not the server's. Holds nest.
+   */
+  suspendTimeouts(): () => void {
+    if (this.suspensions++ === 0) {
+      this.suspendedSince = Date.now();
+      for (const entry of this.pending.values()) {
+        clearTimeout(entry.timer);
+        entry.timer = undefined;
+      }
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.suspensions > 0) return;
+      const paused = Date.now() - this.suspendedSince;
+      for (const entry of this.pending.values()) {
+        entry.startedAt += paused;
+        entry.timer = setTimeout(this.onTimer, timerDelay(entry.timeoutMs), entry);
+      }
+    };
   }
 
   /** Close the transport; pending requests fail with `RpcDisconnectedError`. Idempotent. */
@@ -548,7 +579,7 @@ export class JsonRpcPeer<
     const token = params.progressToken;
     const entry = typeof token === 'number' ? this.pending.get(token) : undefined;
     if (!entry || typeof params.progress !== 'number') return;
-    if (entry.resetOnProgress) {
+    if (entry.resetOnProgress && this.suspensions === 0) {
       clearTimeout(entry.timer);
       const remaining = entry.maxTotalMs - (Date.now() - entry.startedAt);
       entry.timer = setTimeout(this.onTimer, timerDelay(Math.min(entry.timeoutMs, remaining)), entry);

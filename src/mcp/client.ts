@@ -214,6 +214,10 @@ export class McpClient {
   onclose?: (reason: TransportClosed) => void;
 
   private readonly peer: JsonRpcPeer<ClientRequests, ClientNotifications>;
+  /** suspendTimeouts(): open holds, since when, and the time held before. */
+  private holds = 0;
+  private heldSince = 0;
+  private heldMs = 0;
   /** The same peer for the modern methods the legacy method map does not have. */
   private readonly raw: RawPeer;
   private readonly clientInfo: Implementation;
@@ -298,7 +302,7 @@ export class McpClient {
     if (this.state !== 'new') throw new Error(`server "${this.name}": connect() can be called only once`);
     this.state = 'connecting';
     const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
+    const deadline = this.clock() + timeoutMs;
     let phase: Phase = 'start';
     try {
       await withTimeout(this.peer.start(), timeoutMs, 'start');
@@ -345,7 +349,7 @@ export class McpClient {
    */
   async listTools(options: { timeoutMs?: number } = {}): Promise<McpTool[]> {
     if (this.era === 'modern' && Date.now() < this.toolsFreshUntil) return this.tools;
-    const deadline = Date.now() + (options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
+    const deadline = this.clock() + (options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
     this.tools = await this.fetchTools(deadline);
     return this.tools;
   }
@@ -406,6 +410,33 @@ export class McpClient {
     const roots = this.declaredCapabilities(this.protocolVersion).roots;
     if (!isObject(roots) || roots.listChanged !== true) return;
     await this.peer.notify('notifications/roots/list_changed');
+  }
+
+  /**
+   * Stops the clock of every timeout (pending requests, the connect budget) until the returned function
+   * is called: for a person logging in in the browser while a request waits for its authorization
+   * (that time is not the server's). Holds nest.
+   */
+  suspendTimeouts(): () => void {
+    const release = this.peer.suspendTimeouts();
+    if (this.holds++ === 0) this.heldSince = Date.now();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
+      if (--this.holds === 0) this.heldMs += Date.now() - this.heldSince;
+    };
+  }
+
+  /** Milliseconds on a clock that stops while timeouts are suspended: connect budgets are read on it. */
+  private clock(): number {
+    return Date.now() - this.heldMs - (this.holds > 0 ? Date.now() - this.heldSince : 0);
+  }
+
+  /** Time left until `deadline` (on clock()), at least 1 ms (a spent budget times out, never waits). */
+  private remaining(deadline: number): number {
+    return Math.max(1, deadline - this.clock());
   }
 
   /** The capabilities declared under `version` (see McpClientOptions.capabilitiesFor). */
@@ -523,7 +554,7 @@ export class McpClient {
         const result = await this.raw.request(
           'server/discover',
           { _meta: this.metaFor(version) },
-          { timeoutMs: Math.min(probeTimeoutMs, remaining(deadline)), validateResult: false },
+          { timeoutMs: Math.min(probeTimeoutMs, this.remaining(deadline)), validateResult: false },
         );
         outcome = classifyProbe({ result });
       } catch (error) {
@@ -802,11 +833,11 @@ export class McpClient {
         capabilities: this.declaredCapabilities(version),
         clientInfo: this.clientInfo,
       },
-      { timeoutMs: remaining(deadline), validateResult: false },
+      { timeoutMs: this.remaining(deadline), validateResult: false },
     );
     this.acceptInitializeResult(result, version);
     // Under the same budget: over HTTP an unacknowledged notification could wait minutes for headers.
-    await withTimeout(this.peer.notify('notifications/initialized'), remaining(deadline), 'initialized');
+    await withTimeout(this.peer.notify('notifications/initialized'), this.remaining(deadline), 'initialized');
   }
 
   private acceptInitializeResult(result: unknown, proposed: ProtocolVersion): void {
@@ -847,10 +878,10 @@ export class McpClient {
       const result: unknown =
         this.era === 'modern'
           ? await this.modernRequest('tools/list', cursor === undefined ? {} : { cursor }, {
-              timeoutMs: remaining(deadline),
+              timeoutMs: this.remaining(deadline),
             })
           : await this.peer.request('tools/list', cursor === undefined ? undefined : { cursor }, {
-              timeoutMs: remaining(deadline),
+              timeoutMs: this.remaining(deadline),
             });
       if (!isObject(result) || !Array.isArray(result.tools)) {
         throw new RpcProtocolError('/result/tools', 'must be an array', 'tools/list');
@@ -970,11 +1001,6 @@ function toToolCallResult(result: CallToolResult): ToolCallResult {
   const out: ToolCallResult = { isError: result.isError === true, content };
   if (isObject(result.structuredContent)) out.structuredContent = result.structuredContent;
   return out;
-}
-
-/** Time left until `deadline`, at least 1 ms (so a spent budget times out rather than waits forever). */
-function remaining(deadline: number): number {
-  return Math.max(1, deadline - Date.now());
 }
 
 class ConnectTimeout extends Error {}

@@ -35,7 +35,7 @@ export interface TransportFactoryOptions {
 
 export interface AuthorizationOptions {
   readonly store: TokenStore;
-  /** Only `furfly mcp login` gives one: everything else never opens a browser. */
+  /** `furfly mcp login`, and `mcp call` & co. where they may log in on the way; never the agent. */
   readonly ui?: LoginUi;
   readonly ignoreStoredTokens?: boolean;
   /** Receives the authorizer of each http server (the login command reads whether it logged in). */

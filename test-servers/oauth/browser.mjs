@@ -5,9 +5,11 @@
  *
  * FURFLY_TEST_BROWSER_LOG: a file it appends one line per launch to (the paths it visited, never a
  * query: those hold codes). FURFLY_TEST_BROWSER_TAMPER=iss: the redirect to furfly carries a wrong
- * `iss` (a mix-up attack), which furfly must refuse.
+ * `iss` (a mix-up attack), which furfly must refuse. FURFLY_TEST_BROWSER_DELAY_MS: a person who takes
+ * that long to log in (the wait comes before the first page).
  */
 import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const start = process.argv[process.argv.length - 1];
 const cookies = new Map();
@@ -23,6 +25,8 @@ function logLaunch() {
   logged = true;
   appendFileSync(process.env.FURFLY_TEST_BROWSER_LOG, `${visited.join(' ')}\n`);
 }
+const delayMs = Number(process.env.FURFLY_TEST_BROWSER_DELAY_MS ?? 0);
+if (delayMs > 0) await sleep(delayMs);
 let url = new URL(start);
 for (let hop = 0; hop < 20; hop++) {
   visited.push(`${url.port}${url.pathname}`);

@@ -4,8 +4,9 @@
  *
  * login connects to the server as every other command does, but without the stored token and with
  * permission to open a browser: the server's 401 starts discovery, registration and the authorization
- * code flow (src/mcp/auth). Only this command opens a browser; the agent and the other `mcp`
- * commands use stored tokens (refreshing them) and otherwise report `needs login`.
+ * code flow (src/mcp/auth). The agent and `mcp list` never open a browser: they use stored tokens
+ * (refreshing them) and otherwise report `needs login`; `mcp call`, `tools`, … may log in on the way
+ * (mcp.ts, loginOnTheWay), with the same terminal side (browserLoginUi).
  * `--no-browser` prints the URL instead of opening it. The wait shows a countdown; Ctrl-C cancels.
  *
  * Nothing printed here holds a token: the tokens go to the credentials file only (token-store.ts).
@@ -103,22 +104,15 @@ export async function runMcpLogin(
     return 2;
   }
   const redactor = target.redactor;
-  const say = (line: string) => io.stderr(`${terminalText(redactor.text(line))}\n`);
-  let lastLine = -1;
-  const ui: LoginUi = {
-    say,
-    countdown: (left) => {
-      const text = `waiting for the login in the browser: ${formatSeconds(left)} left (Ctrl-C cancels)`;
-      if (io.isTty === true) io.stderr(`\r${text}\u001b[K`);
-      else if (lastLine < 0 || lastLine - left >= COUNTDOWN_LINE_EVERY_S) {
-        lastLine = left;
-        io.stderr(`${text}\n`);
-      }
-    },
-    ...(options.browser === false ? {} : { openBrowser: (url: string) => openBrowser(url, io.env) }),
+  const ui = browserLoginUi({
+    stderr: io.stderr,
+    redactor,
+    env: io.env,
+    openBrowser: options.browser !== false,
     timeoutMs,
+    ...(io.isTty === undefined ? {} : { isTty: io.isTty }),
     ...(io.signal === undefined ? {} : { signal: io.signal }),
-  };
+  });
   let authorizer: OAuthAuthorizer | undefined;
   const transport = target.transport({
     store,
@@ -157,6 +151,52 @@ export async function runMcpLogin(
       : `${shown} did not ask for a login (it answered without one)\n`,
   );
   return 0;
+}
+
+export interface BrowserLoginUiOptions {
+  readonly stderr: (text: string) => void;
+  readonly redactor: Redactor;
+  readonly env: Env;
+  /** false: print the URL instead of opening a browser (`--no-browser`). */
+  readonly openBrowser: boolean;
+  readonly timeoutMs: number;
+  /** stderr is a terminal: the countdown rewrites one line. */
+  readonly isTty?: boolean;
+  readonly signal?: AbortSignal;
+  /** See LoginUi.holdTimeouts. */
+  readonly holdTimeouts?: () => () => void;
+}
+
+/**
+ * The login's side of the terminal, for `mcp login` and for a command that logs in on the way (`mcp
+ * call`, see mcp.ts): lines on stderr (redacted, made safe), a countdown, the browser.
+ */
+export function browserLoginUi(options: BrowserLoginUiOptions): LoginUi {
+  const { stderr, redactor } = options;
+  let lastLine = -1;
+  let countdownShown = false;
+  return {
+    say: (line) => {
+      // On a terminal the countdown line is rewritten in place: a message replaces it.
+      const clear = countdownShown ? '\r\u001b[K' : '';
+      countdownShown = false;
+      stderr(`${clear}${terminalText(redactor.text(line))}\n`);
+    },
+    countdown: (left) => {
+      const text = `waiting for the login in the browser: ${formatSeconds(left)} left (Ctrl-C cancels)`;
+      if (options.isTty === true) {
+        countdownShown = true;
+        stderr(`\r${text}\u001b[K`);
+      } else if (lastLine < 0 || lastLine - left >= COUNTDOWN_LINE_EVERY_S) {
+        lastLine = left;
+        stderr(`${text}\n`);
+      }
+    },
+    ...(options.openBrowser ? { openBrowser: (url: string) => openBrowser(url, options.env) } : {}),
+    timeoutMs: options.timeoutMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.holdTimeouts === undefined ? {} : { holdTimeouts: options.holdTimeouts }),
+  };
 }
 
 /** How to log in to an ad hoc URL (the redactor masks its query values when it is printed). */

@@ -26,6 +26,7 @@ import { userConfigDir } from '../../config/paths.js';
 import { nearest } from '../../config/suggest.js';
 import { withheldNotice } from '../../config/trust-report.js';
 import type { Transport } from '../../jsonrpc/transport.js';
+import type { LoginUi } from '../../mcp/auth/authorization-code.js';
 import { loginRequiredIn } from '../../mcp/auth/errors.js';
 import { TokenStore } from '../../mcp/auth/token-store.js';
 import {
@@ -45,6 +46,12 @@ import { actionUsage } from '../action-usage.js';
 import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
 import {
+  ElicitUsageError,
+  type OneShotElicitation,
+  oneShotElicitation,
+  parseElicitAnswer,
+} from './mcp-elicit.js';
+import {
   FEATURE_ACTIONS,
   FeatureUsageError,
   isFeatureAction,
@@ -52,7 +59,7 @@ import {
   runFeatureRequest,
 } from './mcp-features.js';
 import { runMcpList } from './mcp-list.js';
-import { adHocLoginCommand, runMcpLogin } from './mcp-login.js';
+import { adHocLoginCommand, browserLoginUi, runMcpLogin } from './mcp-login.js';
 
 export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'> {
   /** `mcp login --no-browser`: print the URL instead of opening a browser. */
@@ -74,6 +81,8 @@ export interface McpCommandOptions extends Omit<McpEditOptions, 'header' | '--'>
   readonly trustProject?: boolean;
   /** `--timeout <ms>`: budget for connecting, and again for the call (default 30000). */
   readonly timeout?: number | string;
+  /** `--elicit accept-defaults|decline|cancel`: how a server's questions are answered (mcp-elicit.ts). */
+  readonly elicit?: string;
 }
 
 export interface McpCommandIo {
@@ -89,6 +98,9 @@ export interface McpCommandIo {
   readonly signal?: AbortSignal;
   /** stderr is a terminal: `call` shows a live progress line there. */
   readonly stderrIsTerminal?: boolean;
+  /** stdin is a terminal: a server's question (elicitation) is asked there (see mcp-elicit.ts). */
+  readonly stdinIsTerminal?: boolean;
+  readonly stdin?: NodeJS.ReadableStream;
   readonly columns?: () => number | undefined;
 }
 
@@ -132,6 +144,7 @@ export function transportFromOptions(
   options: McpCommandOptions,
   command: readonly string[] = [],
   env: Env = process.env,
+  loginUi?: LoginUiFor,
 ): McpTarget {
   let target: ServerTarget | undefined;
   try {
@@ -164,7 +177,11 @@ export function transportFromOptions(
   const auth = httpAuthorizerFor(
     target.name,
     { url: target.url.href, headers },
-    { store: new TokenStore(userConfigDir(env)), onSecret: (secret) => redactor.learn(secret) },
+    {
+      store: new TokenStore(userConfigDir(env)),
+      onSecret: (secret) => redactor.learn(secret),
+      ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
+    },
     adHocLoginCommand(target.url),
   );
   return {
@@ -176,7 +193,12 @@ export function transportFromOptions(
 }
 
 /** A server from the config, by name. Errors name the config problem, never a value. */
-function configuredTarget(server: string, options: McpCommandOptions, io: McpCommandIo): McpTarget {
+function configuredTarget(
+  server: string,
+  options: McpCommandOptions,
+  io: McpCommandIo,
+  loginUi?: LoginUiFor,
+): McpTarget {
   const cwd = path.resolve(io.cwd ?? process.cwd(), options.cwd ?? '.');
   const env = io.env ?? process.env;
   const loaded = loadConfig({
@@ -208,11 +230,12 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
   const redactor = redactorFor(entry, loaded.secretValues, knownSecrets({ loaded, env }));
   const transport = createTransport(server, entry, {
     cwd: loaded.files.projectRoot ?? cwd,
-    // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); only `furfly mcp
-    // login` opens a browser.
+    // Stored OAuth tokens are used and refreshed (a refreshed one is masked too); a browser is opened
+    // only where this command may log in on the way (see loginOnTheWay).
     authorization: {
       store: new TokenStore(userConfigDir(env)),
       onSecret: (secret) => redactor.learn(secret),
+      ...(loginUi === undefined ? {} : { ui: loginUi(redactor) }),
     },
   });
   return {
@@ -227,6 +250,31 @@ function configuredTarget(server: string, options: McpCommandOptions, io: McpCom
 }
 
 class ConfigProblem extends Error {}
+
+/** Builds the login's terminal side once the target's redactor exists. */
+type LoginUiFor = (redactor: Redactor) => LoginUi;
+
+/**
+ * How long a login on the way may wait for the browser (as `furfly mcp login` without --timeout); the
+ * command's own timeouts stop meanwhile (McpClient.suspendTimeouts).
+ */
+const LOGIN_ON_THE_WAY_MS = 5 * 60_000;
+
+/**
+ * Whether a command that talks to a server (`call`, `tools`, `read`, …) may log in on the way when the
+ * server asks (a first login, an expired one, more scopes: 403 insufficient_scope, a move to another
+ * authorization server): when a person is there to use the browser (stderr is a terminal) or `$BROWSER`
+ * names the browser to use, and not with `--no-browser`. Otherwise the command stops and says to run
+ * `furfly mcp login`, so that a script never waits for a browser nobody will see.
+ */
+export function loginOnTheWay(
+  options: Pick<McpCommandOptions, 'browser'>,
+  io: Pick<McpCommandIo, 'stderrIsTerminal'>,
+  env: Env,
+): boolean {
+  if (options.browser === false) return false;
+  return io.stderrIsTerminal === true || (env.BROWSER ?? '').trim() !== '';
+}
 
 /** Runs one `mcp` action; resolves to the exit code. Never throws. */
 export async function runMcpCommand(
@@ -266,6 +314,7 @@ export async function runMcpCommand(
     });
   }
   let client: McpClient | undefined;
+  let elicitation: OneShotElicitation | undefined;
   let redactor = Redactor.none;
   try {
     if (action !== 'tools' && action !== 'call' && !isFeatureAction(action)) {
@@ -281,17 +330,46 @@ export async function runMcpCommand(
     const call = action === 'call' ? parseCall(rest) : undefined;
     if (action === 'tools' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     const feature = isFeatureAction(action) ? parseFeatureRequest(action, rest) : undefined;
+    const elicitAnswer = parseElicitAnswer(options.elicit);
+    const env = io.env ?? process.env;
+    const mayLogIn = loginOnTheWay(options, io, env);
+    const loginUi: LoginUiFor | undefined = mayLogIn
+      ? (targetRedactor) =>
+          browserLoginUi({
+            stderr: io.stderr,
+            redactor: targetRedactor,
+            env,
+            openBrowser: true,
+            timeoutMs: LOGIN_ON_THE_WAY_MS,
+            ...(io.stderrIsTerminal === undefined ? {} : { isTty: io.stderrIsTerminal }),
+            ...(io.signal === undefined ? {} : { signal: io.signal }),
+            // The request that waits for the login does not time out meanwhile: the person's time
+            // in the browser is not the server's (the client exists by the time a login starts).
+            holdTimeouts: () => client?.suspendTimeouts() ?? (() => {}),
+          })
+      : undefined;
     const target =
       configuredName === undefined
-        ? transportFromOptions(options, command, io.env ?? process.env)
-        : configuredTarget(String(configuredName), options, io);
+        ? transportFromOptions(options, command, env, loginUi)
+        : configuredTarget(String(configuredName), options, io, loginUi);
     // Ad hoc targets know only their own secrets; the environment's (ANTHROPIC_API_KEY, *_TOKEN) join them.
     // (transportFromOptions adds them, in the redactor an ad hoc URL's authorizer teaches new tokens.)
     const targetRedactor = target.redactor;
     redactor = targetRedactor;
     const timeoutMs = given ?? target.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const callTimeoutMs = given ?? target.callTimeoutMs ?? timeoutMs;
+    // A server's questions: answered by --elicit, else on the terminal, else declined (mcp-elicit.ts).
+    elicitation = oneShotElicitation({
+      answer: elicitAnswer,
+      stdinIsTerminal: io.stdinIsTerminal === true,
+      ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
+      write: (text) => io.stderr(terminalText(redactor.text(text))),
+      notice: (text) => io.stderr(`furfly mcp: ${terminalText(redactor.text(text))}\n`),
+      env: io.env ?? process.env,
+    });
     client = new McpClient(target.transport, {
+      inputHandlers: elicitation.inputHandlers,
+      capabilitiesFor: elicitation.capabilitiesFor,
       name: target.name,
       requestTimeoutMs: timeoutMs,
       redact: (text) => targetRedactor.text(text),
@@ -382,8 +460,13 @@ export async function runMcpCommand(
     // Redacted first, then made safe: the message may quote the server's stderr.
     io.stderr(`furfly mcp: ${attributedBlock(redactor.text((error as Error).message))}
 `);
-    return error instanceof UsageError || error instanceof FeatureUsageError ? 2 : 1;
+    return error instanceof UsageError ||
+      error instanceof FeatureUsageError ||
+      error instanceof ElicitUsageError
+      ? 2
+      : 1;
   } finally {
+    elicitation?.close();
     await client?.close();
   }
 }
@@ -490,6 +573,10 @@ export function registerMcpCommands(cli: CAC): void {
     .option('--json', 'Print JSON')
     .option('--no-browser', 'login: print the authorization URL instead of opening a browser')
     .option(
+      '--elicit <answer>',
+      "call/read/prompt: answer a server's questions with accept-defaults, decline or cancel (default: ask on the terminal, else decline)",
+    )
+    .option(
       '--timeout <ms>',
       "Time allowed to connect, and again for the call (default: a configured server's timeout and tool_timeout, else 30000)",
     )
@@ -519,6 +606,8 @@ export function registerMcpCommands(cli: CAC): void {
           isTty: process.stderr.isTTY === true,
           signal: cancel.signal,
           stderrIsTerminal: process.stderr.isTTY === true,
+          stdinIsTerminal: process.stdin.isTTY === true,
+          stdin: process.stdin,
           columns: () => process.stderr.columns,
         });
       } finally {

@@ -27,6 +27,11 @@ export interface LoginUi {
   timeoutMs?: number;
   /** Ctrl-C. */
   signal?: AbortSignal;
+  /**
+   * Called as a login starts; the returned function as it ends. A command whose requests wait for the
+   * login stops their timeouts meanwhile (the person's time in the browser is not the server's).
+   */
+  holdTimeouts?: () => () => void;
 }
 
 export interface CodeGrantRequest {

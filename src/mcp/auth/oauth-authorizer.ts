@@ -3,9 +3,10 @@
  * sends the stored access token, refreshes it, and runs the authorization flow when the server asks.
  *
  * On a 401: a refresh token is tried first (when the issuer is still the one that issued it); then,
- * only when this run may open a browser (`ui` given: `furfly mcp login`), the full flow: discovery
- * (discovery.ts), client registration, authorization code with PKCE (authorization-code.ts). A run that
- * may not (the agent, `mcp list`, `mcp call`) fails with `LoginRequiredError`, which names the command.
+ * only when this run may open a browser (`ui` given: `furfly mcp login`, and `mcp call` & co. when a
+ * person or `$BROWSER` is there), the full flow: discovery (discovery.ts), client registration,
+ * authorization code with PKCE (authorization-code.ts). A run that may not (the agent, `mcp list`, a
+ * script) fails with `LoginRequiredError`, which names the command.
  *
  * Client registration, in the order of 2025-11-25 / 2026-07-28 ("Client Registration"):
  * 1. pre-registered credentials from the config (`oauth.client_id`, `client_secret`), bound to their
@@ -164,6 +165,21 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     const ui = this.options.ui;
     if (ui === undefined)
       throw new LoginRequiredError(this.options.serverName, reason, this.options.loginCommand);
+    const release = ui.holdTimeouts?.();
+    try {
+      return await this.browserLogin(ui, params, stepUpScope, known);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** The authorization code flow in the browser, for `login`. */
+  private async browserLogin(
+    ui: LoginUi,
+    params: Readonly<Record<string, string>>,
+    stepUpScope: string | undefined,
+    known?: Discovery,
+  ): Promise<boolean> {
     const discovery = known ?? (await this.discover(params));
     const { as } = discovery;
     requirePkceS256(as);

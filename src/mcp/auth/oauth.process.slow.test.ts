@@ -118,13 +118,47 @@ describe('furfly mcp login (the built CLI against oidc-provider)', { timeout: 60
     expect(hdr.credentials().tokens[0]!.access_token).not.toBe(old);
   });
 
-  it('a step-up the agent cannot do says which command logs in', async () => {
+  it('a step-up mcp call may not do (--no-browser) says which command logs in', async () => {
     const hdr = await loggedInHdr();
-    const call = await hdr.run(['mcp', 'call', 'hdr', 'write_note']);
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'write_note', '--no-browser']);
     expect(call.code).toBe(1);
     // The failed call is the tool's error result (stdout); it says why and what to run.
     expect(call.stdout).toContain('answered HTTP 403: the server needs more permissions');
     expect(call.stdout).toContain('furfly mcp login hdr');
+    expect(hdr.browserLaunches()).toBe(1);
+  });
+
+  it('without $BROWSER and off a terminal, mcp call never waits for a browser: it names the command', async () => {
+    const hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami'], { BROWSER: '' });
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain('needs login; run `furfly mcp login hdr`');
+    expect(hdr.browserLaunches()).toBe(0);
+  });
+
+  it('mcp call logs in on the way ($BROWSER): first login, then a step-up with the union of scopes', async () => {
+    const hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami']);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('whoami as alice with mcp:read');
+    expect(call.stderr).toContain('logged in to hdr');
+    expect(hdr.browserLaunches()).toBe(1);
+    const written = await hdr.run(['mcp', 'call', 'hdr', 'write_note']);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toContain('write_note as alice with mcp:read mcp:write');
+    expect(hdr.browserLaunches()).toBe(2);
+    expect(hdr.credentials().tokens[0]!.scope).toBe('mcp:read offline_access mcp:write');
+  });
+
+  it("mcp call's timeouts stop while the person logs in (a login slower than --timeout still ends in the call)", async () => {
+    const hdr = world.home(serversConfig({ hdr: { url: `${world.mcp}/mcp`, unpinned: true } }));
+    // The person takes 5 s in the browser; every request of the command has 3 s.
+    const call = await hdr.run(['mcp', 'call', 'hdr', 'whoami', '--timeout', '3000'], {
+      FURFLY_TEST_BROWSER_DELAY_MS: '5000',
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toContain('whoami as alice with mcp:read');
+    expect(hdr.browserLaunches()).toBe(1);
   });
 
   it('a project config cannot send the stored token to another URL', async () => {
@@ -546,7 +580,7 @@ describe('ad hoc --url targets and type: sse servers use the same authorizer', {
   it('mcp call --url names `mcp login --url`; after it the call works; logout --url revokes', async () => {
     const home = world.home('mcp_servers: {}\n');
     const url = `${world.mcp}/mcp`;
-    const before = await home.run(['mcp', 'call', '--url', url, 'whoami']);
+    const before = await home.run(['mcp', 'call', '--url', url, 'whoami', '--no-browser']);
     expect(before.code).toBe(1);
     expect(before.stderr).toContain(`run \`furfly mcp login --url ${url}\``);
     const login = await home.run(['mcp', 'login', '--url', url, '--timeout', '30000']);

@@ -29,14 +29,19 @@ describe('TokenStore', () => {
     expect(store.tokensFor('https://a.example/mcp', 'https://as2.example')?.access_token).toBe(
       'access-two-1234',
     );
+    // Without an issuer, the newest login for the resource (after a move to another authorization
+    // server, the old one's token is not the one to send).
+    expect(store.tokensFor('https://a.example/mcp')?.access_token).toBe('access-four-123');
+    store.saveTokens(tokens('https://a.example/mcp', 'https://as2.example', 'access-five-123'));
+    expect(store.tokensFor('https://a.example/mcp')?.access_token).toBe('access-five-123');
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['oauth-credentials.json']);
     expect(store.secrets().sort()).toEqual(
       [
         'access-four-123',
         'access-four-123-refresh',
-        'access-two-1234',
-        'access-two-1234-refresh',
+        'access-five-123',
+        'access-five-123-refresh',
         'access-three-12',
         'access-three-12-refresh',
       ].sort(),

@@ -78,7 +78,9 @@ export class TokenStore {
   }
 
   tokensFor(resource: string, issuer?: string): StoredTokens | undefined {
-    return this.read().tokens.find(
+    // The newest login (saveTokens appends): after the server moved to another authorization server
+    // and the user logged in there, the old issuer's token is not the one to send.
+    return this.read().tokens.findLast(
       (t) => t.resource === resource && (issuer === undefined || t.issuer === issuer),
     );
   }
