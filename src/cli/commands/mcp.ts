@@ -41,7 +41,13 @@ import { createTransport, httpAuthorizerFor, redactorFor } from '../../mcp/trans
 import { HttpTransportWithSseFallback } from '../../mcp/transports/http/http-transport-with-sse-fallback.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
-import { attributedBlock, indentedBlock, terminalLine, terminalSafeJson } from '../../terminal/sanitize.js';
+import {
+  attributedBlock,
+  indentedBlock,
+  terminalLine,
+  terminalSafeJson,
+  terminalText,
+} from '../../terminal/sanitize.js';
 import { actionUsage } from '../action-usage.js';
 import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
@@ -364,7 +370,7 @@ export async function runMcpCommand(
       stdinIsTerminal: io.stdinIsTerminal === true,
       ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
       write: (text) => io.stderr(terminalText(redactor.text(text))),
-      notice: (text) => io.stderr(`furfly mcp: ${terminalText(redactor.text(text))}\n`),
+      notice: (text) => io.stderr(`furfly mcp: ${attributedBlock(redactor.text(text))}\n`),
       env: io.env ?? process.env,
     });
     client = new McpClient(target.transport, {
