@@ -5,6 +5,7 @@
  * loopback HTTP server of the test, and leave a `setsid` child behind, and each attempt is contained.
  * Where the sandbox cannot run the server fails closed with the reason, and other servers still start.
  */
+import { spawn } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -21,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ResolvedServer, ServerSandboxPolicy } from '../config/types.js';
-import { stopOsSandbox } from '../sandbox/os-sandbox.js';
+import { stopOsSandbox, wrapCommand } from '../sandbox/os-sandbox.js';
 import { sandboxSuite, skipWithoutSandbox } from '../sandbox/os-sandbox-gate.test-helpers.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
@@ -186,6 +187,44 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     }
     await vi.waitFor(() => expect(processesWith(marker)).toEqual([]), { timeout: 5000 });
   }, 60_000);
+
+  it("a server's allowed hosts are its own: a command wrapped while it runs cannot reach them", async () => {
+    // The runtime starts with the first policy it sees: make that the server's.
+    await stopOsSandbox();
+    const registry = new ToolRegistry();
+    const handle = load(
+      { online: osEntry('well-behaved', { allowed_hosts: ['registry.npmjs.org'] }) },
+      registry,
+    );
+    try {
+      const [event] = await handle.ready;
+      expect(event).toMatchObject({ status: 'ok' });
+      const wrapped = await wrapCommand(
+        "curl -s -o /dev/null -w '%{http_code}' --max-time 10 https://registry.npmjs.org/",
+        { writable: [root], readOnly: [], unreadable: [], allowedHosts: [] },
+      );
+      try {
+        const output = await new Promise<string>((resolve, reject) => {
+          const child = spawn(wrapped.argv[0]!, wrapped.argv.slice(1), {
+            cwd: root,
+            stdio: ['ignore', 'pipe', 'ignore'],
+          });
+          let text = '';
+          child.stdout.on('data', (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          child.once('error', reject);
+          child.once('close', () => resolve(text));
+        });
+        expect(output).not.toMatch(/^[23]/);
+        expect(wrapped.blockedHosts().join('\n')).toContain('registry.npmjs.org');
+      } finally {
+        wrapped.done();
+      }
+    } finally {
+      await handle.close();
+    }
+  }, 30_000);
 
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();
