@@ -35,6 +35,7 @@ import {
   timeCommand,
 } from './lib/processes.js';
 import { type BenchReport, type Better, renderTable, type ScenarioFigures } from './lib/report.js';
+import { measureSandboxCost, type SandboxCost } from './lib/sandbox-cost.js';
 import { HEALTHY_SERVERS, startupServers } from './lib/startup.js';
 import { median, relativeRange } from './lib/stats.js';
 import type { Workload } from './lib/workloads.js';
@@ -559,6 +560,16 @@ async function main(): Promise<void> {
       process.stderr.write(`conformance round ${round + 1} done\n`);
     }
   }
+  // What containment costs (furfly only): a bash call and a server start, with and without each sandbox.
+  let sandboxCost: SandboxCost | undefined;
+  if (options.only === undefined || 'sandbox'.includes(options.only)) {
+    sandboxCost = await measureSandboxCost(
+      testServer('well-behaved'),
+      Math.min(5, Math.max(2, options.rounds)),
+      options.quick ? 5 : 20,
+    );
+    process.stderr.write('sandbox cost done\n');
+  }
   killAll();
 
   const scenarios: Record<string, ScenarioFigures> = {};
@@ -633,6 +644,8 @@ async function main(): Promise<void> {
     };
   }
 
+  if (sandboxCost) Object.assign(scenarios, sandboxScenarios(sandboxCost));
+
   coreShares.push(coreShare());
   const cpus = os.cpus();
   const busy = judgeBusy(loadAtStart, cpus.length, coreShares);
@@ -681,6 +694,61 @@ async function main(): Promise<void> {
   }
   writeFileSync(join(REPO_ROOT, 'bench', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`written: bench/latest.json${busy.busy ? ' (marked busy)' : ''}\n`);
+}
+
+/**
+ * The sandbox rows: the OS sandbox's figure in the furfly column, and beside it in the details (and the
+ * note) the figure without a sandbox and in a container, with the ratios to each.
+ */
+function sandboxScenarios(cost: SandboxCost): Record<string, ScenarioFigures> {
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+  const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
+  const times = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(2)}x`);
+  const why = (kind: 'os' | 'docker') => (cost.unavailable[kind] ? ` (${cost.unavailable[kind]})` : '');
+  const row = (
+    figures: Record<'none' | 'os' | 'docker', number | null>,
+    dockerText: string,
+    what: string,
+  ): ScenarioFigures => ({
+    furfly: figures.os,
+    sdk: null,
+    ratio: null,
+    unit: 'ms',
+    better: 'lower',
+    rounds: cost.rounds,
+    note:
+      `${what}: OS sandbox ${ms(figures.os)}${why('os')}, no sandbox ${ms(figures.none)} ` +
+      `(${times(ratio(figures.os, figures.none))}), docker ${dockerText}`,
+    details: {
+      none_ms: figures.none,
+      os_ms: figures.os,
+      docker_ms: figures.docker,
+      os_over_none: ratio(figures.os, figures.none),
+      os_over_docker: ratio(figures.os, figures.docker),
+    },
+  });
+  const dockerStart =
+    figures(cost.serverStartMs.docker, cost.unavailable.docker) +
+    (cost.serverStartMs.docker === null
+      ? ''
+      : ` (OS sandbox ${times(ratio(cost.serverStartMs.os, cost.serverStartMs.docker))} of it)`);
+  return {
+    'sandbox.bash-call.ms': row(
+      cost.bashCallMs,
+      'n/a (furfly has no container per bash call)',
+      'bash -c true per call',
+    ),
+    'sandbox.server-start.ms': row(
+      cost.serverStartMs,
+      dockerStart,
+      'well-behaved stdio server, spawn to tools listed',
+    ),
+  };
+
+  function figures(value: number | null, reason: string | undefined): string {
+    if (value !== null) return `${value.toFixed(1)} ms`;
+    return `not measured: ${reason ?? 'unknown'}`;
+  }
 }
 
 /** The project's goal, client CPU per call at most 0.5x each SDK's, row by row: where it is missed. */

@@ -38,6 +38,8 @@ export {
   DEFAULT_SERVER_TIMEOUT_MS,
   defaultJobs,
   type IndexedEntry,
+  isRegistryRunnerEntry,
+  REGISTRY_HOSTS,
   runBatch,
 } from './batch/run.js';
 export {
@@ -61,6 +63,7 @@ export type {
 export { erasOf, MODERN_VERSIONS, SECTIONS } from './server/check.js';
 /** The check catalogue, in report order within each section. */
 export { ALL_CHECKS } from './server/checks.js';
+export { osSandboxUnavailable } from './server/probe/os-sandbox.js';
 export { type RootCause, rootCauses } from './server/report/causes.js';
 export { renderJson, toJsonReport } from './server/report/json.js';
 export { renderJunit } from './server/report/junit.js';

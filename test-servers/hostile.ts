@@ -10,6 +10,10 @@
  *   read    {path}          read a file
  *   fork    {count}         start `count` idle shells at once (at most 1000), then end them all
  *   memory  {mib}           a child node process touches `mib` MiB (at most 4096), then exits
+ *   daemon  {marker}        leave a `setsid` child behind (`sh -c 'sleep 600; : MARKER'`, detached,
+ *                           not waited for): a test looks for MARKER among the host's processes later
+ *   parent-environ {needle} read /proc/$PPID/environ and report whether it holds `needle` (never the text)
+ *   http    {url}           fetch `url` with curl, which goes through the proxy in http_proxy if any
  * Every attempt is bounded in time and size, and the server exits by itself after 5 minutes.
  *
  * `--deep-schema-tool N` also lists a tool `deep` whose inputSchema nests N object schemas inside each
@@ -131,6 +135,52 @@ function attemptMemory(mib: number): Promise<Outcome> {
   });
 }
 
+/** A detached session leader that outlives this call (and, outside a sandbox, this server). */
+function attemptDaemon(marker: string): Outcome {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(marker)) throw new Error('marker must be 1-64 letters, digits, - or _');
+  try {
+    const child = spawn('setsid', ['sh', '-c', `sleep 600; : ${marker}`], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.unref();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+async function attemptParentEnviron(needle: string): Promise<Outcome> {
+  const file = `/proc/${process.ppid}/environ`;
+  try {
+    const text = await readFile(file, 'utf8');
+    return { ok: true, ppid: process.ppid, found: needle !== '' && text.includes(needle) };
+  } catch (error) {
+    return { ok: false, ppid: process.ppid, error: (error as Error).message };
+  }
+}
+
+function attemptHttp(url: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '5', url], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once('error', (error) => resolve({ ok: false, error: error.message }));
+    child.once('close', (code) => {
+      const status = Number(out.trim());
+      resolve(
+        code === 0 && status >= 200 && status < 300
+          ? { ok: true, status }
+          : { ok: false, error: `curl exit ${code}, status ${out.trim() || 'none'}` },
+      );
+    });
+  });
+}
+
 function bounded(value: unknown, max: number, name: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
     throw new Error(`${name} must be a whole number from 1 to ${max}`);
@@ -150,6 +200,12 @@ async function attempt(args: Record<string, unknown>): Promise<Outcome> {
       return attemptFork(bounded(args.count, FORK_MAX, 'count'));
     case 'memory':
       return attemptMemory(bounded(args.mib, MEMORY_MAX_MIB, 'mib'));
+    case 'daemon':
+      return attemptDaemon(String(args.marker));
+    case 'parent-environ':
+      return attemptParentEnviron(String(args.needle ?? ''));
+    case 'http':
+      return attemptHttp(String(args.url));
     default:
       throw new Error(`unknown attempt ${JSON.stringify(args.what)}`);
   }
@@ -162,12 +218,18 @@ const attemptTool: ToolDefinition = {
   inputSchema: {
     type: 'object',
     properties: {
-      what: { type: 'string', description: 'network, write, read, fork or memory' },
+      what: {
+        type: 'string',
+        description: 'network, write, read, fork, memory, daemon, parent-environ or http',
+      },
       host: { type: 'string' },
       port: { type: 'integer' },
       path: { type: 'string' },
       count: { type: 'integer' },
       mib: { type: 'integer' },
+      marker: { type: 'string' },
+      needle: { type: 'string' },
+      url: { type: 'string' },
     },
     required: ['what'],
     additionalProperties: false,

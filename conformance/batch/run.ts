@@ -50,6 +50,11 @@ export interface BatchOptions {
   defaults: BatchDefaults;
   /** Run stdio servers in sandbox containers (each server its own). */
   sandbox?: { policy: SandboxPolicy; mount?: string };
+  /**
+   * Run stdio servers under the OS sandbox: `all` of them (`--sandbox os`), or only the `registry`
+   * packages run by npx or uvx (the default), each with these hosts reachable. Ignored with `sandbox`.
+   */
+  osSandbox?: { scope: 'all' | 'registry'; allowedHosts: readonly string[] };
   signal?: AbortSignal;
   /** What the report says about the list this run is (a shard of). */
   list: { total: number; digest: string };
@@ -90,6 +95,15 @@ function targetFor(entry: BatchEntry, options: BatchOptions): Target | undefined
       },
     };
   }
+  const os = options.osSandbox;
+  if (os && (os.scope === 'all' || isRegistryRunnerEntry(entry))) {
+    // Only the variables the entry declares, over the sandbox's minimal environment.
+    return {
+      transport: 'stdio',
+      command: { ...target.command, env: explicit, cwd: target.command.cwd ?? process.cwd() },
+      sandbox: { kind: 'os', allowedHosts: [...os.allowedHosts] },
+    };
+  }
   const { env: _explicit, ...command } = target.command;
   if (entry.minimalEnvironment) {
     return { transport: 'stdio', command: { ...command, env: { ...minimalEnvironment(), ...explicit } } };
@@ -97,6 +111,15 @@ function targetFor(entry: BatchEntry, options: BatchOptions): Target | undefined
   return Object.keys(explicit).length === 0
     ? { transport: 'stdio', command }
     : { transport: 'stdio', command: { ...command, env: { ...process.env, ...explicit } } };
+}
+
+/** The package registries npx and uvx fetch from: the only hosts a registry package reaches by default. */
+export const REGISTRY_HOSTS: readonly string[] = ['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'];
+
+/** A registry server.json's package launched by npx or uvx (not docker, which the OS sandbox cannot run). */
+export function isRegistryRunnerEntry(entry: BatchEntry): boolean {
+  const command = entry.target?.transport === 'stdio' ? entry.target.command.command : undefined;
+  return entry.minimalEnvironment === true && (command === 'npx' || command === 'uvx');
 }
 
 /**

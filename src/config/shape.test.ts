@@ -25,6 +25,7 @@ const schemaFor: Record<ObjectKind, Schema> = {
   stdio: schema.$defs!.StdioServerConfig!,
   http: schema.$defs!.HttpServerConfig!,
   sandboxLimits: schema.$defs!.SandboxLimits!,
+  serverSandboxPolicy: schema.$defs!.ServerSandboxPolicy!,
 };
 
 describe('shape table', () => {

@@ -15,7 +15,8 @@ export type ObjectKind =
   | 'rule'
   | 'stdio'
   | 'http'
-  | 'sandboxLimits';
+  | 'sandboxLimits'
+  | 'serverSandboxPolicy';
 
 export interface ObjectShape {
   /** In schema order. */
@@ -60,6 +61,7 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
       'cwd',
       'sandbox',
       'sandbox_limits',
+      'sandbox_policy',
       'category',
       'timeout',
       'tool_timeout',
@@ -95,6 +97,12 @@ export const SHAPES: Readonly<Record<ObjectKind, ObjectShape>> = {
   // No defaults here on purpose: a limit left out is filled in by src/sandbox/policy.ts, the one owner
   // of the numbers, so `config show` prints only the limits someone wrote.
   sandboxLimits: { keys: ['memory_mb', 'cpus', 'pids'], required: [], defaults: {} },
+  // No defaults either: an absent list is empty (src/sandbox/os-policy.ts `serverPolicy`).
+  serverSandboxPolicy: {
+    keys: ['writable', 'readable_secrets', 'allowed_hosts'],
+    required: [],
+    defaults: {},
+  },
 };
 
 export const SERVER_TYPES = ['stdio', 'http', 'sse'] as const;
@@ -123,5 +131,7 @@ export function objectKindAt(path: readonly PathSegment[], serverType?: unknown)
   if (path.length === 2 && path[0] === 'mcp_servers' && isServerType(serverType))
     return shapeOfServerType(serverType);
   if (path.length === 3 && path[0] === 'mcp_servers' && path[2] === 'sandbox_limits') return 'sandboxLimits';
+  if (path.length === 3 && path[0] === 'mcp_servers' && path[2] === 'sandbox_policy')
+    return 'serverSandboxPolicy';
   return undefined;
 }

@@ -227,6 +227,22 @@ function serverEffects(server: ConfigNode): string[] {
       effects.push(`${field === 'env' ? 'sets environment' : 'sends headers'}: ${namesAndVariables(map)}`);
     }
   }
+  const sandbox = scalarAt(server, ['sandbox']);
+  if (sandbox !== undefined && sandbox.value !== 'os' && sandbox.value !== 'docker') {
+    effects.push(`runs it without a sandbox (sandbox: ${scalarText(sandbox)})`);
+  }
+  const policy = entry(server, 'sandbox_policy')?.value;
+  if (policy?.kind === 'map') {
+    const opens: Record<string, string> = {
+      writable: 'lets it write',
+      readable_secrets: 'lets it read the credential stores',
+      allowed_hosts: 'lets it reach',
+    };
+    for (const e of policy.entries) {
+      const values = e.value.kind === 'list' ? e.value.items.map(scalarText) : [scalarText(e.value)];
+      effects.push(`${opens[e.key] ?? `sets sandbox_policy.${visible(e.key)}`}: ${values.join(', ')}`);
+    }
+  }
   const annotations = scalarAt(server, ['trust_annotations']);
   if (annotations?.value === true) {
     effects.push("lets the server's own tool annotations set its tools' permission category");

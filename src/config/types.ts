@@ -19,6 +19,7 @@ export type {
   PermissionRule,
   SandboxKind,
   SandboxLimits,
+  ServerSandboxPolicy,
   ToolCategory,
 } from '../generated/config/types.js';
 export type {

@@ -35,6 +35,7 @@ import {
   createTransport,
   planSandboxMountFor,
   redactorFor,
+  type TransportFactoryOptions,
 } from './transport-factory.js';
 
 export type ServerTransportKind = 'stdio' | 'http' | 'sse';
@@ -92,6 +93,7 @@ export type ClientFactory = (
     redactor?: Redactor;
     mount?: MountPlan;
     serverRequests?: ServerRequestSetup;
+    osSandbox?: TransportFactoryOptions['osSandbox'];
     authorization?: AuthorizationOptions;
   },
 ) => LoaderClient;
@@ -123,6 +125,8 @@ export interface LoadMcpServersOptions {
   serverRequests?: (name: string, server: ResolvedServer) => ServerRequestSetup | undefined;
   /** OAuth for http servers: where tokens are stored (the user folder). No browser is ever opened here. */
   authorization?: AuthorizationOptions;
+  /** For `sandbox: os` servers: the home folder and environment their policy is made from (tests). */
+  osSandbox?: TransportFactoryOptions['osSandbox'];
   /**
    * Every notification of every server besides the tool list's (log messages, resource updates), after
    * the loader's own bookkeeping: the log message is already in the server's log (`logOf`).
@@ -309,6 +313,7 @@ class Loader {
         ...(mount === undefined ? {} : { mount }),
         ...serverRequestsOption(this.options.serverRequests?.(name, server)),
         ...(this.options.authorization === undefined ? {} : { authorization: this.options.authorization }),
+        ...(this.options.osSandbox === undefined ? {} : { osSandbox: this.options.osSandbox }),
       });
     } catch (error) {
       this.emit(state, {

@@ -2,6 +2,7 @@
  * A configured server entry -> the Transport that reaches it. The only place that knows how config
  * fields map onto transport options.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { userConfigDir } from '../config/paths.js';
 import { serverSecrets } from '../config/secrets.js';
@@ -13,6 +14,7 @@ import type {
 import type { Transport } from '../jsonrpc/transport.js';
 import { Redactor } from '../redaction/index.js';
 import { type MountPlan, planSandboxMount } from '../sandbox/mount-plan.js';
+import { serverPolicy } from '../sandbox/os-policy.js';
 import { type SandboxLimits, sandboxPolicy } from '../sandbox/policy.js';
 import type { LoginUi } from './auth/authorization-code.js';
 import { authorizingRequester } from './auth/authorizing-requester.js';
@@ -22,6 +24,7 @@ import { ContainerTransport } from './transports/container/container-transport.j
 import { createHttpRequester } from './transports/http/http-requester.js';
 import { HttpTransportWithSseFallback } from './transports/http/http-transport-with-sse-fallback.js';
 import { LegacySseTransport } from './transports/http/legacy-sse-transport.js';
+import { OsSandboxTransport } from './transports/os-sandbox/os-sandbox-transport.js';
 import { StdioTransport } from './transports/stdio/stdio-transport.js';
 
 export interface TransportFactoryOptions {
@@ -31,6 +34,12 @@ export interface TransportFactoryOptions {
   mount?: MountPlan;
   /** OAuth for http servers (src/mcp/auth); without it, a stored token is sent but nobody logs in. */
   authorization?: AuthorizationOptions;
+  /**
+   * For `sandbox: os`: the home folder whose credential stores are denied (default: the user's), and
+   * the environment that says where furfly's user folder is and whether the sandbox is switched off
+   * (default: furfly's own).
+   */
+  osSandbox?: { homeDir?: string; env?: Readonly<Record<string, string | undefined>> };
 }
 
 export interface AuthorizationOptions {
@@ -78,6 +87,30 @@ export function createTransport(
       // Without a cwd of its own, the server gets its script's folder (or an empty one), not the project.
       projectRoot: options.cwd,
       mountFolder: server.cwd !== undefined,
+    });
+  }
+  if (server.sandbox === 'os') {
+    // Fails closed on start where the sandbox cannot run (os-sandbox-source.ts); see docs/sandbox.md.
+    const env = options.osSandbox?.env ?? process.env;
+    const homeDir = options.osSandbox?.homeDir ?? os.homedir();
+    const settings = server.sandbox_policy ?? {};
+    return new OsSandboxTransport({
+      command: server.command,
+      args: server.args ?? [],
+      env: server.env,
+      cwd: path.resolve(options.cwd, server.cwd ?? '.'),
+      name,
+      probeEnv: env,
+      policyFor: (tempDir) =>
+        serverPolicy({
+          tempDir,
+          homeDir,
+          furflyUserDir: userConfigDir(env, homeDir),
+          baseDir: options.cwd,
+          writable: settings.writable ?? [],
+          readableSecrets: settings.readable_secrets ?? [],
+          allowedHosts: settings.allowed_hosts ?? [],
+        }),
     });
   }
   return new StdioTransport({

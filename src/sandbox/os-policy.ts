@@ -15,6 +15,11 @@ export interface OsSandboxPolicy {
   readOnly: readonly string[];
   /** Absolute paths the process may not read at all (credential stores). */
   unreadable: readonly string[];
+  /**
+   * Absolute paths inside an `unreadable` folder that stay readable after all (a server's
+   * `readable_secrets` naming one file of a store, such as `~/.aws/credentials`). Absent: none.
+   */
+  readable?: readonly string[];
   /** Host names (`example.com`, `*.example.com`, `host:443`) reachable through the runtime's proxy. */
   allowedHosts: readonly string[];
 }
@@ -127,6 +132,52 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
       ...envFiles.filter((file) => !isInsideOrSame(file, projectRoot)),
       ...(input.extraUnreadable ?? []).map(expand),
     ]),
+    allowedHosts: unique([...(input.allowedHosts ?? [])]),
+  };
+}
+
+export interface ServerPolicyInput {
+  /** The server's own temp folder (created by the caller); its only writable folder by default. */
+  tempDir: string;
+  homeDir: string;
+  /** furfly's user folder (config, OAuth tokens): never readable, whatever `readableSecrets` says. */
+  furflyUserDir: string;
+  /** Relative policy entries resolve against this (the project root). */
+  baseDir: string;
+  /** From the server's `sandbox_policy.writable`. */
+  writable?: readonly string[];
+  /** From `sandbox_policy.readable_secrets`: credential stores (or files in one) it may read after all. */
+  readableSecrets?: readonly string[];
+  /** From `sandbox_policy.allowed_hosts`. */
+  allowedHosts?: readonly string[];
+}
+
+/**
+ * The policy of one local MCP server under `sandbox: os`: its temp folder writable and nothing else
+ * unless listed; the same credential stores as bash commands unreadable, less the ones the config
+ * names as readable secrets (never furfly's own folder); only the listed hosts reachable. Unlike a
+ * bash command a server gets no project root to write: it is somebody else's program.
+ */
+export function serverPolicy(input: ServerPolicyInput): OsSandboxPolicy {
+  const { homeDir, baseDir } = input;
+  const expand = (entry: string) => expandPolicyPath(entry, homeDir, baseDir);
+  const secrets = (input.readableSecrets ?? []).map(expand);
+  const stores = [
+    ...HOME_CREDENTIAL_STORES.map((p) => path.join(homeDir, p)),
+    ...ENV_FILE_NAMES.map((name) => path.join(homeDir, name)),
+  ];
+  // A secret naming a whole store (or a folder above it) lifts that store's deny; one naming a file
+  // inside a store keeps the store denied and re-opens just that file.
+  const stillDenied = stores.filter((store) => !secrets.some((secret) => isInsideOrSame(store, secret)));
+  const reopened = secrets.filter((secret) =>
+    stillDenied.some((store) => store !== secret && isInsideOrSame(secret, store)),
+  );
+  return {
+    writable: unique([input.tempDir, ...(input.writable ?? []).map(expand)]),
+    // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
+    readOnly: [input.furflyUserDir],
+    unreadable: unique([input.furflyUserDir, ...stillDenied]),
+    ...(reopened.length > 0 ? { readable: unique(reopened) } : {}),
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
   };
 }

@@ -81,6 +81,7 @@ function toRuntimeConfig(policy: OsSandboxPolicy) {
     network: { allowedDomains: [...policy.allowedHosts], deniedDomains: [] },
     filesystem: {
       denyRead: [...policy.unreadable],
+      ...(policy.readable && policy.readable.length > 0 ? { allowRead: [...policy.readable] } : {}),
       allowWrite: [...policy.writable],
       denyWrite: [...policy.readOnly],
     },
@@ -96,7 +97,10 @@ let currentDecider: UnlistedHostDecider | undefined;
  */
 function ensureStarted(policy: OsSandboxPolicy): Promise<Runtime> {
   initialized ??= loadRuntime().then(async (runtime) => {
-    await runtime.initialize(toRuntimeConfig(policy), async ({ host, port }) => {
+    // No host in the runtime-wide list: whatever it holds, every command (bash calls and servers
+    // alike) could reach. Each command's hosts are registered under its own id instead.
+    const base = { ...toRuntimeConfig(policy), network: { allowedDomains: [], deniedDomains: [] } };
+    await runtime.initialize(base, async ({ host, port }) => {
       const decide = currentDecider;
       if (!decide) return { allow: false, reason: `${host} is not in the sandbox's allowed hosts` };
       const decision = await decide(host, port);
@@ -158,6 +162,54 @@ export async function wrapCommand(
       runtime.cleanupAfterCommand();
     },
   };
+}
+
+/** A long-lived program (a stdio MCP server) wrapped for the sandbox: spawn `argv`; `done()` once it ended. */
+export interface WrappedServer {
+  argv: string[];
+  done(): void;
+}
+
+/**
+ * Wraps a program and its arguments (run without a shell of ours: each word is quoted) so that it runs
+ * under `policy` for as long as it lives. Unlike a bash call it has no host question: a host the
+ * policy does not list is refused, and it never takes over the decider of a bash call running now.
+ */
+export async function wrapServer(
+  command: string,
+  args: readonly string[],
+  policy: OsSandboxPolicy,
+): Promise<WrappedServer> {
+  const runtime = await ensureStarted(policy);
+  const commandId = randomBytes(16).toString('base64url');
+  const line = [command, ...args].map(shellQuote).join(' ');
+  // exec: the sandboxed shell becomes the server, so signals reach it and its exit is the server's.
+  const wrapped = await runtime.wrapWithSandbox(
+    `exec ${line}`,
+    'bash',
+    { filesystem: toRuntimeConfig(policy).filesystem },
+    undefined,
+    { commandId },
+  );
+  if (policy.allowedHosts.length > 0) {
+    runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
+  }
+  let ended = false;
+  return {
+    argv: ['bash', '-c', wrapped],
+    done: () => {
+      if (ended) return;
+      ended = true;
+      runtime.unregisterCommandNetworkLists(commandId);
+      runtime.cleanupAfterCommand();
+    },
+  };
+}
+
+/** One word for bash, taken literally. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Stops the runtime's proxies (end of the session; tests). */

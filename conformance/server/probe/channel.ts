@@ -10,6 +10,7 @@ import type { Target, TransportKind } from '../run/target.js';
 import { waitsFor } from '../run/timing.js';
 import { ContainerProbe, type SandboxSettings } from './container.js';
 import { type HttpExchange, HttpFailure, type HttpTarget, HttpTimeout, httpRequest } from './http.js';
+import { startOsSandboxed } from './os-sandbox.js';
 import { type RawProcess, type StdioCommand, StdioProbe } from './stdio.js';
 
 export type { Target } from '../run/target.js';
@@ -37,7 +38,12 @@ export class StdioChannel implements Channel {
   private constructor(readonly probe: RawProcess) {}
 
   static async open(command: StdioCommand, sandbox?: SandboxSettings): Promise<StdioChannel> {
-    const probe = sandbox ? await ContainerProbe.start(command, sandbox) : await StdioProbe.spawn(command);
+    const probe =
+      sandbox === undefined
+        ? await StdioProbe.spawn(command)
+        : sandbox.kind === 'os'
+          ? await startOsSandboxed(command, sandbox)
+          : await ContainerProbe.start(command, sandbox);
     return new StdioChannel(probe);
   }
 

@@ -11,10 +11,14 @@ import { removeContainer, startSandboxContainer } from '../../../src/sandbox/con
 import { DockerStreamDemuxer } from '../../../src/sandbox/docker-stream.js';
 import { type MountPlan, planSandboxMount } from '../../../src/sandbox/mount-plan.js';
 import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
+import type { OsSandboxSettings } from './os-sandbox.js';
 import { RawProcessBase, SpawnError, type StdioCommand } from './raw-process.js';
 
-/** How a stdio target is sandboxed. */
-export interface SandboxSettings {
+/** How a stdio target is sandboxed: in a container, or under the OS sandbox (os-sandbox.ts). */
+export type SandboxSettings = DockerSandboxSettings | OsSandboxSettings;
+
+/** A stdio target in a sandbox container (`--sandbox docker`). */
+export interface DockerSandboxSettings {
   kind: 'docker';
   policy: SandboxPolicy;
   /**
@@ -32,7 +36,7 @@ export interface SandboxSettings {
 }
 
 /** What a sandboxed target will see of the host. */
-export function planProbeMount(command: StdioCommand, sandbox: SandboxSettings): Promise<MountPlan> {
+export function planProbeMount(command: StdioCommand, sandbox: DockerSandboxSettings): Promise<MountPlan> {
   const cwd = command.cwd ?? process.cwd();
   const emptyByDefault = sandbox.mount === undefined && sandbox.defaultMount === 'empty';
   return planSandboxMount({
@@ -68,7 +72,7 @@ export class ContainerProbe extends RawProcessBase {
   }
 
   /** Starts the server in a fresh container. Rejects with SpawnError when it cannot be started. */
-  static async start(command: StdioCommand, sandbox: SandboxSettings): Promise<ContainerProbe> {
+  static async start(command: StdioCommand, sandbox: DockerSandboxSettings): Promise<ContainerProbe> {
     const probe = new ContainerProbe();
     const cwd = command.cwd ?? process.cwd();
     try {

@@ -8,8 +8,18 @@ import type { SandboxPolicy } from '../../../src/sandbox/policy.js';
 import type { Level, Section, Status } from '../check.js';
 import type { TransportKind } from '../run/target.js';
 
-/** The sandbox a stdio server ran in (`--sandbox docker`): the image and every setting applied. */
-export interface SandboxReport {
+/** The sandbox a stdio server ran in: a container, or the OS sandbox. */
+export type SandboxReport = DockerSandboxReport | OsSandboxReport;
+
+/** Under the OS sandbox (`--sandbox os`): what it could reach beyond its own temp folder. */
+export interface OsSandboxReport {
+  kind: 'os';
+  allowedHosts: string[];
+  writable: string[];
+}
+
+/** In a container (`--sandbox docker`): the image and every setting applied. */
+export interface DockerSandboxReport {
   kind: 'docker';
   image: string;
   policy: SandboxPolicy;

@@ -50,7 +50,14 @@ export function renderText(report: Report, options: TextOptions): string {
     lines.push('server: did not initialize');
   }
   if (report.server?.stderr) lines.push(...stderrBlock(report.server.stderr));
-  if (report.sandbox) {
+  if (report.sandbox?.kind === 'os') {
+    const hosts = report.sandbox.allowedHosts;
+    const writable = report.sandbox.writable;
+    lines.push(
+      `sandbox: os (writes ${writable.length > 0 ? `its temp folder and ${writable.map(terminalLine).join(', ')}` : 'its temp folder only'}; ` +
+        `network ${hosts.length > 0 ? `to ${hosts.map(terminalLine).join(', ')} only` : 'off'}; no credential stores)`,
+    );
+  } else if (report.sandbox) {
     lines.push(`sandbox: ${describePolicy(report.sandbox.policy)}; image ${report.sandbox.image}`);
     if (report.sandbox.mount) lines.push(`sandbox mount: ${describeMount(report.sandbox.mount)}`);
   }

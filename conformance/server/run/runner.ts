@@ -46,6 +46,7 @@ import { ALL_CHECKS } from '../checks.js';
 import { openChannel, StdioChannel, type Target } from '../probe/channel.js';
 import { planProbeMount } from '../probe/container.js';
 import { describeUrl } from '../probe/http.js';
+import { osSandboxUnavailable } from '../probe/os-sandbox.js';
 import { SpawnError } from '../probe/stdio.js';
 import type { CheckResult, Report, SandboxReport } from '../report/model.js';
 import {
@@ -501,6 +502,19 @@ async function prepareSandbox(
   const target = options.target;
   if (target.transport !== 'stdio' || !target.sandbox) return { sandbox: null, options };
   const settings = target.sandbox;
+  if (settings.kind === 'os') {
+    // Checked up front, so a machine without the sandbox stops the run at once with the reason.
+    const why = await osSandboxUnavailable();
+    if (why !== undefined) throw new SuiteError(`cannot start the server in the OS sandbox: ${why}`);
+    return {
+      sandbox: {
+        kind: 'os',
+        allowedHosts: [...settings.allowedHosts],
+        writable: [...(settings.writable ?? [])],
+      },
+      options,
+    };
+  }
   const plan = await planProbeMount(target.command, settings);
   if (plan.problem !== undefined)
     throw new SuiteError(`cannot start the server in the sandbox: ${plan.problem}`);

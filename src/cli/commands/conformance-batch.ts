@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import {
   asBatchReport,
   BatchFileError,
+  type BatchOptions,
   type BatchReport,
   type BatchServer,
   batchExitCode,
@@ -20,11 +21,14 @@ import {
   FAIL_ON,
   type FailOn,
   type IndexedEntry,
+  isRegistryRunnerEntry,
   listDigest,
   loadBatchFiles,
   MergeError,
   mergeBatchReports,
+  osSandboxUnavailable,
   parseShard,
+  REGISTRY_HOSTS,
   renderBatchJunit,
   renderHtml,
   runBatch,
@@ -211,9 +215,56 @@ function usage(io: BatchIo, error: unknown): number {
   throw error;
 }
 
+/**
+ * Where a batch's stdio servers run: `docker` and `os` (every stdio server), `none` (none contained),
+ * or `default`: registry packages run by npx or uvx under the OS sandbox with only the package
+ * registries reachable, and everything else as before.
+ */
+export type BatchSandbox =
+  | { kind: 'docker'; policy: import('../../sandbox/policy.js').SandboxPolicy; mount?: string }
+  | { kind: 'os'; allowedHosts: string[] }
+  | { kind: 'none' }
+  | { kind: 'default' };
+
+/** The OS sandbox settings of the run, and entries changed for it (fail closed where it cannot run). */
+async function osSandboxFor(
+  sandbox: BatchSandbox,
+  entries: IndexedEntry[],
+  io: BatchIo,
+): Promise<{ osSandbox?: BatchOptions['osSandbox']; entries: IndexedEntry[] }> {
+  if (sandbox.kind === 'os') {
+    const why = await osSandboxUnavailable(io.env ?? process.env);
+    if (why !== undefined) throw new BatchUsageError(`--sandbox os: the OS sandbox cannot run here: ${why}`);
+    return { osSandbox: { scope: 'all', allowedHosts: sandbox.allowedHosts }, entries };
+  }
+  if (sandbox.kind !== 'default') return { entries };
+  const registry = entries.filter(({ entry }) => isRegistryRunnerEntry(entry));
+  if (registry.length === 0) return { entries };
+  const why = await osSandboxUnavailable(io.env ?? process.env);
+  if (why === undefined) {
+    io.stderr(
+      `registry packages (npx, uvx) run in the OS sandbox, reaching only ${REGISTRY_HOSTS.join(', ')} ` +
+        '(--sandbox docker or --sandbox none to choose otherwise)\n',
+    );
+    return { osSandbox: { scope: 'registry', allowedHosts: [...REGISTRY_HOSTS] }, entries };
+  }
+  // Fail closed: a package from a registry is somebody else's code, and runs contained or not at all.
+  const reason =
+    `not started: registry packages run in the OS sandbox, which cannot run here (${why}); ` +
+    'pass --sandbox docker to run them in a container, or --sandbox none to run them uncontained';
+  io.stderr(
+    `${terminalLine(`the OS sandbox cannot run here (${why}): ${registry.length} registry package(s) not started; --sandbox docker or --sandbox none runs them`)}\n`,
+  );
+  return {
+    entries: entries.map((item) =>
+      isRegistryRunnerEntry(item.entry) ? { ...item, entry: { ...item.entry, notRunnable: reason } } : item,
+    ),
+  };
+}
+
 export async function runBatchCommand(
   options: BatchCliOptions,
-  sandbox: { policy: import('../../sandbox/policy.js').SandboxPolicy; mount?: string } | undefined,
+  sandbox: BatchSandbox,
   io: BatchIo,
 ): Promise<number> {
   const env = io.env ?? process.env;
@@ -249,13 +300,27 @@ export async function runBatchCommand(
         ...(only ? { only } : {}),
         ...(skip ? { skip } : {}),
       },
-      ...(sandbox ? { sandbox } : {}),
+      ...(sandbox.kind === 'docker'
+        ? {
+            sandbox: {
+              policy: sandbox.policy,
+              ...(sandbox.mount === undefined ? {} : { mount: sandbox.mount }),
+            },
+          }
+        : {}),
       ...(io.signal ? { signal: io.signal } : {}),
       list: { total: all.length, digest: listDigest(all.map((entry) => entry.name)) },
       shard,
       onServerDone: (server, done, total) => io.stderr(`[${done}/${total}] ${serverLine(server)}\n`),
     };
     if (shard) io.stderr(`shard ${shard.index}/${shard.count}: ${entries.length} of ${all.length} servers\n`);
+  } catch (error) {
+    return usage(io, error);
+  }
+  try {
+    const contained = await osSandboxFor(sandbox, entries, io);
+    entries = contained.entries;
+    if (contained.osSandbox) settings = { ...settings, osSandbox: contained.osSandbox };
   } catch (error) {
     return usage(io, error);
   }

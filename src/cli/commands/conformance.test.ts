@@ -55,7 +55,9 @@ describe('furfly conformance --sandbox docker limits', () => {
     const target = targetOf({ sandbox: 'docker', memory: 256, cpus: '0.5', pids: 40 }, server);
     expect(target.transport).toBe('stdio');
     if (target.transport !== 'stdio') return;
-    expect(target.sandbox?.policy).toEqual(sandboxPolicy({ memoryMiB: 256, cpus: 0.5, pids: 40 }));
+    expect(target.sandbox?.kind === 'docker' ? target.sandbox.policy : undefined).toEqual(
+      sandboxPolicy({ memoryMiB: 256, cpus: 0.5, pids: 40 }),
+    );
     expect(targetOf({ sandbox: 'docker' }, server)).toMatchObject({ sandbox: { policy: sandboxPolicy() } });
   });
 
@@ -76,6 +78,51 @@ describe('furfly conformance --sandbox docker limits', () => {
     const http = await run({ url: 'http://127.0.0.1:1/mcp', memory: 256, cpus: 1 }, []);
     expect(http.code).toBe(2);
     expect(http.stderr).toBe('furfly conformance: --memory, --cpus apply to --sandbox docker only\n');
+  });
+});
+
+describe('furfly conformance --sandbox os', () => {
+  it('runs the server in the OS sandbox with the hosts --allow-host lists and no environment of furfly', () => {
+    expect(targetOf({ sandbox: 'os', allowHost: ['a.example,b.example', 'c.example'] }, server)).toEqual({
+      transport: 'stdio',
+      command: { command: 'node', args: ['server.js'], cwd: process.cwd(), env: {} },
+      sandbox: { kind: 'os', allowedHosts: ['a.example', 'b.example', 'c.example'] },
+    });
+    expect(targetOf({ sandbox: 'none' }, server)).toEqual({
+      transport: 'stdio',
+      command: { command: 'node', args: ['server.js'] },
+    });
+  });
+
+  it('exits 2 with the reason where the OS sandbox cannot run, before the server starts', async () => {
+    const previous = process.env.FURFLY_OS_SANDBOX;
+    process.env.FURFLY_OS_SANDBOX = 'off';
+    try {
+      const result = await run({ sandbox: 'os' }, ['/nonexistent/furfly-no-such-server']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'furfly conformance: cannot start the server in the OS sandbox: FURFLY_OS_SANDBOX=off is set in the environment\n',
+      );
+      expect(result.stdout).toBe('');
+    } finally {
+      if (previous === undefined) delete process.env.FURFLY_OS_SANDBOX;
+      else process.env.FURFLY_OS_SANDBOX = previous;
+    }
+  });
+
+  it('exits 2 for --allow-host without --sandbox os, an unknown kind, or docker flags with os', async () => {
+    const cases: [Parameters<typeof run>[0], string][] = [
+      [{ allowHost: 'a.example' }, '--allow-host applies to --sandbox os only'],
+      [{ sandbox: 'docker', allowHost: 'a.example' }, '--allow-host applies to --sandbox os only'],
+      [{ sandbox: 'vm' }, '--sandbox must be os, docker or none'],
+      [{ sandbox: 'os', memory: 256 }, '--memory applies to --sandbox docker only'],
+      [{ sandbox: 'os', mount: '.' }, '--mount applies to --sandbox docker only'],
+    ];
+    for (const [options, message] of cases) {
+      const result = await run(options, server);
+      expect(result.code, message).toBe(2);
+      expect(result.stderr).toBe(`furfly conformance: ${message}\n`);
+    }
   });
 });
 

@@ -31,6 +31,7 @@ import { parseServerTarget, TargetUsageError } from '../../mcp/server-target.js'
 import { isKnownProtocolVersion, KNOWN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { DEFAULT_LIMITS, type SandboxPolicy, sandboxPolicy } from '../../sandbox/policy.js';
 import { terminalText } from '../../terminal/sanitize.js';
+import type { BatchSandbox } from './conformance-batch.js';
 import {
   type BatchIo,
   BatchUsageError,
@@ -55,6 +56,8 @@ export interface ConformanceOptions {
   callTools?: boolean;
   fuzz?: string | number;
   sandbox?: string;
+  /** With --sandbox os: hosts the server may reach (repeatable, comma-separated). */
+  allowHost?: string | string[];
   mount?: string;
   /** With --sandbox docker: memory limit in MiB. */
   memory?: string | number;
@@ -168,7 +171,7 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
     throw new UsageError('give a server command after -- (or --stdio "<command line>"), or a --url');
   }
   const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined).map((flag) => `--${flag}`);
-  if (limitFlags.length > 0 && options.sandbox === undefined) {
+  if (limitFlags.length > 0 && options.sandbox !== 'docker') {
     const verb = limitFlags.length === 1 ? 'applies' : 'apply';
     throw new UsageError(`${limitFlags.join(', ')} ${verb} to --sandbox docker only`);
   }
@@ -183,11 +186,23 @@ export function targetOf(options: ConformanceOptions, command: string[]): Target
     return { transport: 'http', url: target.url.href, headers };
   }
   const { command: executable, args } = target;
-  if (options.sandbox === undefined) {
+  if (options.sandbox !== 'os' && options.allowHost !== undefined) {
+    throw new UsageError('--allow-host applies to --sandbox os only');
+  }
+  if (options.sandbox === undefined || options.sandbox === 'none') {
     if (options.mount !== undefined) throw new UsageError('--mount applies to --sandbox docker only');
     return { transport: 'stdio', command: { command: executable, args } };
   }
-  if (options.sandbox !== 'docker') throw new UsageError('--sandbox must be docker');
+  if (options.sandbox === 'os') {
+    if (options.mount !== undefined) throw new UsageError('--mount applies to --sandbox docker only');
+    // Only what is given explicitly over a minimal environment: furfly's own never enters the sandbox.
+    return {
+      transport: 'stdio',
+      command: { command: executable, args, cwd: process.cwd(), env: {} },
+      sandbox: { kind: 'os', allowedHosts: list(options.allowHost) },
+    };
+  }
+  if (options.sandbox !== 'docker') throw new UsageError(SANDBOX_KINDS_MESSAGE);
   const cwd = process.cwd();
   // The server sees one folder read-only, and nothing else of the host: --mount, or else the folder of
   // its script when that lies in the working directory, or else an empty one (src/sandbox/mount-plan.ts).
@@ -272,13 +287,15 @@ export async function runConformanceCommand(
   }
 }
 
+const SANDBOX_KINDS_MESSAGE = '--sandbox must be os, docker or none';
+
 /** `--batch`: the target flags do not apply; the sandbox flags apply to every stdio server of the list. */
 async function runBatchFromCli(
   options: ConformanceOptions,
   command: string[],
   io: ConformanceIo & Pick<BatchIo, 'signal' | 'env' | 'progressOnSameTerminal'>,
 ): Promise<number> {
-  let sandbox: { policy: SandboxPolicy; mount?: string } | undefined;
+  let sandbox: BatchSandbox;
   try {
     if (
       command.length > 0 ||
@@ -299,14 +316,27 @@ async function runBatchFromCli(
     if (options.html !== undefined) prepareOutputFolder(String(options.html), '--html');
     checkOnlyMatches(list(options.only));
     const limitFlags = LIMIT_FLAGS.filter((flag) => options[flag] !== undefined);
-    if (options.sandbox === undefined) {
-      if (limitFlags.length > 0 || options.mount !== undefined) {
-        throw new UsageError('--memory, --cpus, --pids and --mount apply to --sandbox docker only');
-      }
-    } else {
-      if (options.sandbox !== 'docker') throw new UsageError('--sandbox must be docker');
+    if (options.sandbox !== 'docker' && (limitFlags.length > 0 || options.mount !== undefined)) {
+      throw new UsageError('--memory, --cpus, --pids and --mount apply to --sandbox docker only');
+    }
+    if (options.sandbox !== 'os' && options.allowHost !== undefined) {
+      throw new UsageError('--allow-host applies to --sandbox os only');
+    }
+    if (options.sandbox === 'docker') {
       const mount = options.mount === undefined ? undefined : path.resolve(String(options.mount));
-      sandbox = { policy: sandboxPolicyOf(options), ...(mount === undefined ? {} : { mount }) };
+      sandbox = {
+        kind: 'docker',
+        policy: sandboxPolicyOf(options),
+        ...(mount === undefined ? {} : { mount }),
+      };
+    } else if (options.sandbox === 'os') {
+      sandbox = { kind: 'os', allowedHosts: list(options.allowHost) };
+    } else if (options.sandbox === 'none') {
+      sandbox = { kind: 'none' };
+    } else if (options.sandbox === undefined) {
+      sandbox = { kind: 'default' };
+    } else {
+      throw new UsageError(SANDBOX_KINDS_MESSAGE);
     }
   } catch (error) {
     if (
@@ -362,7 +392,14 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--verbose', 'Show the wire exchange (messages, HTTP requests and replies) of each failed check')
     .option('--call-tools', "Allow calling the server's tools (they may have side effects)")
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
-    .option('--sandbox <kind>', 'Run the stdio server in a hardened container (docker)')
+    .option(
+      '--sandbox <kind>',
+      'Where stdio servers run: os (the OS sandbox), docker (a hardened container) or none. Default: none; with --batch, os for registry packages (npx, uvx)',
+    )
+    .option(
+      '--allow-host <host>',
+      'With --sandbox os: a host the server may reach (repeatable, comma-separated; default: none)',
+    )
     .option(
       '--env <NAME[=value]>',
       'With --batch: a variable its files may use, from your environment or as given (repeatable; nothing else is passed)',

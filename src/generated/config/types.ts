@@ -32,12 +32,12 @@ export type PermissionAction = 'allow' | 'ask' | 'deny';
  */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 /**
- * Where a stdio server runs: directly on the host, or inside a container.
+ * Where a stdio server runs: directly on the host (`none`), on the host inside the OS sandbox (`os`: bubblewrap on Linux, Seatbelt on macOS, with `sandbox_policy`), or inside a container (`docker`).
  *
  * This interface was referenced by `FurflyConfig`'s JSON-Schema
  * via the `definition` "SandboxKind".
  */
-export type SandboxKind = 'none' | 'docker';
+export type SandboxKind = 'none' | 'os' | 'docker';
 /**
  * What the server's tools may do, for the permission modes. Unknown means execute.
  *
@@ -263,6 +263,7 @@ export interface StdioServerConfig {
   cwd?: string;
   sandbox?: SandboxKind;
   sandbox_limits?: SandboxLimits;
+  sandbox_policy?: ServerSandboxPolicy;
   category?: ToolCategory;
   timeout?: TimeoutSeconds;
   tool_timeout?: ToolTimeoutSeconds;
@@ -292,6 +293,26 @@ export interface SandboxLimits {
    * Most processes and threads alive at once (node itself starts about 11). Default 128.
    */
   pids?: number;
+}
+/**
+ * What a stdio server under `sandbox: os` may do beyond the default (ignored otherwise). By default it writes only its own temp folder (also its TMPDIR and cache folder), reads everything but the credential stores (~/.ssh, ~/.aws, furfly's user folder, ...; the same list as bash commands), reaches no host, cannot see furfly's process, and every process it starts ends with it. A project layer cannot change this before the project is trusted.
+ *
+ * This interface was referenced by `FurflyConfig`'s JSON-Schema
+ * via the `definition` "ServerSandboxPolicy".
+ */
+export interface ServerSandboxPolicy {
+  /**
+   * Folders the server may write besides its temp folder (`~/...`, absolute, or relative to the project root).
+   */
+  writable?: string[];
+  /**
+   * Credential stores the server may read after all (exceptions to the deny list): `~/.aws`, `~/.config/gh`, or a file inside a store such as `~/.aws/credentials`. furfly's own user folder (config, OAuth tokens) is never readable.
+   */
+  readable_secrets?: string[];
+  /**
+   * Hosts the server may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network.
+   */
+  allowed_hosts?: string[];
 }
 /**
  * A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.

@@ -9,7 +9,7 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"sandbox":{"$ref":"#/$defs/OsSandboxConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"OsSandboxConfig":{"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"sandbox":{"$ref":"#/$defs/OsSandboxConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"OsSandboxConfig":{"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"sandbox_policy":{"$ref":"#/$defs/ServerSandboxPolicy"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host (`none`), on the host inside the OS sandbox (`os`: bubblewrap on Linux, Seatbelt on macOS, with `sandbox_policy`), or inside a container (`docker`).","enum":["none","os","docker"],"default":"none"},"ServerSandboxPolicy":{"title":"ServerSandboxPolicy","description":"What a stdio server under `sandbox: os` may do beyond the default (ignored otherwise). By default it writes only its own temp folder (also its TMPDIR and cache folder), reads everything but the credential stores (~/.ssh, ~/.aws, furfly's user folder, ...; the same list as bash commands), reaches no host, cannot see furfly's process, and every process it starts ends with it. A project layer cannot change this before the project is trusted.","type":"object","additionalProperties":false,"properties":{"writable":{"description":"Folders the server may write besides its temp folder (`~/...`, absolute, or relative to the project root).","type":"array","items":{"type":"string","minLength":1}},"readable_secrets":{"description":"Credential stores the server may read after all (exceptions to the deny list): `~/.aws`, `~/.config/gh`, or a file inside a store such as `~/.aws/credentials`. furfly's own user folder (config, OAuth tokens) is never readable.","type":"array","items":{"type":"string","minLength":1}},"allowed_hosts":{"description":"Hosts the server may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network.","type":"array","items":{"type":"string","minLength":1}}}},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
 const schema38 = {"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}};
 const schema39 = {"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}};
 const schema40 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
@@ -428,18 +428,19 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema41 = {"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]};
-const schema42 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
-const schema43 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host, or inside a container.","enum":["none","docker"],"default":"none"};
+const schema42 = {"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"sandbox_policy":{"$ref":"#/$defs/ServerSandboxPolicy"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
+const schema43 = {"title":"SandboxKind","description":"Where a stdio server runs: directly on the host (`none`), on the host inside the OS sandbox (`os`: bubblewrap on Linux, Seatbelt on macOS, with `sandbox_policy`), or inside a container (`docker`).","enum":["none","os","docker"],"default":"none"};
 const schema44 = {"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}};
-const schema45 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
-const schema46 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
-const schema47 = {"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60};
-const schema48 = {"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]};
-const schema49 = {"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000};
-const schema50 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
-const schema51 = {"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]};
-const schema52 = {"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"};
-const schema53 = {"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]};
+const schema45 = {"title":"ServerSandboxPolicy","description":"What a stdio server under `sandbox: os` may do beyond the default (ignored otherwise). By default it writes only its own temp folder (also its TMPDIR and cache folder), reads everything but the credential stores (~/.ssh, ~/.aws, furfly's user folder, ...; the same list as bash commands), reaches no host, cannot see furfly's process, and every process it starts ends with it. A project layer cannot change this before the project is trusted.","type":"object","additionalProperties":false,"properties":{"writable":{"description":"Folders the server may write besides its temp folder (`~/...`, absolute, or relative to the project root).","type":"array","items":{"type":"string","minLength":1}},"readable_secrets":{"description":"Credential stores the server may read after all (exceptions to the deny list): `~/.aws`, `~/.config/gh`, or a file inside a store such as `~/.aws/credentials`. furfly's own user folder (config, OAuth tokens) is never readable.","type":"array","items":{"type":"string","minLength":1}},"allowed_hosts":{"description":"Hosts the server may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network.","type":"array","items":{"type":"string","minLength":1}}}};
+const schema46 = {"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"};
+const schema47 = {"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10};
+const schema48 = {"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60};
+const schema49 = {"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]};
+const schema50 = {"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000};
+const schema51 = {"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true};
+const schema52 = {"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]};
+const schema53 = {"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"};
+const schema54 = {"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]};
 const func10 = Object.prototype.hasOwnProperty;
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -604,7 +605,7 @@ errors++;
 }
 if(data.sandbox !== undefined){
 let data7 = data.sandbox;
-if(!((data7 === "none") || (data7 === "docker"))){
+if(!(((data7 === "none") || (data7 === "os")) || (data7 === "docker"))){
 const err12 = {instancePath:instancePath+"/sandbox",schemaPath:"#/$defs/SandboxKind/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
@@ -727,10 +728,12 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.category !== undefined){
-let data12 = data.category;
-if(!(((data12 === "read") || (data12 === "edit")) || (data12 === "execute"))){
-const err22 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
+if(data.sandbox_policy !== undefined){
+let data12 = data.sandbox_policy;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key3 in data12){
+if(!(((key3 === "writable") || (key3 === "readable_secrets")) || (key3 === "allowed_hosts"))){
+const err22 = {instancePath:instancePath+"/sandbox_policy",schemaPath:"#/$defs/ServerSandboxPolicy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -740,11 +743,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data13 = data.timeout;
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 86400 || isNaN(data13)){
-const err23 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(data12.writable !== undefined){
+let data13 = data12.writable;
+if(Array.isArray(data13)){
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+let data14 = data13[i1];
+if(typeof data14 === "string"){
+if(func1(data14) < 1){
+const err23 = {instancePath:instancePath+"/sandbox_policy/writable/" + i1,schemaPath:"#/$defs/ServerSandboxPolicy/properties/writable/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -753,8 +760,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data13 <= 0 || isNaN(data13)){
-const err24 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+else {
+const err24 = {instancePath:instancePath+"/sandbox_policy/writable/" + i1,schemaPath:"#/$defs/ServerSandboxPolicy/properties/writable/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -764,8 +772,9 @@ vErrors.push(err24);
 errors++;
 }
 }
+}
 else {
-const err25 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err25 = {instancePath:instancePath+"/sandbox_policy/writable",schemaPath:"#/$defs/ServerSandboxPolicy/properties/writable/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -775,11 +784,15 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.tool_timeout !== undefined){
-let data14 = data.tool_timeout;
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 86400 || isNaN(data14)){
-const err26 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(data12.readable_secrets !== undefined){
+let data15 = data12.readable_secrets;
+if(Array.isArray(data15)){
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(typeof data16 === "string"){
+if(func1(data16) < 1){
+const err26 = {instancePath:instancePath+"/sandbox_policy/readable_secrets/" + i2,schemaPath:"#/$defs/ServerSandboxPolicy/properties/readable_secrets/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -788,8 +801,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data14 <= 0 || isNaN(data14)){
-const err27 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+else {
+const err27 = {instancePath:instancePath+"/sandbox_policy/readable_secrets/" + i2,schemaPath:"#/$defs/ServerSandboxPolicy/properties/readable_secrets/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -799,8 +813,9 @@ vErrors.push(err27);
 errors++;
 }
 }
+}
 else {
-const err28 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err28 = {instancePath:instancePath+"/sandbox_policy/readable_secrets",schemaPath:"#/$defs/ServerSandboxPolicy/properties/readable_secrets/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -810,10 +825,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.protocol_version !== undefined){
-let data15 = data.protocol_version;
-if(!((((data15 === "2026-07-28") || (data15 === "2025-11-25")) || (data15 === "2025-06-18")) || (data15 === "2025-03-26"))){
-const err29 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
+if(data12.allowed_hosts !== undefined){
+let data17 = data12.allowed_hosts;
+if(Array.isArray(data17)){
+const len3 = data17.length;
+for(let i3=0; i3<len3; i3++){
+let data18 = data17[i3];
+if(typeof data18 === "string"){
+if(func1(data18) < 1){
+const err29 = {instancePath:instancePath+"/sandbox_policy/allowed_hosts/" + i3,schemaPath:"#/$defs/ServerSandboxPolicy/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -823,10 +843,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.probe_timeout_ms !== undefined){
-let data16 = data.probe_timeout_ms;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err30 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err30 = {instancePath:instancePath+"/sandbox_policy/allowed_hosts/" + i3,schemaPath:"#/$defs/ServerSandboxPolicy/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -835,9 +853,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 60000 || isNaN(data16)){
-const err31 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/sandbox_policy/allowed_hosts",schemaPath:"#/$defs/ServerSandboxPolicy/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -846,8 +865,10 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data16 < 1 || isNaN(data16)){
-const err32 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/sandbox_policy",schemaPath:"#/$defs/ServerSandboxPolicy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -857,10 +878,10 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err33 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.category !== undefined){
+let data19 = data.category;
+if(!(((data19 === "read") || (data19 === "edit")) || (data19 === "execute"))){
+const err33 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -870,10 +891,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.sampling !== undefined){
-let data18 = data.sampling;
-if(!(((data18 === "ask") || (data18 === "allow")) || (data18 === "deny"))){
-const err34 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
+if(data.timeout !== undefined){
+let data20 = data.timeout;
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 86400 || isNaN(data20)){
+const err34 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -882,10 +904,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data.trust_annotations !== undefined){
-if(typeof data.trust_annotations !== "boolean"){
-const err35 = {instancePath:instancePath+"/trust_annotations",schemaPath:"#/$defs/TrustAnnotations/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data20 <= 0 || isNaN(data20)){
+const err35 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -895,10 +915,8 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.log_level !== undefined){
-let data20 = data.log_level;
-if(!((((((((data20 === "debug") || (data20 === "info")) || (data20 === "notice")) || (data20 === "warning")) || (data20 === "error")) || (data20 === "critical")) || (data20 === "alert")) || (data20 === "emergency"))){
-const err36 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+else {
+const err36 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -908,9 +926,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.tool_timeout !== undefined){
+let data21 = data.tool_timeout;
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 86400 || isNaN(data21)){
+const err37 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -919,13 +939,144 @@ vErrors.push(err37);
 }
 errors++;
 }
+if(data21 <= 0 || isNaN(data21)){
+const err38 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.protocol_version !== undefined){
+let data22 = data.protocol_version;
+if(!((((data22 === "2026-07-28") || (data22 === "2025-11-25")) || (data22 === "2025-06-18")) || (data22 === "2025-03-26"))){
+const err40 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.probe_timeout_ms !== undefined){
+let data23 = data.probe_timeout_ms;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err41 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 60000 || isNaN(data23)){
+const err42 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data23 < 1 || isNaN(data23)){
+const err43 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err44 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.sampling !== undefined){
+let data25 = data.sampling;
+if(!(((data25 === "ask") || (data25 === "allow")) || (data25 === "deny"))){
+const err45 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.trust_annotations !== undefined){
+if(typeof data.trust_annotations !== "boolean"){
+const err46 = {instancePath:instancePath+"/trust_annotations",schemaPath:"#/$defs/TrustAnnotations/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.log_level !== undefined){
+let data27 = data.log_level;
+if(!((((((((data27 === "debug") || (data27 === "info")) || (data27 === "notice")) || (data27 === "warning")) || (data27 === "error")) || (data27 === "critical")) || (data27 === "alert")) || (data27 === "emergency"))){
+const err47 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
-const schema56 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
+const schema55 = {"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
+const schema57 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
 const pattern8 = new RegExp("^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$", "u");
 const pattern10 = new RegExp("^[^\\s]+$", "u");
 
@@ -961,7 +1112,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema54.properties, key0))){
+if(!(func10.call(schema55.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -975,7 +1126,7 @@ errors++;
 if(data.type !== undefined){
 let data0 = data.type;
 if(!((data0 === "http") || (data0 === "sse"))){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema54.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema55.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1162,7 +1313,7 @@ errors++;
 }
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key2 in data4){
-if(!(func10.call(schema56.properties, key2))){
+if(!(func10.call(schema57.properties, key2))){
 const err15 = {instancePath:instancePath+"/oauth",schemaPath:"#/$defs/OAuthClientConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -1176,7 +1327,7 @@ errors++;
 if(data4.grant !== undefined){
 let data6 = data4.grant;
 if(!(((data6 === "authorization_code") || (data6 === "client_credentials")) || (data6 === "jwt_bearer"))){
-const err16 = {instancePath:instancePath+"/oauth/grant",schemaPath:"#/$defs/OAuthClientConfig/properties/grant/enum",keyword:"enum",params:{allowedValues: schema56.properties.grant.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/oauth/grant",schemaPath:"#/$defs/OAuthClientConfig/properties/grant/enum",keyword:"enum",params:{allowedValues: schema57.properties.grant.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1214,7 +1365,7 @@ errors++;
 if(data4.signing_algorithm !== undefined){
 let data8 = data4.signing_algorithm;
 if(!((((((((((data8 === "ES256") || (data8 === "ES384")) || (data8 === "ES512")) || (data8 === "RS256")) || (data8 === "RS384")) || (data8 === "RS512")) || (data8 === "PS256")) || (data8 === "PS384")) || (data8 === "PS512")) || (data8 === "EdDSA"))){
-const err19 = {instancePath:instancePath+"/oauth/signing_algorithm",schemaPath:"#/$defs/OAuthClientConfig/properties/signing_algorithm/enum",keyword:"enum",params:{allowedValues: schema56.properties.signing_algorithm.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/oauth/signing_algorithm",schemaPath:"#/$defs/OAuthClientConfig/properties/signing_algorithm/enum",keyword:"enum",params:{allowedValues: schema57.properties.signing_algorithm.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1327,7 +1478,7 @@ errors++;
 if(data4.token_endpoint_auth_method !== undefined){
 let data13 = data4.token_endpoint_auth_method;
 if(!((((data13 === "none") || (data13 === "client_secret_basic")) || (data13 === "client_secret_post")) || (data13 === "private_key_jwt"))){
-const err28 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema56.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema57.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1428,7 +1579,7 @@ errors++;
 if(data.category !== undefined){
 let data17 = data.category;
 if(!(((data17 === "read") || (data17 === "edit")) || (data17 === "execute"))){
-const err36 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1511,7 +1662,7 @@ errors++;
 if(data.protocol_version !== undefined){
 let data20 = data.protocol_version;
 if(!((((data20 === "2026-07-28") || (data20 === "2025-11-25")) || (data20 === "2025-06-18")) || (data20 === "2025-03-26"))){
-const err43 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
+const err43 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1571,7 +1722,7 @@ errors++;
 if(data.sampling !== undefined){
 let data23 = data.sampling;
 if(!(((data23 === "ask") || (data23 === "allow")) || (data23 === "deny"))){
-const err48 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1596,7 +1747,7 @@ errors++;
 if(data.log_level !== undefined){
 let data25 = data.log_level;
 if(!((((((((data25 === "debug") || (data25 === "info")) || (data25 === "notice")) || (data25 === "warning")) || (data25 === "error")) || (data25 === "critical")) || (data25 === "alert")) || (data25 === "emergency"))){
-const err50 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
