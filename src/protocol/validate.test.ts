@@ -183,12 +183,22 @@ describe('the envelope check', () => {
   // message() accepts a message its own envelope definition accepts without running JSONRPCMessage; that
   // is only the same check while JSONRPCMessage is nothing but an anyOf over (at least) these four.
   it('relies on JSONRPCMessage being an anyOf over the four envelopes, in every version', () => {
-    const envelopes = ['JSONRPCRequest', 'JSONRPCNotification', 'JSONRPCResultResponse', 'JSONRPCErrorResponse'];
+    const envelopes = [
+      'JSONRPCRequest',
+      'JSONRPCNotification',
+      'JSONRPCResultResponse',
+      'JSONRPCErrorResponse',
+    ];
     for (const version of KNOWN_PROTOCOL_VERSIONS) {
       const file = path.join(repoRoot, 'schemas/mcp', version, 'schema.json');
-      const schema = JSON.parse(readFileSync(file, 'utf8')) as { $defs: Record<string, Record<string, unknown>> };
+      const schema = JSON.parse(readFileSync(file, 'utf8')) as {
+        $defs: Record<string, Record<string, unknown>>;
+      };
       const message = schema.$defs.JSONRPCMessage!;
-      expect(Object.keys(message).filter((key) => key !== 'description'), version).toEqual(['anyOf']);
+      expect(
+        Object.keys(message).filter((key) => key !== 'description'),
+        version,
+      ).toEqual(['anyOf']);
       const refs = (message.anyOf as { $ref?: string }[]).map((branch) => branch.$ref);
       for (const envelope of envelopes) expect(refs, version).toContain(`#/$defs/${envelope}`);
     }
