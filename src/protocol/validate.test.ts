@@ -179,6 +179,46 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+describe('the envelope check', () => {
+  // message() accepts a message its own envelope definition accepts without running JSONRPCMessage; that
+  // is only the same check while JSONRPCMessage is nothing but an anyOf over (at least) these four.
+  it('relies on JSONRPCMessage being an anyOf over the four envelopes, in every version', () => {
+    const envelopes = [
+      'JSONRPCRequest',
+      'JSONRPCNotification',
+      'JSONRPCResultResponse',
+      'JSONRPCErrorResponse',
+    ];
+    for (const version of KNOWN_PROTOCOL_VERSIONS) {
+      const file = path.join(repoRoot, 'schemas/mcp', version, 'schema.json');
+      const schema = JSON.parse(readFileSync(file, 'utf8')) as {
+        $defs: Record<string, Record<string, unknown>>;
+      };
+      const message = schema.$defs.JSONRPCMessage!;
+      expect(
+        Object.keys(message).filter((key) => key !== 'description'),
+        version,
+      ).toEqual(['anyOf']);
+      const refs = (message.anyOf as { $ref?: string }[]).map((branch) => branch.$ref);
+      for (const envelope of envelopes) expect(refs, version).toContain(`#/$defs/${envelope}`);
+    }
+  });
+
+  it('still rejects what no envelope accepts, and words it by the envelope the message claims', () => {
+    const v = validatorsFor('2025-11-25');
+    expect(v.message({ jsonrpc: '2.0', id: 1, result: { content: [] } })).toEqual([]);
+    expect(v.message({ jsonrpc: '2.0', id: 1, method: 'ping' })).toEqual([]);
+    expect(v.message({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual([]);
+    expect(v.message({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'no' } })).toEqual([]);
+    expect(v.message({ jsonrpc: '2.0', id: true, result: {} })[0]?.pointer).toBe('/id');
+    expect(v.message({ jsonrpc: '1.0', id: 1, result: {} })[0]?.pointer).toBe('/jsonrpc');
+    expect(v.message({ jsonrpc: '2.0', id: 1, error: { code: 'x', message: 'no' } })[0]?.pointer).toBe(
+      '/error/code',
+    );
+    expect(v.message({ jsonrpc: '2.0', id: 1 })).toHaveLength(1);
+  });
+});
+
 describe('no schema compilation at runtime', () => {
   it('src/protocol and src/generated import ajv only as ajv/dist/runtime/* (and ajv-formats formats)', () => {
     const files = [

@@ -212,6 +212,16 @@ function createValidators(version: KnownProtocolVersion): ProtocolValidators {
     return validator;
   };
   const jsonrpcMessage = validatorFor('JSONRPCMessage');
+  // In every version's schema JSONRPCMessage is an `anyOf` whose branches include these four envelopes
+  // (validate.test.ts checks it), so a message valid under the envelope it claims to be is a valid
+  // JSONRPCMessage. Checked first, that spares each message the failing branches of the anyOf, whose
+  // error objects were most of the envelope check's cost; anything else still meets the full check.
+  const envelopes: Readonly<Record<string, Validator>> = {
+    JSONRPCRequest: validatorFor('JSONRPCRequest'),
+    JSONRPCNotification: validatorFor('JSONRPCNotification'),
+    JSONRPCResultResponse: validatorFor('JSONRPCResultResponse'),
+    JSONRPCErrorResponse: validatorFor('JSONRPCErrorResponse'),
+  };
 
   const single = (value: unknown, prefix: string): Issues => {
     if (!isObject(value)) {
@@ -234,6 +244,10 @@ function createValidators(version: KnownProtocolVersion): ProtocolValidators {
   return Object.freeze({
     version,
     message(value: unknown): Issues {
+      if (isObject(value)) {
+        const envelope = envelopeOf(value);
+        if (envelope !== undefined && envelopes[envelope]!(value)) return NO_ISSUES;
+      }
       if (jsonrpcMessage(value)) return NO_ISSUES;
       if (!Array.isArray(value)) return single(value, '');
       if (!batching)
