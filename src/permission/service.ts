@@ -19,7 +19,8 @@
  *     The same holds for a shell command that writes there (by redirection or a known file-writing
  *     command) or into a shell startup file (~/.bashrc, ~/.profile, …), and for one that reads another
  *     process's environment or memory (/proc/<pid>/environ, ptrace tools), where furfly's keys are.
- *  6. an allow rule          → allow  (in any mode)
+ *  6. an allow rule          → allow  (in any mode), except for a command where no OS sandbox can
+ *     contain it: that still asks (fail closed); only bypass runs commands uncontained
  *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands the
  *     fail-closed check (destructive-commands.ts) fully resolves and finds harmless, but only where
  *     commands run contained (the OS sandbox, `commandContainment`): where no sandbox can run, auto
@@ -359,6 +360,10 @@ export class PermissionService {
     }
 
     if (rule?.action === 'allow') {
+      // An allow rule skips the question only where the command runs contained: without a sandbox it
+      // would run the model's commands on the host unasked, which only bypass mode says plainly.
+      const uncontained = analysis && this.uncontainedCommand(toolName);
+      if (uncontained) return uncontained;
       return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${matched}` };
     }
     return this.byMode(toolName, analysis);
@@ -406,6 +411,24 @@ export class PermissionService {
     }
   }
 
+  /**
+   * The question before a command where no OS sandbox can contain it (fail closed), in auto mode and
+   * under an allow rule alike; undefined where commands run contained (or nobody vouches either way).
+   */
+  private uncontainedCommand(toolName: string): PermissionDecision | undefined {
+    if (!this.containment || this.containment.contained()) return undefined;
+    // Said in full once; the person has read it by the next question.
+    const why = this.toldWhyUncontained
+      ? 'no OS sandbox can run here (see furfly doctor)'
+      : `no OS sandbox can run here: ${this.containment.whyNot()}. Run \`furfly doctor\` for what to install`;
+    this.toldWhyUncontained = true;
+    return {
+      action: 'ask',
+      source: 'no-sandbox',
+      reason: `${toolName}: commands are asked about before each run when they cannot be contained, allow rules included (only bypass mode runs them uncontained): ${why}`,
+    };
+  }
+
   private checkCommand(toolName: string, analysis: CommandAnalysis | undefined): PermissionDecision {
     if (analysis === undefined) {
       return {
@@ -414,18 +437,8 @@ export class PermissionService {
         reason: `auto mode asks before ${toolName}: it is an execute tool without a command that can be checked`,
       };
     }
-    if (this.containment && !this.containment.contained()) {
-      // Said in full once; the person has read it by the next question.
-      const why = this.toldWhyUncontained
-        ? 'no OS sandbox can run here (see furfly doctor)'
-        : `no OS sandbox can run here: ${this.containment.whyNot()}. Run \`furfly doctor\` for what to install`;
-      this.toldWhyUncontained = true;
-      return {
-        action: 'ask',
-        source: 'no-sandbox',
-        reason: `auto mode asks before every command when commands cannot be contained: ${why}`,
-      };
-    }
+    const uncontained = this.uncontainedCommand(toolName);
+    if (uncontained) return uncontained;
     const findings: DestructiveFinding[] = analysis.findings;
     const [first] = findings;
     if (!first) {
