@@ -33,6 +33,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
+import { configuredHooksPath, protectedNameIn } from '../sandbox/protected-paths.js';
 import { isObject } from '../util/is-object.js';
 import { loadBashGrammar } from './bash-grammar.js';
 import {
@@ -44,6 +45,13 @@ import {
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import { globCandidates, isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule, type RuleMatch } from './rules.js';
+
+/** Names in the shared list that are folders (the rest are files), for the wording only. */
+function isFolderName(name: string): boolean {
+  return !/\.(?:json|md|ya?ml)$|^\.(?:envrc|gitmodules|gitconfig|ripgreprc|bashrc|bash_profile|zshrc|zprofile|profile)$/i.test(
+    name,
+  );
+}
 
 /** What the service needs to know about a tool; the registry answers these. */
 export interface ToolFacts {
@@ -99,11 +107,11 @@ export interface CommandContainment {
 
 const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
 
-/** Path segments that are protected wherever they appear. */
-const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
 /**
- * Files that are protected wherever they are (compared in lower case): `.mcp.json` starts servers, and
- * FURFLY.md files go to the model with every request as the project's own instructions.
+ * Files whose reason is worth its own words (compared in lower case): `.mcp.json` starts servers, and
+ * FURFLY.md files go to the model with every request as the project's own instructions. Every name
+ * protected (these, `.git`, `.furflycode`, editor, hook-manager and agent folders) comes from the one
+ * list the OS sandbox also uses: sandbox/protected-paths.ts.
  */
 const PROTECTED_FILES = new Set(['.mcp.json', 'furfly.md']);
 
@@ -166,6 +174,8 @@ export class PermissionService {
   private readonly startupFiles: string[];
   private readonly containment: CommandContainment | undefined;
   private toldWhyUncontained = false;
+  /** The folder `core.hooksPath` names inside the project (husky's `.husky`, …), read once. */
+  private readonly hooksPath: string | undefined;
 
   constructor(
     settings: PermissionSettings,
@@ -180,6 +190,7 @@ export class PermissionService {
     );
     this.projectRoot = settings.projectRoot;
     this.containment = settings.commandContainment;
+    this.hooksPath = configuredHooksPath(settings.projectRoot);
     this.homeDir = settings.homeDir ?? os.homedir();
     this.startupFiles = HOME_STARTUP_FILES.map((f) => path.join(this.homeDir, f));
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
@@ -197,12 +208,16 @@ export class PermissionService {
     const lower = (p: string) => p.toLowerCase();
     for (const candidate of [written, resolved]) {
       const relative = path.relative(this.projectRoot, candidate);
-      const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
-      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
-      if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
       const file = lower(path.basename(candidate));
       if (PROTECTED_FILES.has(file)) {
         return `${raw} is ${file === '.mcp.json' ? 'the project server list' : 'a note furfly sends the model'} (${path.basename(candidate)}), which edit tools may not change without asking`;
+      }
+      const segment = protectedNameIn(relative.startsWith('..') ? candidate : relative);
+      if (segment) {
+        return `${raw} is inside ${segment}${isFolderName(segment) ? '/' : ''}, which edit tools may not change without asking (it runs code, or holds settings something obeys, outside the sandbox)`;
+      }
+      if (this.hooksPath && isInside(lower(candidate), lower(this.hooksPath))) {
+        return `${raw} is in the git hooks folder (core.hooksPath), which edit tools may not change without asking`;
       }
       if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
