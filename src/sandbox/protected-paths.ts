@@ -152,7 +152,7 @@ export function gitMetadataReadOnly(projectRoot: string): {
   } catch {
     stat = undefined;
   }
-  if (!stat || !stat.isDirectory()) return { readOnly: [gitPath] };
+  if (!stat?.isDirectory()) return { readOnly: [gitPath] };
   const existing = readdirSync(gitPath).filter((name) => !isWorkingSet(name));
   const readOnly = unique([...existing, ...GIT_INDIRECTIONS].map((name) => path.join(gitPath, name)));
   const hooksPath = configuredHooksPath(projectRoot);
