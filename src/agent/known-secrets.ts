@@ -11,7 +11,7 @@ import { userConfigDir } from '../config/paths.js';
 import { configSecrets } from '../config/secrets.js';
 import { TokenStore } from '../mcp/auth/token-store.js';
 import { Redactor } from '../redaction/index.js';
-import { isSecretVariableName } from '../tools/builtins/bash-env.js';
+import { isSecretVariable } from '../tools/builtins/bash-env.js';
 
 export interface KnownSecretsSources {
   /** The loaded config, when there is one (a failed or absent config adds nothing). */
@@ -26,7 +26,7 @@ export function knownSecrets({ loaded, env, providerKey }: KnownSecretsSources):
   if (loaded?.ok) secrets.push(...configSecrets(loaded.config, { ...loaded, env }));
   if (providerKey !== undefined) secrets.push(providerKey);
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && isSecretVariableName(name)) secrets.push(value);
+    if (value !== undefined && isSecretVariable(name, value)) secrets.push(value);
   }
   // The OAuth tokens and client secrets furfly stored for remote servers (docs/remote-servers.md).
   secrets.push(...new TokenStore(userConfigDir(env)).secrets());

@@ -179,7 +179,7 @@ export function refusalForOneShot(
   } else if (facts.category !== 'execute') {
     advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode accept-edits (auto and bypass also run ${facts.category} tools).`;
   } else if (facts.runsCommand) {
-    advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode auto (runs commands that are not destructive) or bypass.`;
+    advice = `The user can allow it with ${allowRule} (allowed commands still run inside the OS sandbox; where none can run they are asked about regardless), or run furfly with --permission-mode auto (runs commands that are not destructive, in the sandbox) or bypass (no sandbox).`;
   } else {
     advice = `The user can allow it with ${allowRule}, or run furfly with --permission-mode bypass (accept-edits and auto still ask before this tool).`;
   }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalForOneShot } from '../agent/permission-prompt.js';
 import { builtinTools } from '../tools/builtins/index.js';
 import { ToolRegistry } from '../tools/registry.js';
+import type { PermissionRule } from './rules.js';
 import { type CommandContainment, PermissionService } from './service.js';
 
 let projectRoot: string;
@@ -14,7 +15,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(projectRoot, { recursive: true, force: true }));
 
-function service(contained: boolean, mode: 'auto' | 'accept-edits' | 'bypass' = 'auto') {
+function service(
+  contained: boolean,
+  mode: 'auto' | 'accept-edits' | 'bypass' = 'auto',
+  rules: PermissionRule[] = [],
+) {
   const registry = new ToolRegistry();
   registry.registerAll(builtinTools());
   const containment: CommandContainment = {
@@ -22,7 +27,7 @@ function service(contained: boolean, mode: 'auto' | 'accept-edits' | 'bypass' = 
     contained: () => contained,
     whyNot: () => 'bubblewrap is not installed (install: sudo apt-get install -y bubblewrap socat ripgrep)',
   };
-  return new PermissionService({ mode, projectRoot, commandContainment: containment }, registry);
+  return new PermissionService({ mode, projectRoot, rules, commandContainment: containment }, registry);
 }
 
 const bash = (command: string) => ({ toolName: 'bash', args: { command } });
@@ -58,5 +63,27 @@ describe('auto mode without an OS sandbox', () => {
     await s.prepare();
     expect(s.decide(bash('ls')).action).toBe('allow');
     expect(s.decide(bash('rm -rf src')).action).toBe('ask');
+  });
+
+  it('still asks under an allow rule for bash, in auto and accept-edits (M1)', async () => {
+    for (const mode of ['auto', 'accept-edits'] as const) {
+      const s = service(false, mode, [{ tool_glob: 'bash', action: 'allow' }]);
+      await s.prepare();
+      const decision = s.decide(bash('ls'));
+      expect(decision).toMatchObject({ action: 'ask', source: 'no-sandbox' });
+      expect(decision.reason).toContain('allow rules included');
+      // In -p the refusal does not send the user to the rule that cannot help.
+      expect(refusalForOneShot('bash', decision, { category: 'execute', runsCommand: true, mode })).toMatch(
+        /No OS sandbox can run on this machine/,
+      );
+    }
+    // Where the sandbox contains commands, the rule still skips the question.
+    const contained = service(true, 'accept-edits', [{ tool_glob: 'bash', action: 'allow' }]);
+    await contained.prepare();
+    expect(contained.decide(bash('ls'))).toMatchObject({ action: 'allow', source: 'rule' });
+    // A read tool under an allow rule is not a command: the sandbox does not matter to it.
+    const reads = service(false, 'auto', [{ tool_glob: 'read_file', action: 'allow' }]);
+    await reads.prepare();
+    expect(reads.decide({ toolName: 'read_file', args: { path: 'x' } }).action).toBe('allow');
   });
 });

@@ -23,7 +23,8 @@
  *     The same holds for a shell command that writes there (by redirection or a known file-writing
  *     command) or into a shell startup file (~/.bashrc, ~/.profile, …), and for one that reads another
  *     process's environment or memory (/proc/<pid>/environ, ptrace tools), where furfly's keys are.
- *  6. an allow rule          → allow  (in any mode)
+ *  6. an allow rule          → allow  (in any mode), except for a command where no OS sandbox can
+ *     contain it: that still asks (fail closed); only bypass runs commands uncontained
  *  7. the mode: strict asks; accept-edits runs read and edit; auto also runs commands the
  *     fail-closed check (destructive-commands.ts) fully resolves and finds harmless, but only where
  *     commands run contained (the OS sandbox, `commandContainment`): where no sandbox can run, auto
@@ -36,6 +37,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
+import { configuredHooksPath, protectedNameIn } from '../sandbox/protected-paths.js';
 import { isObject } from '../util/is-object.js';
 import { loadBashGrammar } from './bash-grammar.js';
 import {
@@ -47,6 +49,13 @@ import {
 import type { PermissionCategory, PermissionMode } from './modes.js';
 import { globCandidates, isInside, PathSandbox, resolveRealPath } from './paths.js';
 import { type CompiledRules, compileRules, type PermissionRule, type RuleMatch } from './rules.js';
+
+/** Names in the shared list that are folders (the rest are files), for the wording only. */
+function isFolderName(name: string): boolean {
+  return !/\.(?:json|md|ya?ml)$|^\.(?:envrc|gitmodules|gitconfig|ripgreprc|bashrc|bash_profile|zshrc|zprofile|profile)$/i.test(
+    name,
+  );
+}
 
 /** What the service needs to know about a tool; the registry answers these. */
 export interface ToolFacts {
@@ -111,11 +120,11 @@ export interface CommandContainment {
 
 const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
 
-/** Path segments that are protected wherever they appear. */
-const PROTECTED_SEGMENTS = new Set(['.furflycode', '.git']);
 /**
- * Files that are protected wherever they are (compared in lower case): `.mcp.json` starts servers, and
- * FURFLY.md files go to the model with every request as the project's own instructions.
+ * Files whose reason is worth its own words (compared in lower case): `.mcp.json` starts servers, and
+ * FURFLY.md files go to the model with every request as the project's own instructions. Every name
+ * protected (these, `.git`, `.furflycode`, editor, hook-manager and agent folders) comes from the one
+ * list the OS sandbox also uses: sandbox/protected-paths.ts.
  */
 const PROTECTED_FILES = new Set(['.mcp.json', 'furfly.md']);
 
@@ -186,6 +195,8 @@ export class PermissionService {
   private readonly containment: CommandContainment | undefined;
   private readonly retryOutsideSandbox: boolean;
   private toldWhyUncontained = false;
+  /** The folder `core.hooksPath` names inside the project (husky's `.husky`, …), read once. */
+  private readonly hooksPath: string | undefined;
 
   constructor(
     settings: PermissionSettings,
@@ -201,6 +212,7 @@ export class PermissionService {
     this.projectRoot = settings.projectRoot;
     this.containment = settings.commandContainment;
     this.retryOutsideSandbox = settings.retryOutsideSandbox === true;
+    this.hooksPath = configuredHooksPath(settings.projectRoot);
     this.homeDir = settings.homeDir ?? os.homedir();
     this.startupFiles = HOME_STARTUP_FILES.map((f) => path.join(this.homeDir, f));
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
@@ -218,12 +230,16 @@ export class PermissionService {
     const lower = (p: string) => p.toLowerCase();
     for (const candidate of [written, resolved]) {
       const relative = path.relative(this.projectRoot, candidate);
-      const segments = (relative.startsWith('..') ? candidate : relative).split(path.sep);
-      const segment = segments.find((s) => PROTECTED_SEGMENTS.has(lower(s)));
-      if (segment) return `${raw} is inside ${segment}/, which edit tools may not change without asking`;
       const file = lower(path.basename(candidate));
       if (PROTECTED_FILES.has(file)) {
         return `${raw} is ${file === '.mcp.json' ? 'the project server list' : 'a note furfly sends the model'} (${path.basename(candidate)}), which edit tools may not change without asking`;
+      }
+      const segment = protectedNameIn(relative.startsWith('..') ? candidate : relative);
+      if (segment) {
+        return `${raw} is inside ${segment}${isFolderName(segment) ? '/' : ''}, which edit tools may not change without asking (it runs code, or holds settings something obeys, outside the sandbox)`;
+      }
+      if (this.hooksPath && isInside(lower(candidate), lower(this.hooksPath))) {
+        return `${raw} is in the git hooks folder (core.hooksPath), which edit tools may not change without asking`;
       }
       if (this.protectedRoots.some((root) => isInside(lower(candidate), lower(root)))) {
         return `${raw} is inside the user config folder, which edit tools may not change without asking`;
@@ -385,6 +401,10 @@ export class PermissionService {
     }
 
     if (rule?.action === 'allow') {
+      // An allow rule skips the question only where the command runs contained: without a sandbox it
+      // would run the model's commands on the host unasked, which only bypass mode says plainly.
+      const uncontained = analysis && this.uncontainedCommand(toolName);
+      if (uncontained) return uncontained;
       return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${matched}` };
     }
     return this.byMode(toolName, analysis);
@@ -459,6 +479,24 @@ export class PermissionService {
     }
   }
 
+  /**
+   * The question before a command where no OS sandbox can contain it (fail closed), in auto mode and
+   * under an allow rule alike; undefined where commands run contained (or nobody vouches either way).
+   */
+  private uncontainedCommand(toolName: string): PermissionDecision | undefined {
+    if (!this.containment || this.containment.contained()) return undefined;
+    // Said in full once; the person has read it by the next question.
+    const why = this.toldWhyUncontained
+      ? 'no OS sandbox can run here (see furfly doctor)'
+      : `no OS sandbox can run here: ${this.containment.whyNot()}. Run \`furfly doctor\` for what to install`;
+    this.toldWhyUncontained = true;
+    return {
+      action: 'ask',
+      source: 'no-sandbox',
+      reason: `${toolName}: commands are asked about before each run when they cannot be contained, allow rules included (only bypass mode runs them uncontained): ${why}`,
+    };
+  }
+
   private checkCommand(toolName: string, analysis: CommandAnalysis | undefined): PermissionDecision {
     if (analysis === undefined) {
       return {
@@ -467,18 +505,8 @@ export class PermissionService {
         reason: `auto mode asks before ${toolName}: it is an execute tool without a command that can be checked`,
       };
     }
-    if (this.containment && !this.containment.contained()) {
-      // Said in full once; the person has read it by the next question.
-      const why = this.toldWhyUncontained
-        ? 'no OS sandbox can run here (see furfly doctor)'
-        : `no OS sandbox can run here: ${this.containment.whyNot()}. Run \`furfly doctor\` for what to install`;
-      this.toldWhyUncontained = true;
-      return {
-        action: 'ask',
-        source: 'no-sandbox',
-        reason: `auto mode asks before every command when commands cannot be contained: ${why}`,
-      };
-    }
+    const uncontained = this.uncontainedCommand(toolName);
+    if (uncontained) return uncontained;
     const findings: DestructiveFinding[] = analysis.findings;
     const [first] = findings;
     if (!first) {

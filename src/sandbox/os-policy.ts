@@ -6,7 +6,9 @@
  *
  * This module only computes paths; os-sandbox.ts hands the policy to the runtime.
  */
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { gitMetadataReadOnly, PROTECTED_NAMES } from './protected-paths.js';
 
 export interface OsSandboxPolicy {
   /** Absolute folders the process may write (everything else is read-only). */
@@ -22,6 +24,12 @@ export interface OsSandboxPolicy {
   readable?: readonly string[];
   /** Host names (`example.com`, `*.example.com`, `host:443`) reachable through the runtime's proxy. */
   allowedHosts: readonly string[];
+  /**
+   * Paths inside `writable` that must not come into being: absent when the call starts, removed when
+   * it ends if the command made them. For what cannot be a read-only placeholder (git dies on a
+   * `.git/commondir` it cannot read), and every process of the call has ended by then.
+   */
+  removeAfter?: readonly string[];
 }
 
 /**
@@ -54,23 +62,52 @@ export const HOME_CREDENTIAL_STORES: readonly string[] = [
   '.vault-token',
   '.password-store',
   '.local/share/keyrings',
+  // Other tools' logins and histories: an agent's OAuth tokens, database passwords, typed commands.
+  '.claude/.credentials.json',
+  '.claude.json',
+  '.config/anthropic',
+  '.config/openai',
+  '.codex/auth.json',
+  '.pgpass',
+  '.my.cnf',
+  '.mylogin.cnf',
+  '.bash_history',
+  '.zsh_history',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.lesshst',
+  '.viminfo',
+  '.config/rclone',
+  '.s3cfg',
+  '.boto',
+  '.config/hcloud',
+  '.config/op',
+  '.config/Bitwarden CLI',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
 ];
 
-/** Names of `.env` files looked for outside the project root (in the home folder and above the project). */
-const ENV_FILE_NAMES = ['.env', '.env.local', '.env.development', '.env.production', '.env.test'];
+/**
+ * Where `.env*` files are looked for outside the project root: the home folder and every folder above
+ * the project (their own `.env*`), and the folders beside the project and in the home folder down to
+ * this depth (a sibling checkout's `.env.staging`). A file system cannot be listed whole on every
+ * call; the credential stores above and these cover where such files live in practice.
+ */
+const ENV_SEARCH_DEPTH = 2;
+/** At most this many folders are listed per call, so a huge home folder cannot slow every command. */
+const ENV_SEARCH_BUDGET = 400;
 
 /**
  * Paths inside the project a command may never change, even though the project is writable: they run
  * code (git hooks, git config) or hold the permissions and servers furfly trusts (`.furflycode/`,
  * `.mcp.json`, `FURFLY.md`, which goes to the model as instructions).
  */
-export const PROJECT_PROTECTED_PATHS: readonly string[] = [
-  '.git/hooks',
-  '.git/config',
-  '.furflycode',
-  '.mcp.json',
-  'FURFLY.md',
-];
+export const PROJECT_PROTECTED_PATHS: readonly string[] = PROTECTED_NAMES.filter((name) => name !== '.git');
 
 export interface BashPolicyInput {
   projectRoot: string;
@@ -111,17 +148,30 @@ function ancestorsOf(folder: string): string[] {
 /**
  * The policy of one bash call: the project root and the session temp folder writable, protected paths
  * in the project read-only, credential stores unreadable, only the configured hosts reachable.
+ *
+ * A project root that is the home folder or contains it (furfly started in `~` or `/`, where no
+ * `.git` or `.furflycode` marks a project) is NOT writable: the home folder holds what runs at login,
+ * in every shell and on every `git` call (`.bash_login`, `.config/git/config`, `.config/systemd`,
+ * `.local/bin`), far more than any list could protect. Commands there write only the temp folder.
  */
 export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
   const { projectRoot, homeDir } = input;
   const expand = (entry: string) => expandPolicyPath(entry, homeDir, projectRoot);
-  const envFiles = [homeDir, ...ancestorsOf(projectRoot)].flatMap((dir) =>
-    ENV_FILE_NAMES.map((name) => path.join(dir, name)),
-  );
+  const projectWritable = !projectRootHoldsHome(projectRoot, homeDir);
+  const git: ReturnType<typeof gitMetadataReadOnly> = projectWritable
+    ? gitMetadataReadOnly(projectRoot)
+    : { readOnly: [] };
   return {
-    writable: unique([projectRoot, input.tempDir, ...(input.extraWritable ?? []).map(expand)]),
+    writable: unique([
+      ...(projectWritable ? [projectRoot] : []),
+      // Bound onto itself, .git is a mount point: a command cannot rename it away and put its own there.
+      ...(git.writableDir ? [git.writableDir] : []),
+      input.tempDir,
+      ...(input.extraWritable ?? []).map(expand).filter((dir) => !projectRootHoldsHome(dir, homeDir)),
+    ]),
     readOnly: unique([
       ...PROJECT_PROTECTED_PATHS.map((p) => path.join(projectRoot, p)),
+      ...git.readOnly,
       // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
       input.furflyUserDir,
       ...(input.extraReadOnly ?? []).map(expand),
@@ -129,10 +179,11 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     unreadable: unique([
       input.furflyUserDir,
       ...HOME_CREDENTIAL_STORES.map((p) => path.join(homeDir, p)),
-      ...envFiles.filter((file) => !isInsideOrSame(file, projectRoot)),
+      ...envFilesOutside(projectRoot, homeDir),
       ...(input.extraUnreadable ?? []).map(expand),
     ]),
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
+    ...(git.removeAfter ? { removeAfter: git.removeAfter } : {}),
   };
 }
 
@@ -164,7 +215,7 @@ export function serverPolicy(input: ServerPolicyInput): OsSandboxPolicy {
   const secrets = (input.readableSecrets ?? []).map(expand);
   const stores = [
     ...HOME_CREDENTIAL_STORES.map((p) => path.join(homeDir, p)),
-    ...ENV_FILE_NAMES.map((name) => path.join(homeDir, name)),
+    ...envFilesOutside(baseDir, homeDir),
   ];
   // A secret naming a whole store (or a folder above it) lifts that store's deny; one naming a file
   // inside a store keeps the store denied and re-opens just that file.
@@ -181,6 +232,47 @@ export function serverPolicy(input: ServerPolicyInput): OsSandboxPolicy {
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
   };
 }
+
+/** Whether `folder` is the home folder, the file system root, or a folder above the home folder. */
+export function projectRootHoldsHome(folder: string, homeDir: string): boolean {
+  const resolved = path.resolve(folder);
+  return resolved === path.parse(resolved).root || isInsideOrSame(path.resolve(homeDir), resolved);
+}
+
+/**
+ * `.env*` files outside the project root: in each folder above the project and in the home folder,
+ * and in the folders below those down to ENV_SEARCH_DEPTH (siblings of the project, folders in the
+ * home folder), skipping the project itself. Only what exists is listed: a read-deny of a file that
+ * is not there protects nothing.
+ */
+function envFilesOutside(projectRoot: string, homeDir: string): string[] {
+  const found: string[] = [];
+  let budget = ENV_SEARCH_BUDGET;
+  const visit = (dir: string, depth: number) => {
+    if (budget-- <= 0 || isInsideOrSame(dir, projectRoot)) return;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (/^\.env/i.test(entry.name) && !entry.isDirectory()) found.push(full);
+      else if (depth > 0 && entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) visit(full, depth - 1);
+    }
+  };
+  const ancestors = ancestorsOf(projectRoot);
+  // The project's parent and the home folder are searched below themselves; higher folders only at
+  // their own level (one above the parent holds every user's folders on a shared machine).
+  visit(homeDir, ENV_SEARCH_DEPTH);
+  if (ancestors[0]) visit(ancestors[0], ENV_SEARCH_DEPTH - 1);
+  for (const dir of ancestors.slice(1)) visit(dir, 0);
+  return unique(found).filter((file) => !isInsideOrSame(file, projectRoot));
+}
+
+/** Folders never worth listing for `.env` files (large, and not where people keep them). */
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.cache', '.npm', '.local', 'proc', 'sys', 'dev']);
 
 function isInsideOrSame(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);

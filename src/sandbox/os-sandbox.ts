@@ -11,6 +11,8 @@
  * and every command is wrapped with its own filesystem policy on top.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, rmSync } from 'node:fs';
+import { findHostBinary, hostSafePath, insideAnyRoot, withHostSafePath } from './host-binaries.js';
 import type { OsSandboxPolicy } from './os-policy.js';
 
 type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
@@ -63,7 +65,10 @@ export async function probeOsSandbox(
   if (!runtime.isSupportedPlatform()) {
     return { available: false, platform, reason: `the OS sandbox does not support ${platform}` };
   }
-  const { errors } = runtime.checkDependencies();
+  // The working directory is (or lies in) the project, which commands may write.
+  const { errors } = await withHostSafePath([process.cwd()], async () => runtime.checkDependencies());
+  const tools = hostToolsFor([process.cwd()]);
+  if (errors.length === 0 && !tools.ok) errors.push(tools.reason);
   if (errors.length > 0) {
     const install = installCommandFor(process.platform);
     return {
@@ -76,8 +81,49 @@ export async function probeOsSandbox(
   return { available: true, platform };
 }
 
-function toRuntimeConfig(policy: OsSandboxPolicy) {
+/** The host programs the runtime runs, by absolute path, none inside a folder commands may write. */
+interface HostTools {
+  bash: string;
+  /** Linux only. */
+  bwrap?: string;
+  socat?: string;
+  rg?: string;
+  env?: string;
+}
+
+type HostToolsResult = ({ ok: true } & HostTools) | { ok: false; reason: string };
+
+function hostToolsFor(writableRoots: readonly string[]): HostToolsResult {
+  const pathValue = process.env.PATH;
+  const names = process.platform === 'linux' ? ['bash', 'bwrap', 'socat', 'rg', 'env'] : ['bash'];
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const binary = findHostBinary(name, pathValue, writableRoots);
+    if (!binary) {
+      return {
+        ok: false,
+        reason: `${name} was not found on PATH outside the folders commands may write (${hostSafePath(pathValue, writableRoots) || 'PATH is empty'})`,
+      };
+    }
+    found[name] = binary;
+  }
   return {
+    ok: true,
+    bash: found.bash!,
+    bwrap: found.bwrap,
+    socat: found.socat,
+    rg: found.rg,
+    env: found.env,
+  };
+}
+
+function toRuntimeConfig(policy: OsSandboxPolicy, tools?: HostTools) {
+  return {
+    ...(tools?.bwrap ? { bwrapPath: tools.bwrap } : {}),
+    ...(tools?.socat ? { socatPath: tools.socat } : {}),
+    // ripgrep scans the working directory on the host: with an empty environment (no API key to
+    // leak, no RIPGREP_CONFIG_PATH), by absolute path.
+    ...(tools?.rg && tools.env ? { ripgrep: { command: tools.env, args: ['-i', tools.rg] } } : {}),
     network: { allowedDomains: [...policy.allowedHosts], deniedDomains: [] },
     filesystem: {
       denyRead: [...policy.unreadable],
@@ -89,23 +135,32 @@ function toRuntimeConfig(policy: OsSandboxPolicy) {
 }
 
 let initialized: Promise<Runtime> | undefined;
+/** The host programs the runtime was started with (fixed for its lifetime). */
+let startedTools: HostTools | undefined;
 let currentDecider: UnlistedHostDecider | undefined;
 
 /**
  * Starts the runtime (its network proxies) once per process. Hosts no policy lists go to the decider
  * of the command running now, or are refused when there is none.
  */
-function ensureStarted(policy: OsSandboxPolicy): Promise<Runtime> {
+function ensureStarted(policy: OsSandboxPolicy, tools: HostTools): Promise<Runtime> {
+  startedTools ??= tools;
   initialized ??= loadRuntime().then(async (runtime) => {
     // No host in the runtime-wide list: whatever it holds, every command (bash calls and servers
-    // alike) could reach. Each command's hosts are registered under its own id instead.
-    const base = { ...toRuntimeConfig(policy), network: { allowedDomains: [], deniedDomains: [] } };
-    await runtime.initialize(base, async ({ host, port }) => {
-      const decide = currentDecider;
-      if (!decide) return { allow: false, reason: `${host} is not in the sandbox's allowed hosts` };
-      const decision = await decide(host, port);
-      return decision.allow ? true : { allow: false, reason: decision.reason };
-    });
+    // alike) could reach. Each command's hosts are registered under its own id instead. The runtime
+    // checks its dependencies with `which`, through PATH: only host-safe folders.
+    const base = {
+      ...toRuntimeConfig(policy, tools),
+      network: { allowedDomains: [], deniedDomains: [] },
+    };
+    await withHostSafePath(policy.writable, () =>
+      runtime.initialize(base, async ({ host, port }) => {
+        const decide = currentDecider;
+        if (!decide) return { allow: false, reason: `${host} is not in the sandbox's allowed hosts` };
+        const decision = await decide(host, port);
+        return decision.allow ? true : { allow: false, reason: decision.reason };
+      }),
+    );
     return runtime;
   });
   return initialized;
@@ -128,25 +183,33 @@ export async function wrapCommand(
   policy: OsSandboxPolicy,
   decider?: UnlistedHostDecider,
 ): Promise<WrappedCommand> {
-  const runtime = await ensureStarted(policy);
+  // Fail closed: a helper that a command could have planted is not run.
+  const tools = hostToolsFor(policy.writable);
+  if (!tools.ok) throw new Error(tools.reason);
+  const runtime = await ensureStarted(policy, tools);
+  const started = startedTools ?? tools;
+  const planted = Object.values(started).find(
+    (binary) => typeof binary === 'string' && insideAnyRoot(binary, policy.writable),
+  );
+  if (planted) throw new Error(`the sandbox's helper ${planted} lies in a folder commands may write`);
   // Unguessable: the proxy ties a connection to a command by this id (see the runtime's docs).
   const commandId = randomBytes(16).toString('base64url');
   const config = toRuntimeConfig(policy);
-  const wrapped = await runtime.wrapWithSandbox(
-    command,
-    'bash',
-    { filesystem: config.filesystem },
-    undefined,
-    { commandId },
+  // The runtime looks the shell up with `which`, through PATH: only host-safe folders.
+  const wrapped = await withHostSafePath(policy.writable, () =>
+    runtime.wrapWithSandbox(command, started.bash, { filesystem: config.filesystem }, undefined, {
+      commandId,
+    }),
   );
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
   currentDecider = decider;
+  const mustNotAppear = (policy.removeAfter ?? []).filter((file) => !pathExists(file));
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
   return {
-    argv: ['bash', '-c', wrapped],
+    argv: [started.bash, '-c', wrapped],
     blockedHosts: () => {
       const fresh = store.getTotalCount() - before;
       if (fresh <= 0) return [];
@@ -160,8 +223,20 @@ export async function wrapCommand(
       runtime.unregisterCommandNetworkLists(commandId);
       if (currentDecider === decider) currentDecider = undefined;
       runtime.cleanupAfterCommand();
+      for (const file of mustNotAppear) if (pathExists(file)) rmSync(file, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether anything (a dangling symlink included) is at `file`. */
+function pathExists(file: string): boolean {
+  if (existsSync(file)) return true;
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A long-lived program (a stdio MCP server) wrapped for the sandbox: spawn `argv`; `done()` once it ended. */
@@ -180,23 +255,33 @@ export async function wrapServer(
   args: readonly string[],
   policy: OsSandboxPolicy,
 ): Promise<WrappedServer> {
-  const runtime = await ensureStarted(policy);
+  // Fail closed, as for a bash call: a helper that a command could have planted is not run.
+  const tools = hostToolsFor(policy.writable);
+  if (!tools.ok) throw new Error(tools.reason);
+  const runtime = await ensureStarted(policy, tools);
+  const started = startedTools ?? tools;
+  const planted = Object.values(started).find(
+    (binary) => typeof binary === 'string' && insideAnyRoot(binary, policy.writable),
+  );
+  if (planted) throw new Error(`the sandbox's helper ${planted} lies in a folder the server may write`);
   const commandId = randomBytes(16).toString('base64url');
   const line = [command, ...args].map(shellQuote).join(' ');
   // exec: the sandboxed shell becomes the server, so signals reach it and its exit is the server's.
-  const wrapped = await runtime.wrapWithSandbox(
-    `exec ${line}`,
-    'bash',
-    { filesystem: toRuntimeConfig(policy).filesystem },
-    undefined,
-    { commandId },
+  const wrapped = await withHostSafePath(policy.writable, () =>
+    runtime.wrapWithSandbox(
+      `exec ${line}`,
+      started.bash,
+      { filesystem: toRuntimeConfig(policy).filesystem },
+      undefined,
+      { commandId },
+    ),
   );
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
   let ended = false;
   return {
-    argv: ['bash', '-c', wrapped],
+    argv: [started.bash, '-c', wrapped],
     done: () => {
       if (ended) return;
       ended = true;
@@ -216,5 +301,6 @@ export function shellQuote(word: string): string {
 export async function stopOsSandbox(): Promise<void> {
   const started = initialized;
   initialized = undefined;
+  startedTools = undefined;
   if (started) await (await started).reset();
 }

@@ -12,16 +12,34 @@ describe('bash child environment', () => {
     'DB_PASSWD',
     'AWS_SECRET_ACCESS_KEY',
     'CLIENT_SECRET',
+    // Red team M2: names the first rule missed.
+    'SSH_PRIVATE_KEY',
+    'OPENAI_KEY',
+    'GH_PAT',
+    'NPM_AUTH',
+    'SENTRY_DSN',
+    'AZURE_STORAGE_CONNECTION_STRING',
   ])('treats %s as secret', (name) => {
     expect(isSecretVariableName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'FURFLY_HOME', 'KEYBOARD', 'TOKENIZER_DIR', 'SSH_AUTH_SOCK'])(
-    'keeps %s',
-    (name) => {
-      expect(isSecretVariableName(name)).toBe(false);
-    },
-  );
+  it.each([
+    'PATH',
+    'HOME',
+    'LANG',
+    'TERM',
+    'FURFLY_HOME',
+    'KEYBOARD',
+    'TOKENIZER_DIR',
+    'SSH_AUTH_SOCK',
+    'PWD',
+    'OLDPWD',
+    'KEYMAP',
+    'GIT_AUTHOR_NAME',
+    'SSH_KEY_PATH',
+  ])('keeps %s', (name) => {
+    expect(isSecretVariableName(name)).toBe(false);
+  });
 
   it('drops secret names and the names it is given, keeps the rest', () => {
     const env = {
@@ -32,5 +50,20 @@ describe('bash child environment', () => {
       GONE: undefined,
     };
     expect(childEnvironment(env, ['DB_URL'])).toEqual({ PATH: '/bin', LANG: 'C' });
+  });
+
+  it('drops a variable whose value is a URL with a password or a private key, whatever its name (M2)', () => {
+    const env = {
+      PATH: '/bin',
+      DATABASE_URL: 'postgres://app:hunter2-db@db.internal/app',
+      PUBLIC_URL: 'https://example.com/x',
+      USER_URL: 'https://user@example.com/',
+      DEPLOY: '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----',
+    };
+    expect(childEnvironment(env)).toEqual({
+      PATH: '/bin',
+      PUBLIC_URL: 'https://example.com/x',
+      USER_URL: 'https://user@example.com/',
+    });
   });
 });
