@@ -55,7 +55,8 @@ function privateFile(home, name, content) {
 
 /**
  * The `oauth` lines of the unattended-grant extension scenarios (OAuth client credentials, workload
- * identity federation): no login, the grant runs at the first call.
+ * identity federation, enterprise-managed authorization with the ID token a single sign-on left in a
+ * file): no login, the grant runs at the first call.
  */
 const UNATTENDED = {
   'auth/client-credentials-basic': (context, _home, env) => {
@@ -76,6 +77,18 @@ const UNATTENDED = {
       ? [`signing_algorithm: ${yamlString(context.signing_algorithm)}`]
       : []),
   ],
+  'auth/enterprise-managed-authorization': (context, home, env) => {
+    env.SUITE_CLIENT_SECRET = context.client_secret;
+    return [
+      'grant: identity_assertion',
+      `client_id: ${yamlString(context.client_id)}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config variable reference, not a template
+      'client_secret: ${SUITE_CLIENT_SECRET}',
+      `idp_issuer: ${yamlString(context.idp_issuer)}`,
+      `idp_client_id: ${yamlString(context.idp_client_id)}`,
+      `id_token_file: ${yamlString(privateFile(home, 'sso-id-token.jwt', context.idp_id_token))}`,
+    ];
+  },
   'auth/wif-jwt-bearer': (context, home) => [
     'grant: jwt_bearer',
     `client_id: ${yamlString(context.client_id)}`,

@@ -8,6 +8,9 @@
  *   platform issued, read from `assertion_file` at each request (platforms rotate it). The client
  *   authenticates as configured (usually `none`: the assertion is the proof). A refusal is reported as
  *   it is: no retry, no other grant.
+ * - `identity_assertion` (enterprise-managed authorization, SEP-990): the assertion of a `jwt_bearer`
+ *   grant is an ID-JAG the enterprise identity provider issued for the user's ID token
+ *   (identity-assertion.ts); the client authenticates as configured (usually its client secret).
  *
  * Every request carries the `resource` indicator (RFC 8707) and the scopes chosen by the caller. Client
  * authentication, the request and the response checks are oauth4webapi's; this module only picks them.
@@ -21,15 +24,18 @@ import { secretAuth } from '../client-authentication.js';
 import { insecureAllowed } from '../discovery.js';
 import { AuthorizationError } from '../errors.js';
 import { credentialPath, loadClientKey } from './client-key.js';
+import { identityAssertionGrant } from './identity-assertion.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-export type UnattendedGrant = 'client_credentials' | 'jwt_bearer';
+export type UnattendedGrant = 'client_credentials' | 'jwt_bearer' | 'identity_assertion';
 
 /** The grant a config asks for, when it is one that needs no browser. */
 export function unattendedGrantOf(config: OAuthClientConfig | undefined): UnattendedGrant | undefined {
   const grant = config?.grant;
-  return grant === 'client_credentials' || grant === 'jwt_bearer' ? grant : undefined;
+  return grant === 'client_credentials' || grant === 'jwt_bearer' || grant === 'identity_assertion'
+    ? grant
+    : undefined;
 }
 
 export interface UnattendedRequest {
@@ -61,7 +67,18 @@ export async function unattendedToken(request: UnattendedRequest): Promise<oauth
       const response = await oauth.clientCredentialsGrantRequest(as, client, clientAuth, parameters, options);
       return await oauth.processClientCredentialsResponse(as, client, response);
     }
-    parameters.set('assertion', readAssertion(config, request.onSecret));
+    const assertion =
+      grant === 'identity_assertion'
+        ? await identityAssertionGrant({
+            config,
+            audience: as.issuer,
+            resource: request.resource,
+            scope: request.scope,
+            ...(request.fetch === undefined ? {} : { fetch: request.fetch }),
+            ...(request.onSecret === undefined ? {} : { onSecret: request.onSecret }),
+          })
+        : readAssertion(config, request.onSecret);
+    parameters.set('assertion', assertion);
     const response = await oauth.genericTokenEndpointRequest(
       as,
       client,
@@ -76,7 +93,9 @@ export async function unattendedToken(request: UnattendedRequest): Promise<oauth
     throw tokenError(
       grant === 'client_credentials'
         ? 'the token endpoint refused the client credentials grant'
-        : 'the token endpoint refused the JWT bearer grant',
+        : grant === 'identity_assertion'
+          ? 'the token endpoint refused the identity assertion grant'
+          : 'the token endpoint refused the JWT bearer grant',
       error,
     );
   }
