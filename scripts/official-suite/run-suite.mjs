@@ -76,14 +76,16 @@ export const CORE_SCENARIOS = [
 
 /**
  * Extension scenarios furfly implements (OAuth client credentials with a secret or a private-key JWT,
- * workload identity federation, enterprise-managed authorization); the others (DPoP, skills) are added
- * here as furfly implements them.
+ * workload identity federation, enterprise-managed authorization, DPoP with and without nonces); the
+ * others (skills) are added here as furfly implements them.
  */
 export const EXTENSION_SCENARIOS = [
   'auth/client-credentials-basic',
   'auth/client-credentials-jwt',
   'auth/wif-jwt-bearer',
   'auth/enterprise-managed-authorization',
+  'auth/dpop',
+  'auth/dpop-nonce',
 ];
 
 /** Every client scenario the pinned suite lists, by `conformance list --client`. */

@@ -22,6 +22,7 @@ import type { OAuthClientConfig } from '../../../config/types.js';
 import { tokenError } from '../authorization-code.js';
 import { secretAuth } from '../client-authentication.js';
 import { insecureAllowed } from '../discovery.js';
+import { type DpopKey, withDpopNonceRetry } from '../dpop.js';
 import { AuthorizationError } from '../errors.js';
 import { credentialPath, loadClientKey } from './client-key.js';
 import { identityAssertionGrant } from './identity-assertion.js';
@@ -45,6 +46,8 @@ export interface UnattendedRequest {
   readonly scope: string | undefined;
   readonly fetch?: typeof fetch;
   readonly onSecret?: (secret: string) => void;
+  /** Binds the token to this key (DPoP, ../dpop.ts). */
+  readonly dpop?: DpopKey;
 }
 
 /** Runs the configured grant at the token endpoint; resolves to the checked token response. */
@@ -61,11 +64,20 @@ export async function unattendedToken(request: UnattendedRequest): Promise<oauth
   const options = {
     ...(insecureAllowed(as.token_endpoint) ? { [oauth.allowInsecureRequests]: true } : {}),
     ...(request.fetch === undefined ? {} : { [oauth.customFetch]: request.fetch }),
+    ...(request.dpop === undefined ? {} : { DPoP: request.dpop.handle }),
   };
   try {
     if (grant === 'client_credentials') {
-      const response = await oauth.clientCredentialsGrantRequest(as, client, clientAuth, parameters, options);
-      return await oauth.processClientCredentialsResponse(as, client, response);
+      return await withDpopNonceRetry(request.dpop, async () => {
+        const response = await oauth.clientCredentialsGrantRequest(
+          as,
+          client,
+          clientAuth,
+          parameters,
+          options,
+        );
+        return oauth.processClientCredentialsResponse(as, client, response);
+      });
     }
     const assertion =
       grant === 'identity_assertion'
@@ -79,15 +91,18 @@ export async function unattendedToken(request: UnattendedRequest): Promise<oauth
           })
         : readAssertion(config, request.onSecret);
     parameters.set('assertion', assertion);
-    const response = await oauth.genericTokenEndpointRequest(
-      as,
-      client,
-      clientAuth,
-      JWT_BEARER_GRANT,
-      parameters,
-      options,
-    );
-    return await oauth.processGenericTokenEndpointResponse(as, client, response);
+    // The assertion is made once; only the token request goes again after a use_dpop_nonce answer.
+    return await withDpopNonceRetry(request.dpop, async () => {
+      const response = await oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        clientAuth,
+        JWT_BEARER_GRANT,
+        parameters,
+        options,
+      );
+      return oauth.processGenericTokenEndpointResponse(as, client, response);
+    });
   } catch (error) {
     if (error instanceof AuthorizationError) throw error;
     throw tokenError(
