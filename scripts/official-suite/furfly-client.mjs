@@ -30,6 +30,9 @@ const LOGIN_TIMEOUT_MS = '20000';
 
 /** What each scenario asks of a client, beyond connecting (the suite's own example client does the same). */
 const FIRST_TOOL = '<first listed tool>';
+const FIRST_SKILL = '<first listed skill>';
+/** Skills (SEP-2640): list them, then use one (its files are read and verified only then). */
+const SKILL_PLAN = [['skills'], ['skill', FIRST_SKILL]];
 const PLANS = {
   initialize: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
   tools_call: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
@@ -43,6 +46,10 @@ const PLANS = {
   'http-invalid-tool-headers': [['tools'], ['call', 'add_numbers', '{"a":2,"b":3}']],
   'json-schema-ref-no-deref': [['tools']],
   'sep-2322-client-request-state': [['tools'], ['call', 'test_mrtr_echo_state', '{}']],
+  'sep-2640-client-no-prefetch': [['skills']],
+  'sep-2640-client-verify-digest': SKILL_PLAN,
+  'sep-2640-client-verify-size': SKILL_PLAN,
+  'sep-2640-client-verify-frontmatter': SKILL_PLAN,
 };
 const AUTH_PLAN = [['call', 'test-tool', '{}']];
 
@@ -115,6 +122,13 @@ function firstTool(env) {
   return tools[0]?.name;
 }
 
+/** The first skill `furfly mcp skills suite --json` lists, as a user would pick it. */
+function firstSkill(env) {
+  const listed = run(['mcp', 'skills', 'suite', '--json'], env, true);
+  if (listed.status !== 0) return undefined;
+  return JSON.parse(listed.stdout).skills?.[0]?.name;
+}
+
 async function issuerOf(serverUrl) {
   // What a user looks up once: the issuer the server's protected resource metadata names.
   const challenge = await fetch(serverUrl, {
@@ -176,10 +190,10 @@ async function main() {
     }
     for (const step of PLANS[scenario] ?? AUTH_PLAN) {
       let [action, ...rest] = step;
-      if (rest[0] === FIRST_TOOL) {
-        const tool = firstTool(env);
-        if (tool === undefined) continue;
-        rest = [tool, ...rest.slice(1)];
+      if (rest[0] === FIRST_TOOL || rest[0] === FIRST_SKILL) {
+        const first = rest[0] === FIRST_TOOL ? firstTool(env) : firstSkill(env);
+        if (first === undefined) continue;
+        rest = [first, ...rest.slice(1)];
       }
       status = run(['mcp', action, 'suite', ...rest], env).status;
       if (status !== 0) return status;

@@ -9,7 +9,7 @@
  *   furfly mcp tools --url <url> [--header "Name: value"]...
  *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
  *   furfly mcp tools [--json] -- <command> [args…]              ad hoc, the command split by the shell
- *   furfly mcp resources|read|prompts|prompt <server> …         see mcp-features.ts
+ *   furfly mcp resources|read|prompts|prompt|skills|skill <server> …   see mcp-features.ts
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -47,6 +47,7 @@ import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
 import {
   FEATURE_ACTIONS,
   FeatureUsageError,
+  featureMethod,
   isFeatureAction,
   parseFeatureRequest,
   runFeatureRequest,
@@ -315,7 +316,7 @@ export async function runMcpCommand(
         );
       } catch (error) {
         io.stderr(
-          `furfly mcp: ${terminalText(client.describeRequestFailure(error, feature.action === 'read' ? 'resources/read' : feature.action === 'prompt' ? 'prompts/get' : `${feature.action}/list`))}\n`,
+          `furfly mcp: ${terminalText(client.describeRequestFailure(error, featureMethod(feature.action)))}\n`,
         );
         return 1;
       }
@@ -464,7 +465,7 @@ export function registerMcpCommands(cli: CAC): void {
   cli
     .command(
       'mcp [action] [...args]',
-      'MCP servers: list | tools [server] | call [server] <tool> <json args> | resources <server> | read <server> <uri> | prompts <server> | prompt <server> <name> [args] | add | add-json | get | remove | import',
+      'MCP servers: list | tools [server] | call [server] <tool> <json args> | resources <server> | read <server> <uri> | prompts <server> | prompt <server> <name> [args] | skills <server> | skill <server> <name> | add | add-json | get | remove | import',
     )
     .option('--stdio <command>', 'Start the server with this command line (split into words, no shell)')
     .option('--url <url>', 'Talk to a Streamable HTTP server at this URL')
