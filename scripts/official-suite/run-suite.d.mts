@@ -11,6 +11,7 @@ export interface ScenarioResult {
   readonly summary: string[];
 }
 export declare const SUITE_NODE: string;
+export declare function ensureSuiteNode(): void;
 export declare const SUITE_MAIN: string;
 export declare const CORE_SCENARIOS: string[];
 export declare const EXTENSION_SCENARIOS: string[];

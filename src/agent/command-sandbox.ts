@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { userConfigDir } from '../config/paths.js';
+import { readProjectHosts, recordProjectHost } from '../config/project-hosts.js';
+import { projectKey } from '../config/project-trust.js';
 import type { ResolvedConfig } from '../config/types.js';
 import type { CommandContainment, PermissionMode } from '../permission/index.js';
 import { bashPolicy } from '../sandbox/os-policy.js';
@@ -44,24 +46,38 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
     probe = result;
   });
   let tempDir: string | undefined;
+  const userDir = userConfigDir(options.env, homeDir);
   const sessionHosts = new Set<string>();
+  /** What the sandbox blocked, by the exact command: the only commands that may run again outside it. */
+  const blockedCommands = new Map<string, string>();
+  let currentProjectRoot: string | undefined;
 
   const bash: BashSandbox = {
     policyFor(projectRoot) {
       if (options.mode() === 'bypass' || !probe?.available) return null;
       tempDir ??= mkdtempSync(path.join(os.tmpdir(), 'furfly-session-'));
+      currentProjectRoot = projectRoot;
       return bashPolicy({
         projectRoot,
         tempDir,
         homeDir,
-        furflyUserDir: userConfigDir(options.env, homeDir),
+        furflyUserDir: userDir,
         extraReadOnly: sandboxConfig.read_only,
         extraUnreadable: sandboxConfig.unreadable,
         extraWritable: sandboxConfig.writable,
-        allowedHosts: [...sandboxConfig.allowed_hosts, ...sessionHosts],
+        allowedHosts: [
+          ...sandboxConfig.allowed_hosts,
+          // "Always for this project" answers, from the user folder (never from the repository).
+          ...readProjectHosts(userDir, projectKey(projectRoot)),
+          ...sessionHosts,
+        ],
       });
     },
+    // The runtime's violation line quotes the reason, so the result names the config line in -p.
     onUnlistedHost: async (host, port) => decideHost(host, port),
+    onBlocked(command, blocked) {
+      blockedCommands.set(command, blocked);
+    },
   };
 
   async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
@@ -70,19 +86,30 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
     if (!options.asker) {
       return {
         allow: false,
-        reason: `${host} is not in sandbox.allowed_hosts and furfly runs in -p, where nobody can answer; to allow it, add to the config: ${configLine}`,
+        reason: `${host} is not in sandbox.allowed_hosts and furfly runs in -p, where nobody can answer; to allow it, add this line to the config (.furflycode/config.yaml, or the user config): ${configLine}`,
       };
     }
     const answer = await options.asker.ask(
       {
         toolName: 'bash',
-        input: { host, port },
-        reason: `a command wants to reach ${host}${port ? `:${port}` : ''}, which sandbox.allowed_hosts does not list (to allow it always, add to the config: ${configLine})`,
+        input: { host, ...(port ? { port } : {}) },
+        reason: `a command wants to reach ${host}${port ? `:${port}` : ''}, which sandbox.allowed_hosts does not list`,
+        kind: 'host',
       },
       new AbortController().signal,
     );
-    if (answer === 'session') sessionHosts.add(host);
     if (answer === 'deny') return { allow: false, reason: `the user did not allow ${host}` };
+    if (answer === 'session') sessionHosts.add(host);
+    if (answer === 'always') {
+      sessionHosts.add(host);
+      if (currentProjectRoot !== undefined) {
+        try {
+          recordProjectHost(userDir, projectKey(currentProjectRoot), host);
+        } catch {
+          // Unwritable user folder: the host stays allowed for this session, as if answered so.
+        }
+      }
+    }
     return { allow: true };
   }
 
@@ -91,6 +118,7 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
     containment: {
       ready,
       contained: () => probe?.available === true,
+      blockedBefore: (command) => blockedCommands.get(command),
       whyNot: () => {
         if (!probe) return 'the sandbox check has not finished';
         if (probe.available) return '';

@@ -7,7 +7,8 @@
  *   for the rest of the session, deny. Without an asker (one-shot `-p`), nobody can answer, so the call
  *   is refused with a message that tells the model why and how the user can allow it.
  * - A tool allowed for the session skips later questions, except sandbox questions (a path outside
- *   the project): those are about where, not which tool, so each one is asked again.
+ *   the project): those are about where, not which tool, so each one is asked again; and questions
+ *   about running a command outside the OS sandbox, which are asked each time and never remembered.
  */
 import type {
   PermissionDecision,
@@ -16,12 +17,19 @@ import type {
   PermissionService,
 } from '../permission/index.js';
 
-export type PermissionAnswer = 'once' | 'session' | 'deny';
+/** `always`: only for a `host` question, "always for this project" (stored in the user folder). */
+export type PermissionAnswer = 'once' | 'session' | 'always' | 'deny';
 
 export interface PermissionQuestion {
   toolName: string;
   input: unknown;
   reason: string;
+  /**
+   * Which answers the question offers besides allow once and deny: a call (default) also "this tool
+   * for the session"; `host` (the OS sandbox's network question) also "this host for the session" and
+   * "always for this project"; `outside-sandbox` nothing more (leaving the sandbox is never remembered).
+   */
+  kind?: 'call' | 'host' | 'outside-sandbox';
 }
 
 export interface PermissionAsker {
@@ -60,6 +68,13 @@ export class PermissionGate {
     await this.service.prepare();
     const decision = this.service.decide({ toolName, args });
     if (decision.action === 'allow') return { run: true };
+    if (decision.action === 'deny' && decision.source === 'outside-sandbox') {
+      return {
+        run: false,
+        status: 'denied',
+        message: `Not run: ${decision.reason}. Run the command normally (in the sandbox) first.`,
+      };
+    }
     if (decision.action === 'deny') {
       return {
         run: false,
@@ -67,7 +82,10 @@ export class PermissionGate {
         message: `Permission denied: ${decision.reason}. The user's configuration forbids this call; do not retry it.`,
       };
     }
-    if (decision.source !== 'sandbox' && this.allowedForSession.has(toolName)) return { run: true };
+    // Questions about where (a path outside the project) or about leaving the OS sandbox are asked
+    // each time: allowing the tool for the session did not answer them.
+    const askedEachTime = decision.source === 'sandbox' || decision.source === 'outside-sandbox';
+    if (!askedEachTime && this.allowedForSession.has(toolName)) return { run: true };
     if (!this.asker) {
       const category = this.facts?.categoryOf(toolName);
       return {
@@ -82,11 +100,20 @@ export class PermissionGate {
       };
     }
 
-    const answer = await this.asker.ask({ toolName, input: args, reason: decision.reason }, signal);
+    const answer = await this.asker.ask(
+      {
+        toolName,
+        input: args,
+        reason: decision.reason,
+        ...(decision.source === 'outside-sandbox' ? { kind: 'outside-sandbox' as const } : {}),
+      },
+      signal,
+    );
     // Ctrl-C ends the question too; the person cancelled the turn, they did not decline this call.
     if (signal.aborted)
       return { run: false, status: 'cancelled', message: 'Not run: the user cancelled the turn.' };
-    if (answer === 'session') this.allowedForSession.add(toolName);
+    // Leaving the sandbox is never allowed for the session: "session" counts as once there.
+    if (answer === 'session' && decision.source !== 'outside-sandbox') this.allowedForSession.add(toolName);
     if (answer === 'deny') {
       return {
         run: false,
@@ -141,6 +168,9 @@ export function refusalForOneShot(
   } else if (decision.source === 'sandbox') {
     advice =
       'The path is outside the project: the user can add its folder to permissions.allow_paths in the config, or run furfly with --permission-mode bypass (an allow rule does not lift this).';
+  } else if (decision.source === 'outside-sandbox') {
+    advice =
+      'The OS sandbox blocked this command, and running it again outside the sandbox (uncontained) needs the user: in -p that happens only when furfly is started with --retry-outside-sandbox. Prefer a way that works inside the sandbox, or tell the user what was blocked.';
   } else if (decision.source === 'no-sandbox') {
     advice =
       'No OS sandbox can run on this machine, so auto mode asks before every command (fail closed). The user can install what `furfly doctor` names, or run furfly with --permission-mode bypass (commands then run uncontained).';

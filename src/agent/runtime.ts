@@ -35,6 +35,11 @@ export interface RuntimeOptions {
   homeDir?: string;
   /** `--permission-mode`: overrides the config for this run. */
   permissionMode?: PermissionMode;
+  /**
+   * `--retry-outside-sandbox` (-p): a bash command the OS sandbox blocked may run again outside it
+   * without the question (nobody can answer one in -p).
+   */
+  retryOutsideSandbox?: boolean;
   /** `--model`: the model for this run, in place of the provider entry's (or the default). */
   model?: string;
   /** `--trust-project` (true), or the person's answer for this session; absent: the trust store decides. */
@@ -131,6 +136,7 @@ export function startRuntime(options: RuntimeOptions): RuntimeSetup {
       homeDir: options.homeDir,
       mode: options.permissionMode,
       commandContainment: commandSandbox.containment,
+      ...(options.retryOutsideSandbox ? { retryOutsideSandbox: true } : {}),
     },
     registry,
   );

@@ -120,6 +120,8 @@ export interface PermissionServiceOptions {
   mode?: PermissionMode;
   /** Whether commands run in the OS sandbox (the agent's session); absent for `permissions check`. */
   commandContainment?: CommandContainment;
+  /** `--retry-outside-sandbox` (-p): see PermissionSettings.retryOutsideSandbox. */
+  retryOutsideSandbox?: boolean;
 }
 
 export function createPermissionService(
@@ -137,6 +139,7 @@ export function createPermissionService(
       protectedPaths: [userConfigDir(options.env, options.homeDir)],
       ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
       ...(options.commandContainment ? { commandContainment: options.commandContainment } : {}),
+      ...(options.retryOutsideSandbox ? { retryOutsideSandbox: true } : {}),
     },
     facts,
   );

@@ -11,6 +11,10 @@
  *     name gets when it collides with a sibling.
  *  2. an ask rule            → ask
  *  3. mode bypass            → allow  (also for paths outside the sandbox: bypass means "I accept the risk")
+ *  3b. a call that asks to run outside the OS sandbox (bash's `outside_sandbox`) → deny unless the
+ *     sandbox blocked that exact command in this session; then ask, saying plainly that it runs
+ *     uncontained (an allow rule or the mode does not lift this). Only `retryOutsideSandbox` (the -p
+ *     flag `--retry-outside-sandbox`) skips the question, and the rest of the decision still applies.
  *  4. a path outside the project root and allow_paths → ask (an allow rule does not lift this: rules
  *     are about which tool, allow_paths is about where)
  *  5. an edit tool on a protected path → ask (an allow rule does not lift this either): furfly's own
@@ -55,6 +59,8 @@ export interface ToolFacts {
   pathsOf(toolName: string, args: Readonly<Record<string, unknown>>): string[];
   /** The shell command the call would run, if it runs one; `args` as for `pathsOf`. */
   commandOf(toolName: string, args: Readonly<Record<string, unknown>>): string | undefined;
+  /** Whether the call asks to run outside the OS sandbox (bash's `outside_sandbox`). Absent: never. */
+  leavesSandbox?(toolName: string, args: Readonly<Record<string, unknown>>): boolean;
   /**
    * Every name a permission rule may match for this tool, `toolName` first. A remote tool adds names
    * that survive a collision suffix on its public name (see rules.ts). Absent: just `toolName`.
@@ -84,6 +90,11 @@ export interface PermissionSettings {
    * auto mode judges commands by the destructive-command check alone (tests of that check).
    */
   commandContainment?: CommandContainment;
+  /**
+   * The user started furfly with `--retry-outside-sandbox` (for `-p`, where nobody can answer): a
+   * command the sandbox blocked may run again outside it without the question.
+   */
+  retryOutsideSandbox?: boolean;
 }
 
 /** Whether the OS sandbox can contain commands here; learnt asynchronously (`ready`), then fixed. */
@@ -94,6 +105,8 @@ export interface CommandContainment {
   contained(): boolean;
   /** Why not, for the question: what is missing and how to install it. */
   whyNot(): string;
+  /** What the sandbox blocked when it last ran exactly this command in this session, if it did. */
+  blockedBefore?(command: string): string | undefined;
 }
 
 const TABLE_IDS = new Set(DESTRUCTIVE_COMMANDS.map((rule) => rule.id));
@@ -146,7 +159,14 @@ export interface PermissionRequest {
 export type PermissionAction = 'allow' | 'ask' | 'deny';
 
 /** Which part of the policy decided; useful for the UI and for tests. */
-export type DecisionSource = 'rule' | 'mode' | 'sandbox' | 'destructive' | 'no-sandbox';
+export type DecisionSource =
+  | 'rule'
+  | 'mode'
+  | 'sandbox'
+  | 'destructive'
+  | 'no-sandbox'
+  /** A call asks to run outside the OS sandbox: asked in every mode but bypass, never for the session. */
+  | 'outside-sandbox';
 
 export interface PermissionDecision {
   action: PermissionAction;
@@ -164,6 +184,7 @@ export class PermissionService {
   private readonly homeDir: string;
   private readonly startupFiles: string[];
   private readonly containment: CommandContainment | undefined;
+  private readonly retryOutsideSandbox: boolean;
   private toldWhyUncontained = false;
 
   constructor(
@@ -179,6 +200,7 @@ export class PermissionService {
     );
     this.projectRoot = settings.projectRoot;
     this.containment = settings.commandContainment;
+    this.retryOutsideSandbox = settings.retryOutsideSandbox === true;
     this.homeDir = settings.homeDir ?? os.homedir();
     this.startupFiles = HOME_STARTUP_FILES.map((f) => path.join(this.homeDir, f));
     this.protectedRoots = (settings.protectedPaths ?? []).map((p) => {
@@ -319,6 +341,10 @@ export class PermissionService {
     if (this.mode === 'bypass') {
       return { action: 'allow', source: 'mode', reason: `bypass mode runs ${toolName} without asking` };
     }
+    if (isObject(args) && this.facts.leavesSandbox?.(toolName, args) === true) {
+      const outside = this.outsideSandbox(toolName, args);
+      if (outside) return outside;
+    }
 
     if (!isObject(args)) {
       // Raw text would have to be parsed here a second time; a caller that skipped preparation is asked.
@@ -362,6 +388,33 @@ export class PermissionService {
       return { action: 'allow', source: 'rule', reason: `rule allow ${rule.tool_glob} matched ${matched}` };
     }
     return this.byMode(toolName, analysis);
+  }
+
+  /**
+   * A call that asks to run outside the OS sandbox. Undefined: decide it like any other call (no
+   * sandbox runs here, so every command is uncontained anyway and the no-sandbox rule asks; or the
+   * user passed --retry-outside-sandbox for a command the sandbox blocked).
+   */
+  private outsideSandbox(
+    toolName: string,
+    args: Readonly<Record<string, unknown>>,
+  ): PermissionDecision | undefined {
+    if (!this.containment?.contained()) return undefined;
+    const command = this.facts.commandOf(toolName, args);
+    const blocked = command === undefined ? undefined : this.containment.blockedBefore?.(command);
+    if (blocked === undefined) {
+      return {
+        action: 'deny',
+        source: 'outside-sandbox',
+        reason: `${toolName}: outside_sandbox only runs again a command the OS sandbox blocked in this session, and it has not blocked this one`,
+      };
+    }
+    if (this.retryOutsideSandbox) return undefined;
+    return {
+      action: 'ask',
+      source: 'outside-sandbox',
+      reason: `${toolName} would run this command OUTSIDE the OS sandbox, uncontained: it could change any file you can (git hooks, your config), read your credentials and reach any host. The sandbox blocked it before: ${blocked}`,
+    };
   }
 
   /** The tool's identities, its public name always among them (a facts source cannot drop it). */

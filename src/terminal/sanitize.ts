@@ -81,6 +81,15 @@ export function attributedBlock(text: string, continuation = '  | '): string {
 }
 
 /**
+ * For a block of someone else's text shown on lines of its own (a tool result or resource text that
+ * `furfly mcp` prints, prompt messages): like `terminalText`, and every line, the first too, starts
+ * with `indent`. furfly's own lines start at the margin, so no line of the block can pass for one.
+ */
+export function indentedBlock(text: string, indent = '  '): string {
+  return `${indent}${terminalText(text).replace(/\n/g, `\n${indent}`)}`;
+}
+
+/**
  * JSON for output that may be read on a terminal (`--json`, `--output-format json`, JSON reports).
  * `JSON.stringify` escapes C0 controls and lone surrogates but leaves DEL, C1 controls, bidirectional
  * overrides and other invisible format characters raw; these become `\uXXXX` escapes too. The

@@ -173,6 +173,18 @@ export class ToolRegistry {
     }
   }
 
+  /** Whether the call asks to run outside the OS sandbox; `args` as for `pathsOf`. */
+  leavesSandbox(name: string, args: unknown): boolean {
+    const tool = this.entries.get(name)?.tool;
+    if (!tool?.leavesSandbox || !isObject(args)) return false;
+    try {
+      return tool.leavesSandbox(args) === true;
+    } catch {
+      // A tool that cannot say is treated as asking to leave: the question is the safe side.
+      return true;
+    }
+  }
+
   // --- One call: prepare once, then run ---
 
   /** Resolves the name, parses the arguments (a JSON string or an object) and validates them, once. */

@@ -72,6 +72,11 @@ export interface Tool<Args = Record<string, unknown>> {
   /** The shell command the call would run, for the destructive-command check. */
   commandOf?(args: Args): string | undefined;
   /**
+   * True when the call asks to run outside the OS sandbox (bash's `outside_sandbox`): the permission
+   * service then asks the user plainly, in every mode but bypass.
+   */
+  leavesSandbox?(args: Args): boolean;
+  /**
    * The deadline of this call, when the tool keeps time itself (bash: the call's `timeout_ms` plus the
    * time to kill and drain; a remote tool: its server's tool timeout plus a grace). The registry uses it
    * instead of the caller's default, so a tool is never cut short before its own limit, and its own,

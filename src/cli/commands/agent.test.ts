@@ -210,6 +210,10 @@ describe('furfly -p', () => {
     expect((await run({ prompt: 'x', outputFormat: 'yaml' })).code).toBe(2);
     expect((await run({ prompt: 'x', permissionMode: 'yolo' })).code).toBe(2);
     expect((await run({ prompt: true })).code).toBe(2);
+    // An interactive session asks before a command leaves the sandbox: the flag is for -p only.
+    const interactive = await run({ retryOutsideSandbox: true });
+    expect(interactive.code).toBe(2);
+    expect(interactive.stderr).toContain('--retry-outside-sandbox is for -p');
   });
 });
 

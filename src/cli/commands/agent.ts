@@ -21,6 +21,7 @@ import { nearest } from '../../config/suggest.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
 import {
+  attributedBlock,
   terminalLine,
   terminalSafeJson,
   terminalText,
@@ -47,6 +48,11 @@ export interface AgentCommandOptions {
   config?: string;
   /** `--trust-project`: the project config's risky parts apply for this run, without asking or storing. */
   trustProject?: boolean;
+  /**
+   * `--retry-outside-sandbox` (with -p only): a bash command the OS sandbox blocked may run again
+   * outside it when the model asks (`outside_sandbox: true`), without the question nobody can answer.
+   */
+  retryOutsideSandbox?: boolean;
 }
 
 export interface AgentIo {
@@ -144,6 +150,7 @@ function runMode(
     permissionMode,
     options.trustProject === true,
     options.model,
+    options.retryOutsideSandbox === true,
   );
 }
 
@@ -168,6 +175,9 @@ function checkUsage(options: AgentCommandOptions): string | undefined {
   if (options.permissionMode !== undefined && !isPermissionMode(options.permissionMode)) {
     return `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, not "${options.permissionMode}"`;
   }
+  if (options.retryOutsideSandbox === true && typeof options.prompt !== 'string') {
+    return '--retry-outside-sandbox is for -p "<prompt>" (an interactive session asks before a command leaves the sandbox)';
+  }
   if (options.model !== undefined && (typeof options.model !== 'string' || options.model.trim() === '')) {
     return '--model needs a model name, e.g. --model claude-sonnet-4-6';
   }
@@ -182,6 +192,7 @@ async function runOneShot(
   permissionMode: PermissionMode | undefined,
   trustProject: boolean,
   model: string | undefined,
+  retryOutsideSandbox: boolean,
 ): Promise<number> {
   // One-shot never asks: an untrusted project's risky parts are left out, with one line saying so.
   const setup = startRuntime({
@@ -192,11 +203,12 @@ async function runOneShot(
     permissionMode,
     ...(model !== undefined ? { model } : {}),
     ...(trustProject ? { trustProject: true } : {}),
+    ...(retryOutsideSandbox ? { retryOutsideSandbox: true } : {}),
     maxRetries: io.maxRetries,
     providerFactory: io.providerFactory,
     onServerEvent: (event) => reportServerProblem(event, io.stderr),
     // Nobody can answer a server's question here: each one declined or denied is said on stderr.
-    onServerRequestNotice: (text) => io.stderr.write(`furfly: ${terminalText(text)}\n`),
+    onServerRequestNotice: (text) => io.stderr.write(`furfly: ${attributedBlock(text)}\n`),
   });
   if (!setup.ok) {
     io.stderr.write(`${terminalText(setup.message)}\n`);
@@ -242,9 +254,9 @@ async function runOneShot(
             io.stderr.write(`${describeToolCall(record)}${took === undefined ? '' : ` (${took})`}\n`);
         },
         notice: (message) => {
-          if (!output.signal.aborted) io.stderr.write(`furfly: ${terminalText(message)}\n`);
+          if (!output.signal.aborted) io.stderr.write(`furfly: ${attributedBlock(message)}\n`);
         },
-        error: (message) => io.stderr.write(`furfly: error: ${terminalText(message)}\n`),
+        error: (message) => io.stderr.write(`furfly: error: ${attributedBlock(message)}\n`),
       },
     });
     // Once the pipe is gone the answer has nowhere to go: do not wait for the turn to wind down (an
@@ -307,6 +319,10 @@ export function registerAgentCommand(cli: CAC): void {
     .option(
       '--trust-project',
       "Apply the project config's servers, providers and looser permissions for this run",
+    )
+    .option(
+      '--retry-outside-sandbox',
+      'With -p: a bash command the OS sandbox blocked may run again outside it, uncontained, when the model asks',
     )
     .example('furfly')
     .example('furfly "explain what src/cli does"')

@@ -40,7 +40,7 @@ describe.each(['legacy', 'modern'])(
       const read = await run('read', ['furfly://test/readme'], era);
       expect(read).toMatchObject({ code: 0, stderr: '' });
       expect(read.stdout).toBe(
-        'This is a furfly test server. Its behaviour is known and documented in test-servers/README.md.\n',
+        '  This is a furfly test server. Its behaviour is known and documented in test-servers/README.md.\n',
       );
       const json = await run('read', ['furfly://test/config.json'], era, true);
       expect(JSON.parse(json.stdout).contents[0]).toMatchObject({
@@ -61,10 +61,10 @@ describe.each(['legacy', 'modern'])(
       const list = await run('prompts', [], era);
       expect(list.stdout).toMatch(/__greeting <name> {2}Greeting — Greets someone by name\./);
       expect((await run('prompt', ['greeting', 'Ada'], era)).stdout).toBe(
-        '[user]\nPlease greet Ada warmly.\n',
+        '[user]\n  Please greet Ada warmly.\n',
       );
       expect((await run('prompt', ['greeting', 'name=Bo'], era)).stdout).toBe(
-        '[user]\nPlease greet Bo warmly.\n',
+        '[user]\n  Please greet Bo warmly.\n',
       );
       const missing = await run('prompt', ['greeting'], era);
       expect(missing.code).toBe(2);

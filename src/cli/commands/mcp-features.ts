@@ -29,7 +29,7 @@ import {
 } from '../../mcp/server-features.js';
 import { listSkills, loadSkill, offersSkills, type SkillEntry } from '../../mcp/skills.js';
 import type { Redactor } from '../../redaction/index.js';
-import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { indentedBlock, terminalLine, terminalSafeJson } from '../../terminal/sanitize.js';
 
 export const FEATURE_ACTIONS = ['resources', 'read', 'prompts', 'prompt', 'skills', 'skill'] as const;
 export type FeatureAction = (typeof FEATURE_ACTIONS)[number];
@@ -156,7 +156,7 @@ export async function runFeatureRequest(
       const skill = await loadSkill(client, entry, requestOptions);
       print({ name: entry.name, description: entry.description, files: skill.files }, () =>
         skill.files
-          .map((f) => `--- ${terminalLine(f.uri)}\n${terminalText(f.text).replace(/\n$/, '')}\n`)
+          .map((f) => `--- ${terminalLine(f.uri)}\n${indentedBlock(f.text.replace(/\n$/, ''))}\n`)
           .join(''),
       );
       return 0;
@@ -209,7 +209,7 @@ export function describeResources(
 
 export function describeContents(contents: readonly ResourceContents[]): string {
   const parts = contents.map((item) => {
-    if (item.text !== undefined) return terminalText(item.text).replace(/\n$/, '');
+    if (item.text !== undefined) return indentedBlock(item.text.replace(/\n$/, ''));
     const bytes = Math.floor(((item.blob?.length ?? 0) * 3) / 4);
     return `[${terminalLine(item.uri)}: ${terminalLine(item.mimeType ?? 'binary')}, about ${bytes} bytes]`;
   });
@@ -234,7 +234,8 @@ export function describePromptMessages(messages: readonly PromptMessage[]): stri
 
 /** A prompt message's content as text: its text, an embedded resource's text, or a note of what it is. */
 export function promptContentText(content: Record<string, unknown>, forTerminal = false): string {
-  const safe = (text: string) => (forTerminal ? terminalText(text) : text);
+  // On a terminal every line of the server's text is indented: none can pass for a line of furfly's.
+  const safe = (text: string) => (forTerminal ? indentedBlock(text) : text);
   if (content.type === 'text' && typeof content.text === 'string') return safe(content.text);
   if (content.type === 'resource') {
     const resource = content.resource as { uri?: unknown; text?: unknown } | undefined;

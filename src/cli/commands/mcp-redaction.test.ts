@@ -109,6 +109,6 @@ describe('furfly mcp never prints the token a server echoes', { timeout: 60_000 
       stdio: server,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('the key is ***\n');
+    expect(result.stdout).toBe('  the key is ***\n');
   });
 });

@@ -40,7 +40,7 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
   it('call prints the text content; --json prints the whole result', async () => {
     expect(await run('call', ['echo', '{"message":"hi there"}'], { stdio: serverLine })).toEqual({
       code: 0,
-      stdout: 'hi there\n',
+      stdout: '  hi there\n',
       stderr: '',
     });
     const json = await run('call', ['add', '{"a":1,"b":2}'], { stdio: serverLine, json: true });
@@ -51,7 +51,7 @@ describe('furfly mcp (in-process, against the compiled well-behaved server)', ()
     const command = [process.execPath, wellBehaved];
     expect(await run('call', ['echo', '{"message":"via --"}'], { '--': command })).toEqual({
       code: 0,
-      stdout: 'via --\n',
+      stdout: '  via --\n',
       stderr: '',
     });
     const both = await run('tools', [], { stdio: serverLine, '--': command });

@@ -40,7 +40,7 @@ import { createTransport, httpAuthorizerFor, redactorFor } from '../../mcp/trans
 import { HttpTransportWithSseFallback } from '../../mcp/transports/http/http-transport-with-sse-fallback.js';
 import { StdioTransport } from '../../mcp/transports/stdio/stdio-transport.js';
 import { headerSecrets, Redactor, urlSecrets } from '../../redaction/index.js';
-import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { attributedBlock, indentedBlock, terminalLine, terminalSafeJson } from '../../terminal/sanitize.js';
 import { actionUsage } from '../action-usage.js';
 import { LiveLine } from '../progress-line.js';
 import { EDIT_ACTIONS, type McpEditOptions, runMcpEdit } from './mcp-edit.js';
@@ -302,7 +302,7 @@ export async function runMcpCommand(
     // Warnings that do not stop the command (a tool left out for invalid x-mcp-header annotations).
     // The message may quote the server (a tool's name): it reaches the terminal sanitized.
     client.onerror = (error) =>
-      io.stderr(`furfly mcp: warning: ${terminalText(redactor.text(error.message))}\n`);
+      io.stderr(`furfly mcp: warning: ${attributedBlock(redactor.text(error.message))}\n`);
     await client.connect({ timeoutMs });
 
     if (feature) {
@@ -316,7 +316,8 @@ export async function runMcpCommand(
         );
       } catch (error) {
         io.stderr(
-          `furfly mcp: ${terminalText(client.describeRequestFailure(error, featureMethod(feature.action)))}\n`,
+          `furfly mcp: ${attributedBlock(client.describeRequestFailure(error, featureMethod(feature.action)))}
+`,
         );
         return 1;
       }
@@ -375,11 +376,13 @@ export async function runMcpCommand(
   } catch (error) {
     const login = loginRequiredIn(error);
     if (login !== undefined) {
-      io.stderr(`furfly mcp: ${terminalLine(login.server)} ${terminalText(redactor.text(login.message))}\n`);
+      io.stderr(
+        `furfly mcp: ${terminalLine(login.server)} ${attributedBlock(redactor.text(login.message))}\n`,
+      );
       return 1;
     }
     // Redacted first, then made safe: the message may quote the server's stderr.
-    io.stderr(`furfly mcp: ${terminalText(redactor.text((error as Error).message))}
+    io.stderr(`furfly mcp: ${attributedBlock(redactor.text((error as Error).message))}
 `);
     return error instanceof UsageError || error instanceof FeatureUsageError ? 2 : 1;
   } finally {
@@ -429,7 +432,10 @@ function describeTools(client: McpClient): string {
   return `${[header, ...lines].join('\n')}\n`;
 }
 
-/** The result as text for a person: content text is a block (lines kept), everything else one line. */
+/**
+ * The result as text for a person: content text is a block (lines kept, each indented so none passes
+ * for a line of furfly's), everything else one line.
+ */
 function describeResult(result: ToolCallResult): string {
   const parts = result.content.map(describeContent);
   if (result.structuredContent !== undefined && !result.content.some((block) => block.type === 'text')) {
@@ -442,7 +448,7 @@ function describeResult(result: ToolCallResult): string {
 function describeContent(block: McpContent): string {
   switch (block.type) {
     case 'text':
-      return terminalText(String(block.text));
+      return indentedBlock(String(block.text));
     case 'image':
     case 'audio': {
       const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0;
@@ -453,7 +459,7 @@ function describeContent(block: McpContent): string {
     case 'resource': {
       const resource = block.resource as { uri?: string; text?: string } | undefined;
       return typeof resource?.text === 'string'
-        ? terminalText(resource.text)
+        ? indentedBlock(resource.text)
         : `[resource: ${terminalLine(String(resource?.uri))}]`;
     }
     default:

@@ -127,7 +127,8 @@ describe('mcp call: a tool result', () => {
     });
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW);
-    expect(stdout).toBe('before\\x1b[2J\\x1b[H\\r\\x1b]0;pwned\\x07\\x9b31mline one\nline two\\u202e\n');
+    // Every line of the server's text is indented: none can pass for a line of furfly's.
+    expect(stdout).toBe('  before\\x1b[2J\\x1b[H\\r\\x1b]0;pwned\\x07\\x9b31mline one\n  line two\\u202e\n');
   });
 
   it('--json gives the exact text back', async () => {

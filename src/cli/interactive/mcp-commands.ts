@@ -28,7 +28,7 @@ import {
   type PromptInfo,
 } from '../../mcp/server-features.js';
 import { listSkills, loadSkill, offersSkills, type SkillEntry } from '../../mcp/skills.js';
-import { terminalLine, terminalText } from '../../terminal/sanitize.js';
+import { attributedBlock, terminalLine, terminalText } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
 import {
   describeResources,
@@ -138,7 +138,7 @@ async function promptsOf(client: LoaderClient): Promise<PromptInfo[] | undefined
 }
 
 function failure(context: McpCommandContext, client: LoaderClient, error: unknown, method: string): string {
-  return terminalText(
+  return attributedBlock(
     context.runtime.redactor.text(client.describeRequestFailure?.(error, method) ?? errorText(error)),
   );
 }

@@ -63,6 +63,21 @@ describe('describePermissionQuestion', () => {
   });
 });
 
+describe('the answers a question offers', () => {
+  it('a call: once, the tool for the session, deny; a host adds always for this project; leaving the sandbox only once or deny', () => {
+    const base = { toolName: 'bash', input: { host: 'example.com' }, reason: 'r' };
+    expect(describePermissionQuestion(base)).toMatch(
+      /\n {2}\[a\] allow once {3}\[s\] allow this tool for the session {3}\[d\] deny$/,
+    );
+    expect(describePermissionQuestion({ ...base, kind: 'host' })).toMatch(
+      /\n {2}\[a\] allow once {3}\[s\] allow this host for the session {3}\[p\] always for this project {3}\[d\] deny$/,
+    );
+    expect(describePermissionQuestion({ ...base, kind: 'outside-sandbox' })).toMatch(
+      /\n {2}\[a\] allow once, OUTSIDE the sandbox {3}\[d\] deny$/,
+    );
+  });
+});
+
 describe('status lines', () => {
   it('show a server name and its error (stderr quoted) with escapes visible, keeping the error lines', () => {
     const line = describeServerEvent({
@@ -72,7 +87,8 @@ describe('status lines', () => {
       error: 'exited with 1; stderr:\n\u001b[2Jboom\r',
     });
     expect(line).not.toMatch(RAW);
-    expect(line).toBe('mcp: evil\\x1b]0;title\\x07 failed: exited with 1; stderr:\n\\x1b[2Jboom\\r');
+    // Each further line of the error is marked as quoted, so none can pass for a line of furfly's.
+    expect(line).toBe('mcp: evil\\x1b]0;title\\x07 failed: exited with 1; stderr:\n  | \\x1b[2Jboom\\r');
   });
 
   it('tell which command logs in to a server that needs a login', () => {

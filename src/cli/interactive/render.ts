@@ -7,12 +7,13 @@
 import type { ToolCallRecord } from '../../agent/loop.js';
 import type { PermissionQuestion } from '../../agent/permission-prompt.js';
 import type { ServerEvent } from '../../mcp/loader.js';
-import { terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
+import { attributedBlock, terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 
 export function describeServerEvent(event: ServerEvent): string {
   const took = event.ms !== undefined ? `, ${event.ms} ms` : '';
   const server = terminalLine(event.server);
-  const error = event.error === undefined ? undefined : terminalText(event.error);
+  // An error may quote the server (its stderr, its message): each further line is marked as quoted.
+  const error = event.error === undefined ? undefined : attributedBlock(event.error);
   switch (event.status) {
     case 'ok': {
       const tools = `${event.tools ?? 0} tool${event.tools === 1 ? '' : 's'}`;
@@ -59,10 +60,7 @@ export const QUESTION_ARGS_CAP = 8000;
  */
 export function describePermissionQuestion(question: PermissionQuestion): string {
   const toolName = terminalLine(question.toolName);
-  const footer = [
-    `  why furfly asks: ${terminalLine(question.reason)}`,
-    '  [a] allow once   [s] allow this tool for the session   [d] deny',
-  ];
+  const footer = [`  why furfly asks: ${terminalLine(question.reason)}`, `  ${answersLine(question)}`];
   // One line only for plain text: a value with a newline is shown line by line, and one with an
   // unsafe character in the argument-by-argument form, where its escapes read as `\x1b`, not JSON's `\u001b`.
   const compact = typeof question.input === 'string' ? question.input : JSON.stringify(question.input ?? {});
@@ -74,6 +72,17 @@ export function describePermissionQuestion(question: PermissionQuestion): string
     body = `${body.slice(0, QUESTION_ARGS_CAP)}\n  (cut: ${QUESTION_ARGS_CAP} of ${body.length} characters shown)`;
   }
   return [`Allow ${toolName} with these arguments?`, body, ...footer].join('\n');
+}
+
+/** The answers a question offers (see PermissionQuestion.kind); the asker accepts exactly these. */
+export function answersLine(question: PermissionQuestion): string {
+  if (question.kind === 'outside-sandbox') {
+    return '[a] allow once, OUTSIDE the sandbox   [d] deny';
+  }
+  if (question.kind === 'host') {
+    return '[a] allow once   [s] allow this host for the session   [p] always for this project   [d] deny';
+  }
+  return '[a] allow once   [s] allow this tool for the session   [d] deny';
 }
 
 /** Whether any string in the arguments (key or value, at any depth) holds a character the sanitizer escapes. */

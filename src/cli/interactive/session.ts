@@ -137,7 +137,9 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
           return 'deny';
         }
         if (answer === 'a' || answer === 'y' || answer === 'once') return 'once';
-        if (answer === 's' || answer === 'session') return 'session';
+        // Only the answers the question offers: leaving the sandbox is never "for the session".
+        if ((answer === 's' || answer === 'session') && question.kind !== 'outside-sandbox') return 'session';
+        if ((answer === 'p' || answer === 'always') && question.kind === 'host') return 'always';
         if (answer === 'd' || answer === 'n' || answer === 'deny') return 'deny';
         if (answer === '/exit') {
           // No further model request either: the turn stops here and the session ends.
@@ -145,7 +147,13 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
           turn?.abort();
           return 'deny';
         }
-        stdout.write('Please answer a, s or d (or /exit to deny and quit).\n');
+        const letters =
+          question.kind === 'outside-sandbox'
+            ? 'a or d'
+            : question.kind === 'host'
+              ? 'a, s, p or d'
+              : 'a, s or d';
+        stdout.write(`Please answer ${letters} (or /exit to deny and quit).\n`);
       }
     },
   };
@@ -201,7 +209,7 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
     asker,
     onServerEvent,
     serverRequestPrompter,
-    onServerRequestNotice: (text) => print(`furfly: ${terminalText(text)}`),
+    onServerRequestNotice: (text) => print(`furfly: ${attributedBlock(text)}`),
     onServerLog,
   });
   if (!setup.ok) {
@@ -361,8 +369,8 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
               const took = live.end(record.id);
               stdout.write(`${describeToolCall(record)}${took === undefined ? '' : ` (${took})`}\n`);
             },
-            notice: (message) => stdout.write(`furfly: ${terminalText(message)}\n`),
-            error: (message) => stdout.write(`furfly: error: ${terminalText(message)}\n`),
+            notice: (message) => stdout.write(`furfly: ${attributedBlock(message)}\n`),
+            error: (message) => stdout.write(`furfly: error: ${attributedBlock(message)}\n`),
           },
         });
         // Raced below: if the output goes first, a later failure of the abandoned turn is nobody's news.

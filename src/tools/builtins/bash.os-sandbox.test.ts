@@ -52,7 +52,13 @@ afterAll(async () => {
   await stopOsSandbox();
 });
 
-function sandboxedBash(options: { allowedHosts?: string[]; onUnlistedHost?: UnlistedHostDecider } = {}) {
+function sandboxedBash(
+  options: {
+    allowedHosts?: string[];
+    onUnlistedHost?: UnlistedHostDecider;
+    onBlocked?: (command: string, blocked: string) => void;
+  } = {},
+) {
   return createBashTool({
     environment: { PATH: process.env.PATH, HOME: home },
     sandbox: {
@@ -65,6 +71,7 @@ function sandboxedBash(options: { allowedHosts?: string[]; onUnlistedHost?: Unli
           allowedHosts: options.allowedHosts ?? [],
         }),
       ...(options.onUnlistedHost ? { onUnlistedHost: options.onUnlistedHost } : {}),
+      ...(options.onBlocked ? { onBlocked: options.onBlocked } : {}),
     },
   });
 }
@@ -182,6 +189,26 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('bash in the OS sandbox'), () =
     expect(text).toContain('Connection blocked');
     expect(text).toContain('[sandbox: network blocked: deny network-outbound unlisted.furfly.invalid:80');
     expect(text).toContain('refused by the test');
+  });
+
+  it('says what it blocked and how to run the command again outside; outside_sandbox runs it uncontained', async () => {
+    const told: [string, string][] = [];
+    const tool = sandboxedBash({ onBlocked: (command, blocked) => told.push([command, blocked]) });
+    // The destructive-command table cannot see this write (the path is built at run time).
+    const command = `python3 -c "open('.gi'+'t/hooks/pre-push','w').write('x')"`;
+    const blocked = await run(command, tool);
+    expect(blocked.text).toContain("Read-only file system: '.git/hooks/pre-push'");
+    expect(blocked.text).toContain('[sandbox: blocked access to .git/hooks/pre-push.');
+    expect(blocked.text).toContain(
+      'call bash with the same command and outside_sandbox: true. The user is asked first',
+    );
+    expect(told).toEqual([[command, 'access to .git/hooks/pre-push']]);
+    expect(existsSync(path.join(project.root, '.git', 'hooks', 'pre-push'))).toBe(false);
+    // Past the permission service (which asked the user), the same command runs outside the sandbox.
+    const outside = await tool.execute({ command, outside_sandbox: true }, project.context());
+    expect(textOf(outside.content)).toBe('Exit code: 0');
+    expect(readFileSync(path.join(project.root, '.git', 'hooks', 'pre-push'), 'utf8')).toBe('x');
+    expect(told).toHaveLength(1);
   });
 
   it('ends a setsid child with the call', async () => {

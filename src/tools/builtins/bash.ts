@@ -41,6 +41,11 @@ export interface BashSandbox {
   /** Read at every call (the config may have been extended since). `null`: this call runs unsandboxed. */
   policyFor(projectRoot: string): OsSandboxPolicy | null;
   onUnlistedHost?: UnlistedHostDecider;
+  /**
+   * Told what the sandbox blocked for a command (paths, hosts): the permission service lets exactly
+   * that command run again outside the sandbox, and only after asking (see `outside_sandbox`).
+   */
+  onBlocked?(command: string, blocked: string): void;
 }
 
 interface RunSettings {
@@ -53,6 +58,8 @@ export interface BashArgs {
   command: string;
   timeout_ms?: number;
   description?: string;
+  /** Run again outside the OS sandbox a command it blocked; the permission service asks first. */
+  outside_sandbox?: boolean;
 }
 
 /** A bash tool; options change what the model may not (the default timeout, the environment). */
@@ -105,6 +112,12 @@ export const bashTool: Tool<BashArgs> = {
         type: 'string',
         description: 'A few words on what the command does, shown to the user.',
       },
+      outside_sandbox: {
+        type: 'boolean',
+        description:
+          'Only to run again, unchanged, a command the OS sandbox blocked (its result said so): runs it ' +
+          'uncontained. The user is always asked first; prefer a way that works inside the sandbox.',
+      },
     },
     required: ['command'],
     additionalProperties: false,
@@ -118,6 +131,7 @@ export const bashTool: Tool<BashArgs> = {
     BASH_ENV_RULE,
   ],
   commandOf: (args) => args.command,
+  leavesSandbox: (args) => args.outside_sandbox === true,
   // The tool's own default timeout applies whatever the registry does: a call never runs unbounded.
   execute: (args, context) => runCommand(args, context.projectRoot, context.signal, DEFAULT_SETTINGS),
   timeoutMsFor: (args) => callDeadline(args, DEFAULT_SETTINGS),
@@ -129,7 +143,8 @@ async function runCommand(
   signal: AbortSignal,
   settings: RunSettings,
 ): Promise<ToolResult> {
-  const policy = settings.sandbox?.policyFor(cwd) ?? null;
+  // outside_sandbox reaches here only past the permission service, which asked the user plainly.
+  const policy = args.outside_sandbox === true ? null : (settings.sandbox?.policyFor(cwd) ?? null);
   if (!policy) return runProcess(['bash', '-c', args.command], args, cwd, signal, settings);
   let wrapped: WrappedCommand;
   try {
@@ -142,43 +157,69 @@ async function runCommand(
   }
   try {
     const result = await runProcess(wrapped.argv, args, cwd, signal, settings);
-    return withBlockedNote(result, wrapped.blockedHosts(), policy);
+    const blocked = whatWasBlocked(result, wrapped.blockedHosts(), policy);
+    if (!blocked) return result;
+    settings.sandbox?.onBlocked?.(args.command, blocked.summary);
+    return { ...result, content: [...result.content, { type: 'text', text: `\n${blocked.note}` }] };
   } finally {
     wrapped.done();
   }
 }
 
-/** Error lines that mean the sandbox refused a file operation, with the path they name. */
+/**
+ * Error lines that mean the sandbox refused a file operation, with the path they name: the shell's and
+ * coreutils' `path: Read-only file system`, and Python's `[Errno 30] Read-only file system: 'path'`.
+ */
 const BLOCKED_FILE_LINE =
   /(?:^|\n)[^\n]*?(\/[^\s:'"`]+|[^\s:'"`]+)['"`]?: (?:Read-only file system|Permission denied|Operation not permitted)/g;
+const BLOCKED_FILE_PYTHON =
+  /\[Errno \d+\] (?:Read-only file system|Permission denied|Operation not permitted): '([^'\n]+)'/g;
 
 /**
- * Appends what the sandbox blocked, so the model (and the person reading along) learns that the
- * command met the sandbox, not a broken file system: the paths it could not write or read, the hosts
- * it could not reach.
+ * What the sandbox blocked, so the model (and the person reading along) learns that the command met
+ * the sandbox, not a broken file system: the paths it could not write or read, the hosts it could not
+ * reach, and the one way to run it uncontained (a question to the user). `summary` is the short form
+ * the permission question quotes.
  */
-function withBlockedNote(result: ToolResult, blockedHosts: string[], policy: OsSandboxPolicy): ToolResult {
+function whatWasBlocked(
+  result: ToolResult,
+  blockedHosts: string[],
+  policy: OsSandboxPolicy,
+): { note: string; summary: string } | undefined {
   const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   const paths = new Set<string>();
   for (const match of text.matchAll(BLOCKED_FILE_LINE)) paths.add(match[1]!);
+  for (const match of text.matchAll(BLOCKED_FILE_PYTHON)) paths.add(match[1]!);
   const notes: string[] = [];
+  const summary: string[] = [];
   if (paths.size > 0) {
+    const shown = [...paths].slice(0, 10).join(', ');
+    summary.push(`access to ${shown}`);
     notes.push(
-      `[sandbox: blocked access to ${[...paths].slice(0, 10).join(', ')}. Commands may write only in the project root ` +
+      `[sandbox: blocked access to ${shown}. Commands may write only in the project root ` +
         `and the session temp folder (not its protected paths: .git/hooks, .git/config, .furflycode/, .mcp.json, FURFLY.md), ` +
         'and may not read credential stores.]',
     );
   }
-  for (const line of blockedHosts.slice(0, 10)) notes.push(`[sandbox: network blocked: ${line}]`);
+  for (const line of blockedHosts.slice(0, 10)) {
+    summary.push(`network: ${line}`);
+    notes.push(`[sandbox: network blocked: ${line}]`);
+  }
   if (notes.length === 0 && /Could not resolve host|proxy|403 Forbidden|Network is unreachable/i.test(text)) {
+    summary.push('the network');
     notes.push(
       policy.allowedHosts.length === 0
         ? '[sandbox: the network is off for commands; a host must be listed in sandbox.allowed_hosts]'
         : `[sandbox: only these hosts are reachable: ${policy.allowedHosts.join(', ')}]`,
     );
   }
-  if (notes.length === 0) return result;
-  return { ...result, content: [...result.content, { type: 'text', text: `\n${notes.join('\n')}` }] };
+  if (notes.length === 0) return undefined;
+  notes.push(
+    '[sandbox: to run this exact command again outside the sandbox (uncontained), call bash with the same ' +
+      'command and outside_sandbox: true. The user is asked first; in -p it runs only if furfly was started ' +
+      'with --retry-outside-sandbox. Prefer a way that works inside the sandbox.]',
+  );
+  return { note: notes.join('\n'), summary: summary.join('; ') };
 }
 
 function runProcess(

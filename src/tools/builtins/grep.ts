@@ -4,7 +4,7 @@ import path from 'node:path';
 import { compileGlob } from '../glob-pattern.js';
 import { errorResult, type Tool, type ToolResult, textResult } from '../tool.js';
 import { BINARY_SNIFF_BYTES, describeFsError, looksBinary, resolveToolPath } from './fs-helpers.js';
-import { LineMatcher, LineMatcherStopped } from './line-matcher.js';
+import { compileLinear, LineMatcher, LineMatcherStopped, re2Flags } from './line-matcher.js';
 import { openRegularFile, specialKind } from './regular-file.js';
 import { compareStrings, walkFiles } from './walk.js';
 
@@ -12,8 +12,8 @@ export const GREP_MAX_MATCHES = 500;
 /** Matching lines are cut to this many characters in the output. */
 export const GREP_MAX_LINE_CHARS = 300;
 /**
- * Longer lines are not matched: a backtracking pattern on a minified megabyte-long line could hold the
- * agent loop (regex matching is synchronous) for minutes. The result says how many were skipped.
+ * Longer lines are not matched: a minified megabyte-long line is never what the model searches for,
+ * and a match in it could not be shown anyway. The result says how many were skipped.
  */
 export const GREP_MAX_SCAN_LINE_CHARS = 10_000;
 /** Larger files are skipped (and counted): they are almost never source code. */
@@ -29,7 +29,8 @@ export interface GrepArgs {
 export const grepTool: Tool<GrepArgs> = {
   name: 'grep',
   description:
-    'Search file contents with a JavaScript regular expression and return matching lines as ' +
+    'Search file contents with a regular expression (RE2 syntax: like JavaScript, without lookaround or ' +
+    'backreferences; matched in linear time) and return matching lines as ' +
     '`path:line:text`, files in path order. `path` is a folder or a single file (default: the project root). ' +
     '`glob` filters file names: without a `/` it matches the file name at any depth (`*.ts`), with a `/` it ' +
     'matches the path relative to `path`. Binary files, `.git`, `node_modules` and symlinks to files outside `path` are skipped.',
@@ -37,7 +38,7 @@ export const grepTool: Tool<GrepArgs> = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
     properties: {
-      pattern: { type: 'string', minLength: 1, description: 'Regular expression (JavaScript syntax).' },
+      pattern: { type: 'string', minLength: 1, description: 'Regular expression (RE2 syntax).' },
       path: {
         type: 'string',
         minLength: 1,
@@ -61,12 +62,13 @@ export const grepTool: Tool<GrepArgs> = {
   ],
   pathsOf: (args) => [args.path ?? '.'],
   async execute(args, context): Promise<ToolResult> {
-    const flags = args.case_insensitive ? 'i' : '';
+    const flags = re2Flags(args.case_insensitive === true);
     try {
-      // Compiling cannot hang; matching can, so that happens in a worker (line-matcher.ts).
-      new RegExp(args.pattern, flags);
+      compileLinear(args.pattern, flags);
     } catch (error) {
-      return errorResult(`grep: invalid regular expression: ${(error as Error).message}`);
+      return errorResult(
+        `grep: invalid regular expression (RE2 syntax: no lookaround, no backreferences): ${(error as Error).message}`,
+      );
     }
     const shownPath = args.path ?? '.';
     const target = resolveToolPath(context.projectRoot, shownPath);

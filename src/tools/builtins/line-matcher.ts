@@ -1,17 +1,34 @@
 /**
- * Runs a model-chosen regular expression over lines of text in a worker thread.
+ * Runs a model-chosen regular expression over lines of text in a worker thread, with RE2 semantics
+ * (re2js): matching takes time linear in the line, so no pattern can stall a call. JavaScript's own
+ * engine backtracks: `^(a+)+$` on a line of 41 `a`s and one `b` takes minutes.
  *
- * Why a thread: JavaScript regular expressions backtrack, and matching is synchronous. A pattern such
- * as `^(a+)+$` on a line of 41 `a`s and one `b` takes minutes; on the main thread it would freeze the
- * agent (no deadline timer fires, Ctrl-C is not handled, the terminal does not redraw). In a worker the
- * event loop stays free, and `stop()` (on the call's deadline or on cancel) terminates the thread in
- * the middle of the match. A linear-time engine would be the alternative, but it would change the
- * syntax the tool documents (JavaScript's).
+ * Why a thread as well: linear is not instant (an 8 MiB file is still a synchronous pass), and in a
+ * worker the event loop stays free for the deadline timer, Ctrl-C and the terminal, and `stop()` (on
+ * the call's deadline or on cancel) terminates the thread in the middle of a file.
  *
  * The worker's source is a plain script string (evaluated, not a module file) so it runs the same from
- * the TypeScript sources under the tests and from `dist/`.
+ * the TypeScript sources under the tests and from `dist/`; it loads re2js by the absolute path resolved
+ * here, since an evaluated script resolves bare names from the process's working folder.
  */
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { RE2JS } from 're2js';
+
+const RE2JS_PATH = createRequire(import.meta.url).resolve('re2js');
+
+/** The RE2JS flags of a grep call: case-insensitive or none. */
+export function re2Flags(caseInsensitive: boolean): number {
+  return caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0;
+}
+
+/**
+ * Compiles `source` as RE2 (cheap, and bounded: RE2 caps repetition counts and program size); throws
+ * with RE2's message for a pattern it does not accept (lookaround, backreferences).
+ */
+export function compileLinear(source: string, flags: number): void {
+  RE2JS.compile(source, flags);
+}
 
 export interface LineMatchLimits {
   /** Matching lines kept with their text; the rest are only counted. */
@@ -33,7 +50,9 @@ export interface FileMatches {
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const regex = new RegExp(workerData.source, workerData.flags);
+const { RE2JS } = require(workerData.re2jsPath);
+const pattern = RE2JS.compile(workerData.source, workerData.flags);
+const regex = { test: (line) => pattern.matcher(line).find() };
 parentPort.on('message', ({ text, keep, maxScanChars, maxShownChars }) => {
   const lines = text.split(/\\r?\\n/);
   const shown = [];
@@ -69,16 +88,19 @@ interface Pending {
 }
 
 /**
- * One worker for one search. The pattern must already be known to compile (`new RegExp` on the
- * caller's side, which is cheap and cannot hang). One `match` at a time.
+ * One worker for one search. The pattern must already be known to compile (`compileLinear` on the
+ * caller's side). One `match` at a time.
  */
 export class LineMatcher {
   private readonly worker: Worker;
   private pending: Pending | undefined;
   private stopped: Error | undefined;
 
-  constructor(source: string, flags: string) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags } });
+  constructor(source: string, flags: number) {
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { source, flags, re2jsPath: RE2JS_PATH },
+    });
     // Never the reason the process stays up; stop() ends it anyway.
     this.worker.unref();
     this.worker.on('message', (matches: FileMatches) => {
