@@ -32,6 +32,9 @@ const LOGIN_TIMEOUT_MS = '20000';
 const FIRST_TOOL = '<first listed tool>';
 const EVERY_LISTED_TOOL = '<every listed tool>';
 const CONTEXT_TOOL_CALLS = "<the context's tool calls>";
+const FIRST_SKILL = '<first listed skill>';
+/** Skills (SEP-2640): list them, then use one (its files are read and verified only then). */
+const SKILL_PLAN = [['skills'], ['skill', FIRST_SKILL]];
 const PLANS = {
   initialize: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
   tools_call: [['tools'], ['call', FIRST_TOOL, '{"a":2,"b":3}']],
@@ -57,6 +60,10 @@ const PLANS = {
     ['call', 'test_mrtr_no_state', '{}', '--elicit', 'accept-defaults'],
     ['call', 'test_mrtr_no_result_type', '{}', '--elicit', 'accept-defaults'],
   ],
+  'sep-2640-client-no-prefetch': [['skills']],
+  'sep-2640-client-verify-digest': SKILL_PLAN,
+  'sep-2640-client-verify-size': SKILL_PLAN,
+  'sep-2640-client-verify-frontmatter': SKILL_PLAN,
 };
 const AUTH_PLAN = [['call', 'test-tool', '{}']];
 
@@ -69,7 +76,8 @@ function privateFile(home, name, content) {
 
 /**
  * The `oauth` lines of the unattended-grant extension scenarios (OAuth client credentials, workload
- * identity federation): no login, the grant runs at the first call.
+ * identity federation, enterprise-managed authorization with the ID token a single sign-on left in a
+ * file): no login, the grant runs at the first call.
  */
 const UNATTENDED = {
   'auth/client-credentials-basic': (context, _home, env) => {
@@ -90,6 +98,18 @@ const UNATTENDED = {
       ? [`signing_algorithm: ${yamlString(context.signing_algorithm)}`]
       : []),
   ],
+  'auth/enterprise-managed-authorization': (context, home, env) => {
+    env.SUITE_CLIENT_SECRET = context.client_secret;
+    return [
+      'grant: identity_assertion',
+      `client_id: ${yamlString(context.client_id)}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config variable reference, not a template
+      'client_secret: ${SUITE_CLIENT_SECRET}',
+      `idp_issuer: ${yamlString(context.idp_issuer)}`,
+      `idp_client_id: ${yamlString(context.idp_client_id)}`,
+      `id_token_file: ${yamlString(privateFile(home, 'sso-id-token.jwt', context.idp_id_token))}`,
+    ];
+  },
   'auth/wif-jwt-bearer': (context, home) => [
     'grant: jwt_bearer',
     `client_id: ${yamlString(context.client_id)}`,
@@ -129,6 +149,10 @@ function commandsOf(step, env, context) {
       ...rest.slice(1),
     ]);
   }
+  if (rest[0] === FIRST_SKILL) {
+    const skill = firstSkill(env);
+    return skill === undefined ? [] : [[action, skill, ...rest.slice(1)]];
+  }
   const schemaOf = rest[1]?.schemaOf;
   if (schemaOf !== undefined) {
     const tool = (listedTools(env) ?? []).find((t) => t.name === schemaOf);
@@ -136,6 +160,13 @@ function commandsOf(step, env, context) {
     return [[action, rest[0], JSON.stringify({ schema: tool.inputSchema }), ...rest.slice(2)]];
   }
   return [[action, ...rest]];
+}
+
+/** The first skill `furfly mcp skills suite --json` lists, as a user would pick it. */
+function firstSkill(env) {
+  const listed = run(['mcp', 'skills', 'suite', '--json'], env, true);
+  if (listed.status !== 0) return undefined;
+  return JSON.parse(listed.stdout).skills?.[0]?.name;
 }
 
 async function issuerOf(serverUrl) {

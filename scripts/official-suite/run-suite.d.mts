@@ -5,6 +5,8 @@ export interface ScenarioResult {
   readonly passed: boolean;
   readonly checks: number;
   readonly failures: string[];
+  /** Checks the suite skipped or found untestable. */
+  readonly unexercised: string[];
   readonly clientStderr: string;
   readonly summary: string[];
 }

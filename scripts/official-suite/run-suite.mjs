@@ -94,14 +94,21 @@ export const CORE_SCENARIOS = [
 ];
 
 /**
- * Extension scenarios furfly implements (OAuth client credentials with a secret or a private-key JWT,
- * workload identity federation); the others (enterprise-managed authorization, DPoP, skills) are added
- * here as furfly implements them.
+ * The extension scenarios (`[extension]` in the listing), all of which furfly implements: OAuth client
+ * credentials with a secret or a private-key JWT, workload identity federation, enterprise-managed
+ * authorization, DPoP with and without nonces, and skills (SEP-2640).
  */
 export const EXTENSION_SCENARIOS = [
   'auth/client-credentials-basic',
   'auth/client-credentials-jwt',
   'auth/wif-jwt-bearer',
+  'auth/enterprise-managed-authorization',
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
 ];
 
 /** Every client scenario the pinned suite lists, by `conformance list --client`. */
@@ -133,7 +140,9 @@ function runProcess(command, args, options) {
 /**
  * One scenario: `{ name, specVersion, passed, failures, clientStderr }`. `passed` is the suite's own
  * verdict (exit status 0: no failed check, no warning, and the client exited cleanly unless the
- * scenario expects it not to). `failures` names the checks that failed or warned.
+ * scenario expects it not to). `failures` names the checks that failed or warned; `unexercised` the
+ * ones the suite skipped or found untestable (the client never reached what they judge), which its
+ * verdict does not count against the client.
  */
 export async function runScenario(name, options = {}) {
   ensureSuiteNode();
@@ -166,12 +175,16 @@ export async function runScenario(name, options = {}) {
     const failures = checks
       .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
       .map((c) => `${c.status} ${c.id}: ${c.description}`);
+    const unexercised = checks
+      .filter((c) => c.status === 'SKIPPED' || c.details?.untestable === true)
+      .map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
     return {
       name,
       specVersion: options.specVersion,
       passed: result.code === 0,
       checks: checks.length,
       failures,
+      unexercised,
       clientStderr,
       summary: result.stdout.split('\n').filter((l) => /OVERALL|CLIENT EXITED|timed out/.test(l)),
     };

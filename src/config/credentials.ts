@@ -27,10 +27,19 @@ import {
 
 const SERVER_ENDPOINT = ['type', 'command', 'args', 'cwd', 'url'] as const;
 const SERVER_SECRETS = ['env', 'headers', 'oauth'] as const;
-/** The user's client credentials in `oauth`: a secret, a private key, a workload's assertion. */
-const OAUTH_SECRETS = ['client_secret', 'private_key_file', 'assertion_file'] as const;
+/**
+ * The user's client credentials in `oauth`: a secret, a private key, a workload's assertion, and for
+ * enterprise-managed authorization the identity provider's client secret and the user's ID token.
+ */
+const OAUTH_SECRETS = [
+  'client_secret',
+  'private_key_file',
+  'assertion_file',
+  'idp_client_secret',
+  'id_token_file',
+] as const;
 /** What an `oauth` client secret is bound to (see withoutUserClientSecret). */
-const OAUTH_ENDPOINT = ['issuer', 'client_id', 'client_metadata_url'] as const;
+const OAUTH_ENDPOINT = ['issuer', 'client_id', 'client_metadata_url', 'idp_issuer', 'idp_client_id'] as const;
 const PROVIDER_ENDPOINT = ['protocol', 'base_url'] as const;
 
 export interface WithheldCredentials {

@@ -1,7 +1,8 @@
 /**
  * `${VAR}` expansion in the fields that may hold secrets or machine-specific values:
  * `mcp_servers.*.{command,args,env,headers,url}`,
- * `mcp_servers.*.oauth.{client_id,client_secret,private_key_file,assertion_file}` and
+ * `mcp_servers.*.oauth.{client_id,client_secret,private_key_file,assertion_file,idp_client_id,
+ *   idp_client_secret,id_token_file}` and
  * `providers[*].{api_key,base_url}`.
  *
  * - `${VAR}` is the variable's value; an unset variable is an error (all of them are reported at once).
@@ -35,7 +36,15 @@ export interface ExpandResult {
 
 const SERVER_FIELDS = new Set(['command', 'args', 'env', 'headers', 'url']);
 const PROVIDER_FIELDS = new Set(['api_key', 'base_url']);
-const OAUTH_FIELDS = new Set(['client_id', 'client_secret', 'private_key_file', 'assertion_file']);
+const OAUTH_FIELDS = new Set([
+  'client_id',
+  'client_secret',
+  'private_key_file',
+  'assertion_file',
+  'idp_client_id',
+  'idp_client_secret',
+  'id_token_file',
+]);
 
 /** Does `${VAR}` expansion apply at this path (or anywhere below it)? */
 export function isExpandedPath(path: readonly PathSegment[]): boolean {

@@ -31,8 +31,19 @@
  * Test hooks: GET /_log (paths requested, in order), POST /_revoke (every token seen so far is refused
  * from now on, as if revoked: the client must refresh).
  */
+
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createRemoteJWKSet, exportJWK, exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  exportPKCS8,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+} from 'jose';
 import Provider from 'oidc-provider';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 
@@ -168,7 +179,11 @@ async function fetchClientMetadataDocument(id) {
   };
 }
 
-function makeProvider(issuer, mount, { metadataDocuments = false, revocation = true } = {}) {
+function makeProvider(
+  issuer,
+  mount,
+  { metadataDocuments = false, revocation = true, dpopNonce = false } = {},
+) {
   const provider = new Provider(issuer, {
     ...(metadataDocuments ? { adapter: LoopbackMetadataDocumentAdapter } : {}),
     clients: [...preClients, ...ccClients],
@@ -182,6 +197,10 @@ function makeProvider(issuer, mount, { metadataDocuments = false, revocation = t
       devInteractions: { enabled: false },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
+      // DPoP (RFC 9449) is on in oidc-provider by default; the /dpop issuer also demands its nonce (section 8).
+      ...(dpopNonce
+        ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true } }
+        : {}),
       // RFC 7009; a client may revoke only its own tokens.
       revocation: {
         enabled: revocation,
@@ -212,6 +231,8 @@ function makeProvider(issuer, mount, { metadataDocuments = false, revocation = t
 // The root issuer advertises client ID metadata documents; /tenant and /as do not.
 const rootProvider = makeProvider(AS, '', { metadataDocuments: true });
 const tenantProvider = makeProvider(`${AS}/tenant`, '/tenant');
+// Issuer /dpop: tokens bound with DPoP, its nonce required at the token endpoint (for /dpop/mcp).
+const dpopProvider = makeProvider(`${AS}/dpop`, '/dpop', { dpopNonce: true });
 // An authorization server on the MCP server's own origin (issuer <mcp>/as), for client_secret without issuer.
 // It offers no token revocation (a logout can then only forget the tokens).
 const sameOriginProvider = makeProvider(`${MCP}/as`, '/as', { revocation: false });
@@ -287,10 +308,14 @@ asServer.on('request', async (req, res) => {
     if (path === '/.well-known/oauth-authorization-server/tenant') {
       return json(res, 200, await metadataOf('/tenant'));
     }
+    if (path === '/.well-known/oauth-authorization-server/dpop') {
+      return json(res, 200, await metadataOf('/dpop'));
+    }
     if (path === '/.well-known/oauth-authorization-server/nopkce') {
       const { code_challenge_methods_supported: _, ...rest } = await metadataOf('/tenant');
       return json(res, 200, { ...rest, issuer: `${AS}/nopkce` });
     }
+    if (path === '/dpop' || path.startsWith('/dpop/')) return await mounted(dpopProvider, '/dpop', req, res);
     const interactionMatch = /^(\/tenant)?\/interaction\/[^/]+$/.exec(path);
     if (interactionMatch) {
       const provider = interactionMatch[1] ? tenantProvider : rootProvider;
@@ -315,6 +340,7 @@ asServer.on('request', async (req, res) => {
 const jwks = {
   root: createRemoteJWKSet(new URL(`${AS}/jwks`)),
   tenant: createRemoteJWKSet(new URL(`${AS}/tenant/jwks`)),
+  dpop: createRemoteJWKSet(new URL(`${AS}/dpop/jwks`)),
   same: createRemoteJWKSet(new URL(`${MCP}/as/jwks`)),
 };
 
@@ -345,6 +371,15 @@ const endpoints = {
     header: `${MCP}/prm/sameorigin`,
     scope: 'mcp:read',
   },
+  // DPoP-bound tokens only (RFC 9449 section 7): a DPoP challenge, and a nonce of its own (section 9).
+  '/dpop/mcp': {
+    resource: `${MCP}/dpop/mcp`,
+    issuer: `${AS}/dpop`,
+    keys: 'dpop',
+    header: `${MCP}/prm/dpop`,
+    scope: 'mcp:read',
+    dpop: true,
+  },
   // The old HTTP+SSE transport (2024-11-05): GET /sse is the event stream, POST /messages the endpoint.
   '/sse': { resource: `${MCP}/sse`, issuer: AS, keys: 'root', header: `${MCP}/prm/sse`, scope: 'mcp:read' },
 };
@@ -360,16 +395,47 @@ function prmOf(endpoint) {
 }
 
 function challenge(endpoint, extra = '') {
-  const parts = ['Bearer realm="mcp"'];
+  const parts = [endpoint.dpop ? 'DPoP realm="mcp", algs="ES256"' : 'Bearer realm="mcp"'];
   if (endpoint.header) parts.push(`resource_metadata="${endpoint.header}"`);
   if (endpoint.scope && extra === '') parts.push(`scope="${endpoint.scope}"`);
   return parts.join(', ') + extra;
 }
 
-/** The token's claims when it is valid for this endpoint, else undefined. */
+/** The nonce /dpop/mcp wants in proofs (one for the server's life: requests may run side by side). */
+const rsNonce = randomBytes(16).toString('base64url');
+const seenProofs = new Set();
+
+/**
+ * RFC 9449 section 4.3 and 7.1, for /dpop/mcp: the proof is a dpop+jwt signed by the key in its header,
+ * for this method and URL, fresh (iat, unused jti), with the hash of the token (ath) and the key the
+ * token is bound to (cnf.jkt). Resolves to 'ok', 'nonce' (valid but without the current nonce) or 'bad'.
+ */
+async function checkProof(req, token, claims) {
+  const proof = req.headers.dpop;
+  if (typeof proof !== 'string') return 'bad';
+  try {
+    const header = decodeProtectedHeader(proof);
+    if (header.typ !== 'dpop+jwt' || header.jwk === undefined) return 'bad';
+    const { payload } = await jwtVerify(proof, await importJWK(header.jwk, header.alg), {
+      typ: 'dpop+jwt',
+      maxTokenAge: '60s',
+    });
+    const url = new URL(req.url, MCP);
+    if (payload.htm !== req.method || payload.htu !== `${MCP}${url.pathname}`) return 'bad';
+    if (payload.ath !== createHash('sha256').update(token).digest('base64url')) return 'bad';
+    if (claims.cnf?.jkt !== (await calculateJwkThumbprint(header.jwk))) return 'bad';
+    if (typeof payload.jti !== 'string' || seenProofs.has(payload.jti)) return 'bad';
+    seenProofs.add(payload.jti);
+    return payload.nonce === rsNonce ? 'ok' : 'nonce';
+  } catch {
+    return 'bad';
+  }
+}
+
+/** The token's claims when it is valid for this endpoint, else undefined (or 'nonce' for a DPoP nonce challenge). */
 async function verify(req, endpoint) {
   const auth = req.headers.authorization ?? '';
-  const match = /^Bearer (.+)$/.exec(auth);
+  const match = (endpoint.dpop ? /^DPoP (.+)$/ : /^Bearer (.+)$/).exec(auth);
   if (!match) return undefined;
   try {
     const { payload } = await jwtVerify(match[1], jwks[endpoint.keys], {
@@ -380,6 +446,11 @@ async function verify(req, endpoint) {
     if (typeof payload.jti === 'string') {
       if (revoked.has(payload.jti)) return undefined;
       seenJtis.add(payload.jti);
+    }
+    if (endpoint.dpop) {
+      const proof = await checkProof(req, match[1], payload);
+      log.push(`mcp dpop proof ${proof}`);
+      if (proof !== 'ok') return proof === 'nonce' ? 'nonce' : undefined;
     }
     return payload;
   } catch {
@@ -447,6 +518,18 @@ mcpServer.on('request', async (req, res) => {
   const endpoint = endpoints[path];
   if (!endpoint) return json(res, 404, { error: 'not found' });
   const claims = await verify(req, endpoint);
+  if (claims === 'nonce') {
+    await readBody(req);
+    return json(
+      res,
+      401,
+      { error: 'use_dpop_nonce' },
+      {
+        'www-authenticate': challenge(endpoint, ', error="use_dpop_nonce"'),
+        'dpop-nonce': rsNonce,
+      },
+    );
+  }
   if (!claims) {
     await readBody(req);
     return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': challenge(endpoint) });

@@ -1,11 +1,14 @@
 /**
- * `furfly mcp resources|read|prompts|prompt`: a server's resources and prompts from the shell, and the
- * text forms the interactive session shares (`/resources`, `/mcp__<server>__<prompt>`).
+ * `furfly mcp resources|read|prompts|prompt|skills|skill`: a server's resources, prompts and skills from
+ * the shell, and the text forms the interactive session shares (`/resources`, `/mcp__<server>__<prompt>`,
+ * `/skills`).
  *
  *   furfly mcp resources <server> [--json]                  resources and resource templates
  *   furfly mcp read      <server> <uri> [--json]            a resource's contents
  *   furfly mcp prompts   <server> [--json]                  prompts and their arguments
  *   furfly mcp prompt    <server> <name> [args…] [--json]   a prompt's messages (args: by position or name=value)
+ *   furfly mcp skills    <server> [--json]                  the skills it offers (SEP-2640; nothing is read)
+ *   furfly mcp skill     <server> <name> [--json]           a skill's files, each verified first (../../mcp/skills.ts)
  *
  * Everything a server sent is its own text: redacted, then made safe for the terminal, before it is
  * printed. A prompt run from the shell has nobody to ask for a missing argument: it is refused, naming it.
@@ -24,10 +27,11 @@ import {
   type ResourceTemplateInfo,
   readResource,
 } from '../../mcp/server-features.js';
+import { listSkills, loadSkill, offersSkills, type SkillEntry } from '../../mcp/skills.js';
 import type { Redactor } from '../../redaction/index.js';
 import { indentedBlock, terminalLine, terminalSafeJson } from '../../terminal/sanitize.js';
 
-export const FEATURE_ACTIONS = ['resources', 'read', 'prompts', 'prompt'] as const;
+export const FEATURE_ACTIONS = ['resources', 'read', 'prompts', 'prompt', 'skills', 'skill'] as const;
 export type FeatureAction = (typeof FEATURE_ACTIONS)[number];
 
 export function isFeatureAction(action: string | undefined): action is FeatureAction {
@@ -40,7 +44,9 @@ export type FeatureRequest =
   | { action: 'resources' }
   | { action: 'prompts' }
   | { action: 'read'; uri: string }
-  | { action: 'prompt'; name: string; words: string[] };
+  | { action: 'prompt'; name: string; words: string[] }
+  | { action: 'skills' }
+  | { action: 'skill'; name: string };
 
 /** The words after the server name, checked before anything connects. */
 export function parseFeatureRequest(action: FeatureAction, rest: readonly string[]): FeatureRequest {
@@ -48,6 +54,7 @@ export function parseFeatureRequest(action: FeatureAction, rest: readonly string
   switch (action) {
     case 'resources':
     case 'prompts':
+    case 'skills':
       if (words.length > 0) throw new FeatureUsageError(`unexpected argument "${words[0]}"`);
       return { action };
     case 'read':
@@ -59,7 +66,17 @@ export function parseFeatureRequest(action: FeatureAction, rest: readonly string
           'usage: furfly mcp prompt <server> <name> [args…] (by position or name=value)',
         );
       return { action, name: words[0]!, words: words.slice(1) };
+    case 'skill':
+      if (words.length !== 1) throw new FeatureUsageError('usage: furfly mcp skill <server> <name>');
+      return { action, name: words[0]! };
   }
+}
+
+/** The method a feature request's failure is named after. */
+export function featureMethod(action: FeatureAction): string {
+  if (action === 'read' || action === 'skill') return 'resources/read';
+  if (action === 'prompt') return 'prompts/get';
+  return `${action}/list`;
 }
 
 /** Runs one feature request on a connected client; resolves to the exit code. Throws on request failure. */
@@ -121,7 +138,41 @@ export async function runFeatureRequest(
       print(result, () => describePromptMessages(result.messages));
       return 0;
     }
+    case 'skills': {
+      const skills = await listSkills(client, requestOptions);
+      print({ skills }, () => describeSkills(client.name, skills, !offersSkills(client)));
+      return 0;
+    }
+    case 'skill': {
+      const skills = await listSkills(client, requestOptions);
+      const entry = skills.find((s) => s.name === request.name);
+      if (!entry) {
+        io.stderr(
+          `furfly mcp: server "${terminalLine(client.name)}" has no skill "${terminalLine(request.name)}"; it has: ${skills.map((s) => terminalLine(s.name)).join(', ') || 'none'}\n`,
+        );
+        return 1;
+      }
+      // A failed check rejects (SkillVerificationError): nothing of the skill is printed then.
+      const skill = await loadSkill(client, entry, requestOptions);
+      print({ name: entry.name, description: entry.description, files: skill.files }, () =>
+        skill.files
+          .map((f) => `--- ${terminalLine(f.uri)}\n${indentedBlock(f.text.replace(/\n$/, ''))}\n`)
+          .join(''),
+      );
+      return 0;
+    }
   }
+}
+
+export function describeSkills(server: string, skills: readonly SkillEntry[], notOffered = false): string {
+  const name = terminalLine(server);
+  if (notOffered) return `${name}: the server offers no skills\n`;
+  const lines = [`${name}: ${skills.length} skill${skills.length === 1 ? '' : 's'}`];
+  for (const s of skills) {
+    const files = `${s.files.length} file${s.files.length === 1 ? '' : 's'}`;
+    lines.push(`  ${terminalLine(s.name)}  ${summaryOf(s)} (${files})`.trimEnd());
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** `name <required> [optional]` for a usage line. */

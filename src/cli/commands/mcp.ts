@@ -9,7 +9,7 @@
  *   furfly mcp tools --url <url> [--header "Name: value"]...
  *   furfly mcp call  --stdio "<command line>" | --url <url>  <tool> '<json args>' [--json]
  *   furfly mcp tools [--json] -- <command> [args…]              ad hoc, the command split by the shell
- *   furfly mcp resources|read|prompts|prompt <server> …         see mcp-features.ts
+ *   furfly mcp resources|read|prompts|prompt|skills|skill <server> …   see mcp-features.ts
  *
  * The command logic (`runMcpCommand`) takes its output streams as arguments so tests can run it
  * in-process; `registerMcpCommands` only connects it to cac and the real process.
@@ -60,6 +60,7 @@ import {
 import {
   FEATURE_ACTIONS,
   FeatureUsageError,
+  featureMethod,
   isFeatureAction,
   parseFeatureRequest,
   runFeatureRequest,
@@ -399,7 +400,8 @@ export async function runMcpCommand(
         );
       } catch (error) {
         io.stderr(
-          `furfly mcp: ${attributedBlock(client.describeRequestFailure(error, feature.action === 'read' ? 'resources/read' : feature.action === 'prompt' ? 'prompts/get' : `${feature.action}/list`))}\n`,
+          `furfly mcp: ${attributedBlock(client.describeRequestFailure(error, featureMethod(feature.action)))}
+`,
         );
         return 1;
       }
@@ -558,7 +560,7 @@ export function registerMcpCommands(cli: CAC): void {
   cli
     .command(
       'mcp [action] [...args]',
-      'MCP servers: list | tools [server] | call [server] <tool> <json args> | resources <server> | read <server> <uri> | prompts <server> | prompt <server> <name> [args] | add | add-json | get | remove | import',
+      'MCP servers: list | tools [server] | call [server] <tool> <json args> | resources <server> | read <server> <uri> | prompts <server> | prompt <server> <name> [args] | skills <server> | skill <server> <name> | add | add-json | get | remove | import',
     )
     .option('--stdio <command>', 'Start the server with this command line (split into words, no shell)')
     .option('--url <url>', 'Talk to a Streamable HTTP server at this URL')

@@ -7,6 +7,10 @@
  *   /mcp reconnect <server>   close and connect one server again
  *   /resources [server]       resources and templates, as `@server:uri` to paste into a prompt
  *   /mcp__<server>__<prompt> [args]   run a server's prompt: its messages become the next user message
+ *   /skills [server]          the skills servers offer (SEP-2640), listed without reading any file
+ *   /skill <server> <name> [request]  use a skill: its files are read and verified (size, digest,
+ *                             frontmatter; ../../mcp/skills.ts), then its instructions and files become
+ *                             the next user message, with the request after them
  *
  * These need requests to the servers, so they are asynchronous, unlike the built-ins. Every text a
  * server sent passes the redactor and then the terminal sanitizer before it is printed.
@@ -23,9 +27,15 @@ import {
   listResourceTemplates,
   type PromptInfo,
 } from '../../mcp/server-features.js';
+import { listSkills, loadSkill, offersSkills, type SkillEntry } from '../../mcp/skills.js';
 import { attributedBlock, terminalLine, terminalText } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
-import { describeResources, promptContentText, promptUsage } from '../commands/mcp-features.js';
+import {
+  describeResources,
+  describeSkills,
+  promptContentText,
+  promptUsage,
+} from '../commands/mcp-features.js';
 import { describeServerEvent } from './render.js';
 
 export interface McpCommandContext {
@@ -51,7 +61,13 @@ const STDERR_LINES = 5;
 /** Whether `line` is one of these commands (so the session sends it here rather than to the built-ins). */
 export function isMcpCommand(line: string): boolean {
   const word = line.slice(1).split(/\s/, 1)[0] ?? '';
-  return word === 'mcp' || word === 'resources' || word.startsWith('mcp__');
+  return (
+    word === 'mcp' ||
+    word === 'resources' ||
+    word === 'skills' ||
+    word === 'skill' ||
+    word.startsWith('mcp__')
+  );
 }
 
 /** Lines for /help: the commands here and, per connected server, its prompts as commands. */
@@ -59,6 +75,7 @@ export async function mcpHelpLines(runtime: AgentRuntime): Promise<string[]> {
   const lines = [
     "  /mcp [logs|reconnect <server>]  MCP servers: the panel, a server's log, or reconnect one",
     '  /resources [server]  resources to attach with @server:uri in a prompt',
+    '  /skills [server]  skills the servers offer; /skill <server> <name> [request] uses one',
   ];
   for (const [server, client] of runtime.mcp.clients) {
     const prompts = await promptsOf(client);
@@ -78,6 +95,11 @@ export async function runMcpCommand(line: string, context: McpCommandContext): P
     await showResources(context, rest[0]);
     return { kind: 'done' };
   }
+  if (word === 'skills') {
+    await showSkills(context, rest[0]);
+    return { kind: 'done' };
+  }
+  if (word === 'skill') return useSkill(line, rest, context);
   if (word === 'mcp') {
     const [action, server] = rest;
     if (action === undefined) await showPanel(context);
@@ -402,4 +424,88 @@ async function runPromptCommand(
     `mcp: prompt ${terminalLine(server)}/${terminalLine(name)} (${result.messages.length} message${result.messages.length === 1 ? '' : 's'}):`,
   );
   return { kind: 'turn', text: text.trim() === '' ? `(prompt ${name})` : text, attachments };
+}
+
+async function showSkills(context: McpCommandContext, only: string | undefined): Promise<void> {
+  const { runtime, print } = context;
+  const servers =
+    only === undefined
+      ? runtime.mcp
+          .statuses()
+          .filter((s) => s.status === 'ok')
+          .map((s) => s.server)
+      : [only];
+  let shown = 0;
+  for (const server of servers) {
+    const client = connectedClient(context, server);
+    if (typeof client === 'string') {
+      print(client);
+      continue;
+    }
+    if (only === undefined && !offersSkills(client)) continue;
+    try {
+      // Listing reads no file of any skill (SEP-2640: nothing is retrieved ahead of need).
+      const skills = await listSkills(client, { timeoutMs: LIST_TIMEOUT_MS });
+      print(runtime.redactor.text(describeSkills(server, skills, !offersSkills(client))).trimEnd());
+      shown++;
+    } catch (error) {
+      print(`mcp: ${failure(context, client, error, 'skills/list')}`);
+    }
+  }
+  if (only === undefined && shown === 0) print('No connected MCP server offers skills.');
+}
+
+/**
+ * `/skill <server> <name> [request]`: the skill is read and verified only now; a file that fails its
+ * size, digest or frontmatter check stops it, and nothing of it reaches the model. Its text goes to the
+ * model redacted, like a prompt's or a resource's, marked as the server's.
+ */
+async function useSkill(
+  line: string,
+  rest: readonly string[],
+  context: McpCommandContext,
+): Promise<McpCommandOutcome> {
+  const { runtime, print } = context;
+  const [server, name] = rest;
+  if (server === undefined || name === undefined) {
+    print('Usage: /skill <server> <name> [request]; /skills lists them.');
+    return { kind: 'done' };
+  }
+  const client = connectedClient(context, server);
+  if (typeof client === 'string') {
+    print(client);
+    return { kind: 'done' };
+  }
+  let skills: SkillEntry[];
+  try {
+    skills = await listSkills(client, { timeoutMs: LIST_TIMEOUT_MS });
+  } catch (error) {
+    print(`mcp: ${failure(context, client, error, 'skills/list')}`);
+    return { kind: 'done' };
+  }
+  const entry = skills.find((s) => s.name === name);
+  if (entry === undefined) {
+    print(
+      `The server ${terminalLine(server)} has no skill "${terminalLine(name)}"; its skills: ${skills.map((s) => terminalLine(s.name)).join(', ') || 'none'}.`,
+    );
+    return { kind: 'done' };
+  }
+  let skill: Awaited<ReturnType<typeof loadSkill>>;
+  try {
+    skill = await loadSkill(client, entry);
+  } catch (error) {
+    print(`mcp: ${failure(context, client, error, 'resources/read')}`);
+    return { kind: 'done' };
+  }
+  const request = line.slice(1).trim().split(/\s+/).slice(3).join(' ');
+  const parts = [
+    `Use the skill "${entry.name}" from the MCP server ${server} (${entry.description}). Its instructions (SKILL.md):`,
+    skill.instructions.trim(),
+    ...skill.files.slice(1).map((f) => `[skill file ${f.uri}]\n${f.text}`),
+    ...(request === '' ? [] : [request]),
+  ];
+  print(
+    `mcp: skill ${terminalLine(server)}/${terminalLine(entry.name)} (${skill.files.length} file${skill.files.length === 1 ? '' : 's'}, verified):`,
+  );
+  return { kind: 'turn', text: runtime.redactor.text(parts.join('\n\n')), attachments: [] };
 }

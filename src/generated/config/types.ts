@@ -342,9 +342,9 @@ export interface HttpServerConfig {
 }
 export interface OAuthClientConfig2 {
   /**
-   * How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.
+   * How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant. identity_assertion: enterprise-managed authorization: furfly exchanges your enterprise identity provider's ID token (id_token_file) at that provider (idp_issuer) for an identity assertion grant (ID-JAG) and presents it to the server's authorization server.
    */
-  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'identity_assertion';
   /**
    * Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.
    */
@@ -358,6 +358,26 @@ export interface OAuthClientConfig2 {
    * With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.
    */
   assertion_file?: string;
+  /**
+   * With grant identity_assertion: the issuer URL of your enterprise identity provider; furfly finds its token endpoint in its OpenID configuration and asks it for an identity assertion grant (RFC 8693 token exchange).
+   */
+  idp_issuer?: string;
+  /**
+   * With grant identity_assertion: furfly's client identifier at the identity provider (the client your ID token was issued to).
+   */
+  idp_client_id?: string;
+  /**
+   * With grant identity_assertion: the secret of idp_client_id at the identity provider, when it is a confidential client; usually a reference such as ${IDP_CLIENT_SECRET}. Sent only to idp_issuer's token endpoint, with client_secret_basic. Never printed.
+   */
+  idp_client_secret?: string;
+  /**
+   * With grant identity_assertion: path of a file holding the ID token your single sign-on with the identity provider issued. Read again for every token request, so a renewed login is picked up. Absolute, or starting with ~/.
+   */
+  id_token_file?: string;
+  /**
+   * Whether furfly binds its tokens to a key of its own with DPoP (RFC 9449): each request then carries a fresh proof signed with that key, so a stolen token is useless elsewhere. Default: when the authorization server supports DPoP with ES256 and the server asks for it (a DPoP challenge or DPoP in its protected resource metadata). true: always (an error when the authorization server does not support it); false: never.
+   */
+  dpop?: boolean;
   /**
    * The client identifier the authorization server issued.
    */

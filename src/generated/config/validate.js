@@ -9,7 +9,7 @@
 import __module0Raw from "ajv/dist/runtime/ucs2length.js";
 const __module0 = __module0Raw && __module0Raw.__esModule ? __module0Raw : { default: __module0Raw };
 export const validateConfig = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"sandbox":{"$ref":"#/$defs/OsSandboxConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"OsSandboxConfig":{"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"sandbox_policy":{"$ref":"#/$defs/ServerSandboxPolicy"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host (`none`), on the host inside the OS sandbox (`os`: bubblewrap on Linux, Seatbelt on macOS, with `sandbox_policy`), or inside a container (`docker`).","enum":["none","os","docker"],"default":"none"},"ServerSandboxPolicy":{"title":"ServerSandboxPolicy","description":"What a stdio server under `sandbox: os` may do beyond the default (ignored otherwise). By default it writes only its own temp folder (also its TMPDIR and cache folder), reads everything but the credential stores (~/.ssh, ~/.aws, furfly's user folder, ...; the same list as bash commands), reaches no host, cannot see furfly's process, and every process it starts ends with it. A project layer cannot change this before the project is trusted.","type":"object","additionalProperties":false,"properties":{"writable":{"description":"Folders the server may write besides its temp folder (`~/...`, absolute, or relative to the project root).","type":"array","items":{"type":"string","minLength":1}},"readable_secrets":{"description":"Credential stores the server may read after all (exceptions to the deny list): `~/.aws`, `~/.config/gh`, or a file inside a store such as `~/.aws/credentials`. furfly's own user folder (config, OAuth tokens) is never readable.","type":"array","items":{"type":"string","minLength":1}},"allowed_hosts":{"description":"Hosts the server may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network.","type":"array","items":{"type":"string","minLength":1}}}},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://furfly.dev/schemas/config.schema.json","title":"FurflyConfig","description":"The furfly config: the user file (~/.furflycode/config.yaml) merged with the project file (.furflycode/config.yaml). Validated once, after the two layers are merged and ${VAR} references are expanded. See docs/config.md.","type":"object","additionalProperties":false,"properties":{"providers":{"description":"Model providers. Merged across layers by `name`.","type":"array","items":{"$ref":"#/$defs/Provider"},"default":[]},"max_iterations":{"description":"Upper bound on agent loop iterations (model turns) for one request.","type":"integer","minimum":1,"default":50},"permissions":{"$ref":"#/$defs/PermissionsConfig"},"tools":{"$ref":"#/$defs/ToolsConfig"},"sandbox":{"$ref":"#/$defs/OsSandboxConfig"},"mcp_servers":{"description":"MCP servers by name. Names become part of tool names (mcp__<server>__<tool>), hence the restricted alphabet and no `__`.","type":"object","propertyNames":{"$ref":"#/$defs/ServerName"},"additionalProperties":{"$ref":"#/$defs/McpServerConfig"},"default":{}}},"$defs":{"Provider":{"title":"Provider","description":"A model provider. Only the Anthropic Messages API is supported.","type":"object","additionalProperties":false,"required":["name","protocol","api_key","model"],"properties":{"name":{"description":"Unique name; the merge key across layers.","type":"string","minLength":1},"protocol":{"description":"Wire protocol of the provider.","const":"anthropic"},"api_key":{"description":"Secret. Usually a reference such as ${ANTHROPIC_API_KEY}. Never printed.","type":"string","minLength":1},"model":{"description":"Model identifier sent to the provider.","type":"string","minLength":1},"base_url":{"$ref":"#/$defs/HttpUrl"}}},"PermissionsConfig":{"title":"PermissionsConfig","description":"How tool calls are approved.","type":"object","additionalProperties":false,"properties":{"mode":{"$ref":"#/$defs/PermissionMode"},"rules":{"description":"Rules matched against tool names; deny beats ask beats allow. Concatenated across layers, user first.","type":"array","items":{"$ref":"#/$defs/PermissionRule"},"default":[]},"allow_paths":{"description":"Extra filesystem paths the built-in tools may touch besides the project root. Union across layers.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"ToolsConfig":{"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}},"OsSandboxConfig":{"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}},"PermissionMode":{"title":"PermissionMode","description":"Permission mode, strict to loose.","enum":["strict","accept-edits","auto","bypass"],"default":"strict"},"PermissionRule":{"title":"PermissionRule","type":"object","additionalProperties":false,"required":["tool_glob","action"],"properties":{"tool_glob":{"description":"Glob over tool names, e.g. mcp__github__*.","type":"string","minLength":1},"action":{"$ref":"#/$defs/PermissionAction"}}},"PermissionAction":{"title":"PermissionAction","enum":["allow","ask","deny"]},"ServerName":{"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}},"McpServerConfig":{"title":"McpServerConfig","description":"One MCP server, chosen by `type`.","oneOf":[{"$ref":"#/$defs/StdioServerConfig"},{"$ref":"#/$defs/HttpServerConfig"}]},"StdioServerConfig":{"title":"StdioServerConfig","description":"A server started as a child process, speaking newline-delimited JSON-RPC on stdin/stdout.","type":"object","additionalProperties":false,"required":["type","command"],"properties":{"type":{"const":"stdio"},"command":{"description":"Executable, run without a shell.","type":"string","minLength":1},"args":{"description":"Arguments. Replaced as a whole by the project layer (not unioned).","type":"array","items":{"type":"string"}},"env":{"description":"Extra environment variables for the child. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"cwd":{"description":"Working directory of the child.","type":"string","minLength":1},"sandbox":{"$ref":"#/$defs/SandboxKind"},"sandbox_limits":{"$ref":"#/$defs/SandboxLimits"},"sandbox_policy":{"$ref":"#/$defs/ServerSandboxPolicy"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"HttpServerConfig":{"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}},"OAuthClientConfig":{"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer","identity_assertion"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant. identity_assertion: enterprise-managed authorization: furfly exchanges your enterprise identity provider's ID token (id_token_file) at that provider (idp_issuer) for an identity assertion grant (ID-JAG) and presents it to the server's authorization server.","enum":["authorization_code","client_credentials","jwt_bearer","identity_assertion"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"idp_issuer":{"description":"With grant identity_assertion: the issuer URL of your enterprise identity provider; furfly finds its token endpoint in its OpenID configuration and asks it for an identity assertion grant (RFC 8693 token exchange).","type":"string","pattern":"^https?://[^\\s]+$"},"idp_client_id":{"description":"With grant identity_assertion: furfly's client identifier at the identity provider (the client your ID token was issued to).","type":"string","minLength":1},"idp_client_secret":{"description":"With grant identity_assertion: the secret of idp_client_id at the identity provider, when it is a confidential client; usually a reference such as ${IDP_CLIENT_SECRET}. Sent only to idp_issuer's token endpoint, with client_secret_basic. Never printed.","type":"string","minLength":1},"id_token_file":{"description":"With grant identity_assertion: path of a file holding the ID token your single sign-on with the identity provider issued. Read again for every token request, so a renewed login is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"dpop":{"description":"Whether furfly binds its tokens to a key of its own with DPoP (RFC 9449): each request then carries a fresh proof signed with that key, so a stolen token is useless elsewhere. Default: when the authorization server supports DPoP with ES256 and the server asks for it (a DPoP challenge or DPoP in its protected resource metadata). true: always (an error when the authorization server does not support it); false: never.","type":"boolean"},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}},"ProtocolVersionPin":{"title":"ProtocolVersionPin","description":"Pins the MCP protocol version (and so the era) used with this server. Unset: furfly probes with server/discover and falls back to initialize. A 2026 version never falls back; a 2025 version skips the probe.","enum":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"]},"ProbeTimeoutMs":{"title":"ProbeTimeoutMs","description":"How long the server/discover probe waits before the server counts as legacy, in milliseconds (default 3000).","type":"integer","minimum":1,"maximum":60000},"HttpUrl":{"title":"HttpUrl","description":"An http:// or https:// URL.","type":"string","pattern":"^https?://[^\\s]+$"},"SandboxKind":{"title":"SandboxKind","description":"Where a stdio server runs: directly on the host (`none`), on the host inside the OS sandbox (`os`: bubblewrap on Linux, Seatbelt on macOS, with `sandbox_policy`), or inside a container (`docker`).","enum":["none","os","docker"],"default":"none"},"ServerSandboxPolicy":{"title":"ServerSandboxPolicy","description":"What a stdio server under `sandbox: os` may do beyond the default (ignored otherwise). By default it writes only its own temp folder (also its TMPDIR and cache folder), reads everything but the credential stores (~/.ssh, ~/.aws, furfly's user folder, ...; the same list as bash commands), reaches no host, cannot see furfly's process, and every process it starts ends with it. A project layer cannot change this before the project is trusted.","type":"object","additionalProperties":false,"properties":{"writable":{"description":"Folders the server may write besides its temp folder (`~/...`, absolute, or relative to the project root).","type":"array","items":{"type":"string","minLength":1}},"readable_secrets":{"description":"Credential stores the server may read after all (exceptions to the deny list): `~/.aws`, `~/.config/gh`, or a file inside a store such as `~/.aws/credentials`. furfly's own user folder (config, OAuth tokens) is never readable.","type":"array","items":{"type":"string","minLength":1}},"allowed_hosts":{"description":"Hosts the server may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network.","type":"array","items":{"type":"string","minLength":1}}}},"SandboxLimits":{"title":"SandboxLimits","description":"Resource limits of the container when `sandbox: docker` (ignored otherwise). Each limit left out keeps its default. Merged key by key across layers.","type":"object","additionalProperties":false,"properties":{"memory_mb":{"description":"Memory limit in MiB, with no swap on top; past it the kernel kills the biggest process. Default 512.","type":"integer","minimum":64},"cpus":{"description":"CPU cores the server may use at once; fractions allowed (0.5 is half a core). Default 1.","type":"number","exclusiveMinimum":0,"maximum":64},"pids":{"description":"Most processes and threads alive at once (node itself starts about 11). Default 128.","type":"integer","minimum":16}}},"ToolCategory":{"title":"ToolCategory","description":"What the server's tools may do, for the permission modes. Unknown means execute.","enum":["read","edit","execute"],"default":"execute"},"TimeoutSeconds":{"title":"TimeoutSeconds","description":"Seconds allowed for connecting and for each request of the connection, such as listing tools (at most one day). Tool calls have their own `tool_timeout`.","type":"number","exclusiveMinimum":0,"maximum":86400,"default":10},"ToolTimeoutSeconds":{"title":"ToolTimeoutSeconds","description":"Seconds one call of one of this server's tools may take; then the call is cancelled and the model gets an error result (at most one day).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":60},"SamplingPolicy":{"title":"SamplingPolicy","description":"What furfly does when this server asks to use the model (sampling/createMessage). ask (default): the interactive session shows the request and asks; one-shot mode (-p) denies it. allow: sent to the model without asking, in both modes (the interactive session still shows the request and the reply). deny: always denied.","enum":["ask","allow","deny"]},"TrustAnnotations":{"title":"TrustAnnotations","description":"Let this server's own tool annotations set each tool's permission category: readOnlyHint true makes a tool read, destructiveHint false an edit, anything else execute. Annotations are the server's claims; by default (unset or false) they are ignored and `category` applies to every tool.","type":"boolean"},"ServerLogLevel":{"title":"ServerLogLevel","description":"The least severe of this server's log messages (notifications/message) shown on the screen; every message is kept in the server's log (/mcp logs <server>). Messages are asked for from info up, or from this level when it is debug. Unset: warning.","enum":["debug","info","notice","warning","error","critical","alert","emergency"]},"Enabled":{"title":"Enabled","description":"A disabled server is neither started nor checked for undefined ${VAR} references.","type":"boolean","default":true}}};
 const schema38 = {"title":"ToolsConfig","description":"Bounds on every tool call.","type":"object","additionalProperties":false,"properties":{"timeout":{"description":"Seconds one call of a built-in tool may take before it is stopped with an error result. For bash it is the default when a call gives no timeout_ms (a call may ask for up to 600 s).","type":"number","exclusiveMinimum":0,"maximum":86400,"default":120},"max_output_chars":{"description":"Characters of text an MCP tool result may bring into the conversation; the rest is cut and saved to a file the model is told about.","type":"integer","minimum":1000,"default":100000}},"default":{}};
 const schema39 = {"title":"OsSandboxConfig","description":"The OS sandbox every bash call runs in (every mode but bypass): where commands may write, what they may never read, which hosts they may reach. Each list is a union across layers: a project layer can add to it, never remove from it.","type":"object","additionalProperties":false,"properties":{"allowed_hosts":{"description":"Hosts bash commands may reach through the sandbox's proxy: `example.com`, `*.example.com`, `example.com:443`. Empty: no network; an unlisted host is a question in an interactive session and a refusal in -p. From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"writable":{"description":"Folders commands may write besides the project root and the session temp folder (`~/...`, absolute, or relative to the project root). From a project layer, applies only once the project is trusted.","type":"array","items":{"type":"string","minLength":1},"default":[]},"read_only":{"description":"Paths inside the project commands may not change, besides .git/hooks, .git/config, .furflycode/, .mcp.json and FURFLY.md (relative to the project root, or absolute).","type":"array","items":{"type":"string","minLength":1},"default":[]},"unreadable":{"description":"Paths commands may not read, besides the built-in credential stores (~/.ssh, ~/.aws, furfly's user folder, ...): `~/...`, absolute, or relative to the project root.","type":"array","items":{"type":"string","minLength":1},"default":[]}},"default":{}};
 const schema40 = {"title":"ServerName","description":"Letters, digits, `-` and `_`, without `__` (the separator in mcp__<server>__<tool>).","type":"string","pattern":"^[A-Za-z0-9_-]+$","not":{"pattern":"__"}};
@@ -1076,9 +1076,9 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema55 = {"title":"HttpServerConfig","description":"A server reached over HTTP. `http`: Streamable HTTP, falling back to the old HTTP+SSE transport when the server answers the `initialize` POST with 400, 404 or 405. `sse`: the old HTTP+SSE transport (protocol 2024-11-05) only: `url` is its event stream.","type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"enum":["http","sse"]},"url":{"$ref":"#/$defs/HttpUrl"},"headers":{"description":"Extra HTTP headers sent with every request. Secret: values are never printed.","type":"object","additionalProperties":{"type":"string"}},"oauth":{"$ref":"#/$defs/OAuthClientConfig"},"category":{"$ref":"#/$defs/ToolCategory"},"timeout":{"$ref":"#/$defs/TimeoutSeconds"},"tool_timeout":{"$ref":"#/$defs/ToolTimeoutSeconds"},"protocol_version":{"$ref":"#/$defs/ProtocolVersionPin"},"probe_timeout_ms":{"$ref":"#/$defs/ProbeTimeoutMs"},"enabled":{"$ref":"#/$defs/Enabled"},"sampling":{"$ref":"#/$defs/SamplingPolicy"},"trust_annotations":{"$ref":"#/$defs/TrustAnnotations"},"log_level":{"$ref":"#/$defs/ServerLogLevel"}}};
-const schema57 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant.","enum":["authorization_code","client_credentials","jwt_bearer"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
-const pattern8 = new RegExp("^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$", "u");
-const pattern10 = new RegExp("^[^\\s]+$", "u");
+const schema57 = {"title":"OAuthClientConfig","description":"How furfly identifies itself to the server's authorization server (MCP authorization): a client registered beforehand (client_id, client_secret), or a client ID metadata document you host (client_metadata_url). Without it furfly uses dynamic client registration. See docs/remote-servers.md.","type":"object","additionalProperties":false,"anyOf":[{"required":["client_id"]},{"required":["client_metadata_url"]}],"if":{"required":["grant"],"properties":{"grant":{"enum":["client_credentials","jwt_bearer","identity_assertion"]}}},"then":{"required":["client_id"]},"properties":{"grant":{"description":"How furfly gets a token. authorization_code (default): a person logs in with `furfly mcp login` in a browser. client_credentials: furfly authenticates as the client itself (client_secret, or private_key_file for private_key_jwt), with no person and no browser (CI, services). jwt_bearer: furfly presents a JWT its environment issued (workload identity federation, assertion_file) as the grant. identity_assertion: enterprise-managed authorization: furfly exchanges your enterprise identity provider's ID token (id_token_file) at that provider (idp_issuer) for an identity assertion grant (ID-JAG) and presents it to the server's authorization server.","enum":["authorization_code","client_credentials","jwt_bearer","identity_assertion"]},"private_key_file":{"description":"Path of the client's private key (PEM, PKCS#8/PKCS#1/SEC1, or a JWK file) for private_key_jwt client authentication: furfly signs a short-lived assertion with it; the key never leaves this machine. Absolute, or starting with ~/; usually a reference such as ${CLIENT_KEY_FILE}.","type":"string","minLength":1},"signing_algorithm":{"description":"JWS algorithm of the private_key_jwt assertion. Default: from the key (ES256/ES384/ES512 for P-256/P-384/P-521, RS256 for RSA, PS256 for RSA-PSS, EdDSA for Ed25519).","enum":["ES256","ES384","ES512","RS256","RS384","RS512","PS256","PS384","PS512","EdDSA"]},"assertion_file":{"description":"With grant jwt_bearer: path of a file holding the JWT the workload's platform issued for this authorization server (a Kubernetes projected service account token, a CI OIDC token written to a file). Read again for every token request, so a rotated token is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"idp_issuer":{"description":"With grant identity_assertion: the issuer URL of your enterprise identity provider; furfly finds its token endpoint in its OpenID configuration and asks it for an identity assertion grant (RFC 8693 token exchange).","type":"string","pattern":"^https?://[^\\s]+$"},"idp_client_id":{"description":"With grant identity_assertion: furfly's client identifier at the identity provider (the client your ID token was issued to).","type":"string","minLength":1},"idp_client_secret":{"description":"With grant identity_assertion: the secret of idp_client_id at the identity provider, when it is a confidential client; usually a reference such as ${IDP_CLIENT_SECRET}. Sent only to idp_issuer's token endpoint, with client_secret_basic. Never printed.","type":"string","minLength":1},"id_token_file":{"description":"With grant identity_assertion: path of a file holding the ID token your single sign-on with the identity provider issued. Read again for every token request, so a renewed login is picked up. Absolute, or starting with ~/.","type":"string","minLength":1},"dpop":{"description":"Whether furfly binds its tokens to a key of its own with DPoP (RFC 9449): each request then carries a fresh proof signed with that key, so a stolen token is useless elsewhere. Default: when the authorization server supports DPoP with ES256 and the server asks for it (a DPoP challenge or DPoP in its protected resource metadata). true: always (an error when the authorization server does not support it); false: never.","type":"boolean"},"client_id":{"description":"The client identifier the authorization server issued.","type":"string","minLength":1},"client_metadata_url":{"description":"The https URL of a client ID metadata document you host for furfly; used as the client_id with authorization servers that support client ID metadata documents, when no client_id is written. Plain http only on this machine (127.0.0.1, localhost, [::1]), for local authorization servers.","type":"string","pattern":"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},"client_secret":{"description":"Secret, for a confidential client; usually a reference such as ${MY_CLIENT_SECRET}. Never printed. Without it furfly is a public client (token endpoint auth method none).","type":"string","minLength":1},"token_endpoint_auth_method":{"description":"How the pre-registered client authenticates at the token endpoint. Default: private_key_jwt with a private_key_file; none without a client_secret; with one, client_secret_basic unless the authorization server lists only client_secret_post.","enum":["none","client_secret_basic","client_secret_post","private_key_jwt"]},"issuer":{"description":"The issuer of the authorization server that issued client_id. When set, the credentials are used with that authorization server only. Needed with a client_secret, unless the authorization server is on the MCP server's own origin: a secret is never sent to an authorization server you did not name.","type":"string","pattern":"^https?://[^\\s]+$"},"scopes":{"description":"Scopes to request instead of the ones the server asks for (WWW-Authenticate, then scopes_supported).","type":"array","items":{"type":"string","minLength":1,"pattern":"^[^\\s]+$"}}}};
+const pattern9 = new RegExp("^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$", "u");
+const pattern11 = new RegExp("^[^\\s]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1261,7 +1261,7 @@ errors++;
 else {
 if(data4.grant !== undefined){
 let data5 = data4.grant;
-if(!((data5 === "client_credentials") || (data5 === "jwt_bearer"))){
+if(!(((data5 === "client_credentials") || (data5 === "jwt_bearer")) || (data5 === "identity_assertion"))){
 const err12 = {};
 if(vErrors === null){
 vErrors = [err12];
@@ -1326,7 +1326,7 @@ errors++;
 }
 if(data4.grant !== undefined){
 let data6 = data4.grant;
-if(!(((data6 === "authorization_code") || (data6 === "client_credentials")) || (data6 === "jwt_bearer"))){
+if(!((((data6 === "authorization_code") || (data6 === "client_credentials")) || (data6 === "jwt_bearer")) || (data6 === "identity_assertion"))){
 const err16 = {instancePath:instancePath+"/oauth/grant",schemaPath:"#/$defs/OAuthClientConfig/properties/grant/enum",keyword:"enum",params:{allowedValues: schema57.properties.grant.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
@@ -1400,11 +1400,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data4.client_id !== undefined){
-let data10 = data4.client_id;
+if(data4.idp_issuer !== undefined){
+let data10 = data4.idp_issuer;
 if(typeof data10 === "string"){
-if(func1(data10) < 1){
-const err22 = {instancePath:instancePath+"/oauth/client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data10)){
+const err22 = {instancePath:instancePath+"/oauth/idp_issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1415,7 +1415,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/oauth/client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err23 = {instancePath:instancePath+"/oauth/idp_issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1425,11 +1425,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data4.client_metadata_url !== undefined){
-let data11 = data4.client_metadata_url;
+if(data4.idp_client_id !== undefined){
+let data11 = data4.idp_client_id;
 if(typeof data11 === "string"){
-if(!pattern8.test(data11)){
-const err24 = {instancePath:instancePath+"/oauth/client_metadata_url",schemaPath:"#/$defs/OAuthClientConfig/properties/client_metadata_url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},message:"must match pattern \""+"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"+"\""};
+if(func1(data11) < 1){
+const err24 = {instancePath:instancePath+"/oauth/idp_client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1440,7 +1440,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/oauth/client_metadata_url",schemaPath:"#/$defs/OAuthClientConfig/properties/client_metadata_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/oauth/idp_client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1450,11 +1450,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data4.client_secret !== undefined){
-let data12 = data4.client_secret;
+if(data4.idp_client_secret !== undefined){
+let data12 = data4.idp_client_secret;
 if(typeof data12 === "string"){
 if(func1(data12) < 1){
-const err26 = {instancePath:instancePath+"/oauth/client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err26 = {instancePath:instancePath+"/oauth/idp_client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1465,7 +1465,7 @@ errors++;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/oauth/client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath:instancePath+"/oauth/idp_client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/idp_client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1475,10 +1475,11 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data4.token_endpoint_auth_method !== undefined){
-let data13 = data4.token_endpoint_auth_method;
-if(!((((data13 === "none") || (data13 === "client_secret_basic")) || (data13 === "client_secret_post")) || (data13 === "private_key_jwt"))){
-const err28 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema57.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
+if(data4.id_token_file !== undefined){
+let data13 = data4.id_token_file;
+if(typeof data13 === "string"){
+if(func1(data13) < 1){
+const err28 = {instancePath:instancePath+"/oauth/id_token_file",schemaPath:"#/$defs/OAuthClientConfig/properties/id_token_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1488,11 +1489,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data4.issuer !== undefined){
-let data14 = data4.issuer;
-if(typeof data14 === "string"){
-if(!pattern4.test(data14)){
-const err29 = {instancePath:instancePath+"/oauth/issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+else {
+const err29 = {instancePath:instancePath+"/oauth/id_token_file",schemaPath:"#/$defs/OAuthClientConfig/properties/id_token_file/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1502,8 +1500,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/oauth/issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.dpop !== undefined){
+if(typeof data4.dpop !== "boolean"){
+const err30 = {instancePath:instancePath+"/oauth/dpop",schemaPath:"#/$defs/OAuthClientConfig/properties/dpop/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1513,15 +1512,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data4.scopes !== undefined){
-let data15 = data4.scopes;
-if(Array.isArray(data15)){
-const len0 = data15.length;
-for(let i0=0; i0<len0; i0++){
-let data16 = data15[i0];
-if(typeof data16 === "string"){
-if(func1(data16) < 1){
-const err31 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data4.client_id !== undefined){
+let data15 = data4.client_id;
+if(typeof data15 === "string"){
+if(func1(data15) < 1){
+const err31 = {instancePath:instancePath+"/oauth/client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1530,8 +1525,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!pattern10.test(data16)){
-const err32 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\""};
+}
+else {
+const err32 = {instancePath:instancePath+"/oauth/client_id",schemaPath:"#/$defs/OAuthClientConfig/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1541,8 +1537,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.client_metadata_url !== undefined){
+let data16 = data4.client_metadata_url;
+if(typeof data16 === "string"){
+if(!pattern9.test(data16)){
+const err33 = {instancePath:instancePath+"/oauth/client_metadata_url",schemaPath:"#/$defs/OAuthClientConfig/properties/client_metadata_url/pattern",keyword:"pattern",params:{pattern: "^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"},message:"must match pattern \""+"^(https://[^\\s/]+|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1552,9 +1551,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
 else {
-const err34 = {instancePath:instancePath+"/oauth/scopes",schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err34 = {instancePath:instancePath+"/oauth/client_metadata_url",schemaPath:"#/$defs/OAuthClientConfig/properties/client_metadata_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1564,9 +1562,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/oauth",schemaPath:"#/$defs/OAuthClientConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.client_secret !== undefined){
+let data17 = data4.client_secret;
+if(typeof data17 === "string"){
+if(func1(data17) < 1){
+const err35 = {instancePath:instancePath+"/oauth/client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1576,10 +1576,8 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.category !== undefined){
-let data17 = data.category;
-if(!(((data17 === "read") || (data17 === "edit")) || (data17 === "execute"))){
-const err36 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+else {
+const err36 = {instancePath:instancePath+"/oauth/client_secret",schemaPath:"#/$defs/OAuthClientConfig/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1589,11 +1587,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data18 = data.timeout;
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 > 86400 || isNaN(data18)){
-const err37 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(data4.token_endpoint_auth_method !== undefined){
+let data18 = data4.token_endpoint_auth_method;
+if(!((((data18 === "none") || (data18 === "client_secret_basic")) || (data18 === "client_secret_post")) || (data18 === "private_key_jwt"))){
+const err37 = {instancePath:instancePath+"/oauth/token_endpoint_auth_method",schemaPath:"#/$defs/OAuthClientConfig/properties/token_endpoint_auth_method/enum",keyword:"enum",params:{allowedValues: schema57.properties.token_endpoint_auth_method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1602,8 +1599,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data18 <= 0 || isNaN(data18)){
-const err38 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data4.issuer !== undefined){
+let data19 = data4.issuer;
+if(typeof data19 === "string"){
+if(!pattern4.test(data19)){
+const err38 = {instancePath:instancePath+"/oauth/issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1614,7 +1615,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err39 = {instancePath:instancePath+"/oauth/issuer",schemaPath:"#/$defs/OAuthClientConfig/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1624,11 +1625,15 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.tool_timeout !== undefined){
-let data19 = data.tool_timeout;
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 86400 || isNaN(data19)){
-const err40 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(data4.scopes !== undefined){
+let data20 = data4.scopes;
+if(Array.isArray(data20)){
+const len0 = data20.length;
+for(let i0=0; i0<len0; i0++){
+let data21 = data20[i0];
+if(typeof data21 === "string"){
+if(func1(data21) < 1){
+const err40 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1637,8 +1642,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data19 <= 0 || isNaN(data19)){
-const err41 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(!pattern11.test(data21)){
+const err41 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1649,7 +1654,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err42 = {instancePath:instancePath+"/oauth/scopes/" + i0,schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1659,10 +1664,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.protocol_version !== undefined){
-let data20 = data.protocol_version;
-if(!((((data20 === "2026-07-28") || (data20 === "2025-11-25")) || (data20 === "2025-06-18")) || (data20 === "2025-03-26"))){
-const err43 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err43 = {instancePath:instancePath+"/oauth/scopes",schemaPath:"#/$defs/OAuthClientConfig/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1672,10 +1676,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.probe_timeout_ms !== undefined){
-let data21 = data.probe_timeout_ms;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err44 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err44 = {instancePath:instancePath+"/oauth",schemaPath:"#/$defs/OAuthClientConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1684,9 +1687,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 > 60000 || isNaN(data21)){
-const err45 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+if(data.category !== undefined){
+let data22 = data.category;
+if(!(((data22 === "read") || (data22 === "edit")) || (data22 === "execute"))){
+const err45 = {instancePath:instancePath+"/category",schemaPath:"#/$defs/ToolCategory/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1695,8 +1700,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err46 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.timeout !== undefined){
+let data23 = data.timeout;
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 86400 || isNaN(data23)){
+const err46 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1705,11 +1714,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err47 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data23 <= 0 || isNaN(data23)){
+const err47 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1719,10 +1725,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.sampling !== undefined){
-let data23 = data.sampling;
-if(!(((data23 === "ask") || (data23 === "allow")) || (data23 === "deny"))){
-const err48 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
+else {
+const err48 = {instancePath:instancePath+"/timeout",schemaPath:"#/$defs/TimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1732,9 +1736,11 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.trust_annotations !== undefined){
-if(typeof data.trust_annotations !== "boolean"){
-const err49 = {instancePath:instancePath+"/trust_annotations",schemaPath:"#/$defs/TrustAnnotations/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.tool_timeout !== undefined){
+let data24 = data.tool_timeout;
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 86400 || isNaN(data24)){
+const err49 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1743,11 +1749,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-if(data.log_level !== undefined){
-let data25 = data.log_level;
-if(!((((((((data25 === "debug") || (data25 === "info")) || (data25 === "notice")) || (data25 === "warning")) || (data25 === "error")) || (data25 === "critical")) || (data25 === "alert")) || (data25 === "emergency"))){
-const err50 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
+if(data24 <= 0 || isNaN(data24)){
+const err50 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1757,14 +1760,123 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
 else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath:instancePath+"/tool_timeout",schemaPath:"#/$defs/ToolTimeoutSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data.protocol_version !== undefined){
+let data25 = data.protocol_version;
+if(!((((data25 === "2026-07-28") || (data25 === "2025-11-25")) || (data25 === "2025-06-18")) || (data25 === "2025-03-26"))){
+const err52 = {instancePath:instancePath+"/protocol_version",schemaPath:"#/$defs/ProtocolVersionPin/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data.probe_timeout_ms !== undefined){
+let data26 = data.probe_timeout_ms;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err53 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 60000 || isNaN(data26)){
+const err54 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data26 < 1 || isNaN(data26)){
+const err55 = {instancePath:instancePath+"/probe_timeout_ms",schemaPath:"#/$defs/ProbeTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err56 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/Enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data.sampling !== undefined){
+let data28 = data.sampling;
+if(!(((data28 === "ask") || (data28 === "allow")) || (data28 === "deny"))){
+const err57 = {instancePath:instancePath+"/sampling",schemaPath:"#/$defs/SamplingPolicy/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data.trust_annotations !== undefined){
+if(typeof data.trust_annotations !== "boolean"){
+const err58 = {instancePath:instancePath+"/trust_annotations",schemaPath:"#/$defs/TrustAnnotations/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.log_level !== undefined){
+let data30 = data.log_level;
+if(!((((((((data30 === "debug") || (data30 === "info")) || (data30 === "notice")) || (data30 === "warning")) || (data30 === "error")) || (data30 === "critical")) || (data30 === "alert")) || (data30 === "emergency"))){
+const err59 = {instancePath:instancePath+"/log_level",schemaPath:"#/$defs/ServerLogLevel/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+}
+else {
+const err60 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
 }
 errors++;
 }

@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { insecureAllowed } from './discovery.js';
+import { type DpopKey, withDpopNonceRetry } from './dpop.js';
 import { AuthorizationError } from './errors.js';
 
 export interface LoginUi {
@@ -44,6 +45,8 @@ export interface CodeGrantRequest {
   /** The redirect listener to use (so a client registered for it can be registered first). */
   readonly redirect: LoopbackRedirect;
   readonly fetch?: typeof fetch;
+  /** Binds the token to this key (DPoP, dpop.ts): a proof goes with the code exchange. */
+  readonly dpop?: DpopKey;
 }
 
 export const REDIRECT_PATH = '/callback';
@@ -210,18 +213,22 @@ export async function authorizationCodeGrant(
     additionalParameters: { resource },
     ...(insecureAllowed(as.token_endpoint ?? as.issuer) ? { [oauth.allowInsecureRequests]: true } : {}),
     ...(request.fetch === undefined ? {} : { [oauth.customFetch]: request.fetch }),
+    ...(request.dpop === undefined ? {} : { DPoP: request.dpop.handle }),
   };
-  const response = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    clientAuth,
-    params,
-    redirect.uri,
-    verifier,
-    options,
-  );
   try {
-    return await oauth.processAuthorizationCodeResponse(as, client, response);
+    // A use_dpop_nonce refusal comes before the code is spent: the same code goes again, with the nonce.
+    return await withDpopNonceRetry(request.dpop, async () => {
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        params,
+        redirect.uri,
+        verifier,
+        options,
+      );
+      return oauth.processAuthorizationCodeResponse(as, client, response);
+    });
   } catch (error) {
     throw tokenError('the token endpoint refused the authorization code', error);
   }

@@ -54,8 +54,9 @@ class AuthorizedExchange implements HttpExchange {
   }
 
   private async run(): Promise<HttpReply> {
+    const target = { method: this.options.method, url: this.url };
     for (let attempt = 0; ; attempt++) {
-      const auth = await this.authorizer.headers();
+      const auth = await this.authorizer.headers(target);
       if (this.aborted) throw new HttpAbortError();
       this.current = this.inner.request(this.url, {
         ...this.options,
@@ -64,6 +65,7 @@ class AuthorizedExchange implements HttpExchange {
       const reply = await this.current.reply;
       if ((reply.status !== 401 && reply.status !== 403) || attempt >= MAX_CHALLENGES) return reply;
       const wwwAuthenticate = reply.header('www-authenticate');
+      const dpopNonce = reply.header('dpop-nonce');
       // Without a challenge a 403 is the server's answer, not an authorization problem.
       if (reply.status === 403 && wwwAuthenticate === undefined) return reply;
       let retry: boolean;
@@ -72,6 +74,8 @@ class AuthorizedExchange implements HttpExchange {
           status: reply.status,
           wwwAuthenticate,
           generation: auth.generation,
+          target,
+          ...(dpopNonce === undefined ? {} : { dpopNonce }),
         });
       } catch (error) {
         reply.cancel();

@@ -13,8 +13,18 @@ export interface AuthHeaders {
   readonly generation: number;
 }
 
+/** The request headers are for: a DPoP proof names its method and URL. */
+export interface AuthRequestTarget {
+  readonly method: string;
+  readonly url: URL;
+}
+
 export interface AuthChallenge {
   readonly status: 401 | 403;
+  /** The refused request. */
+  readonly target?: AuthRequestTarget;
+  /** The `DPoP-Nonce` header, if any (RFC 9449 section 9). */
+  readonly dpopNonce?: string;
   /** The `WWW-Authenticate` header, if any. */
   readonly wwwAuthenticate: string | undefined;
   /** The generation of the headers the refused request carried. */
@@ -22,8 +32,8 @@ export interface AuthChallenge {
 }
 
 export interface HttpAuthorizer {
-  /** Headers for the next request (`Authorization: Bearer …`), or none yet. */
-  headers(): Promise<AuthHeaders>;
+  /** Headers for the next request (`Authorization: Bearer …`, or `DPoP …` with its proof), or none yet. */
+  headers(target?: AuthRequestTarget): Promise<AuthHeaders>;
   /**
    * The server refused a request. Resolves true when the request should be sent again with fresh
    * headers, false when the refusal stands (the caller then sees the 401/403 as it is). Rejects with a

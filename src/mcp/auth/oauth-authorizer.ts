@@ -50,14 +50,15 @@ import {
   insecureAllowed,
   safeUrl,
 } from './discovery.js';
+import { DpopKey, wantsDpop, withDpopNonceRetry } from './dpop.js';
 import { AuthorizationError, LoginRequiredError } from './errors.js';
 import { unattendedScope } from './grants/scope.js';
 import { unattendedGrantOf, unattendedToken } from './grants/unattended-grant.js';
-import type { AuthChallenge, AuthHeaders, HttpAuthorizer } from './http-authorizer.js';
+import type { AuthChallenge, AuthHeaders, AuthRequestTarget, HttpAuthorizer } from './http-authorizer.js';
 import { withSecretExpiryDefault } from './registration-response.js';
 import { type RevocationOutcome, revokeTokens } from './revocation.js';
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js';
-import { bearerChallenge, scopeList } from './www-authenticate.js';
+import { bearerChallenge, dpopChallenge, scopeList } from './www-authenticate.js';
 
 export interface OAuthAuthorizerOptions {
   /** The server's name in the config: messages name `furfly mcp login <name>`. */
@@ -92,13 +93,17 @@ export class OAuthAuthorizer implements HttpAuthorizer {
   private lastScope: string | undefined;
   /** Set once a login succeeded in this run (for `furfly mcp login`). */
   loggedIn = false;
+  /** The server challenged with the DPoP scheme: a login binds its token with DPoP (dpop.ts). */
+  private serverAskedForDpop = false;
+  /** The key of the stored DPoP-bound token, loaded once: it also holds the servers' nonces. */
+  private dpopKey: { readonly jwk: object; readonly key: DpopKey } | undefined;
 
   constructor(private readonly options: OAuthAuthorizerOptions) {
     this.resource = canonicalResource(options.serverUrl);
     this.skipStored = options.ignoreStoredTokens === true;
   }
 
-  async headers(): Promise<AuthHeaders> {
+  async headers(target?: AuthRequestTarget): Promise<AuthHeaders> {
     await this.busy;
     const generation = this.generation;
     if (this.skipStored) return { headers: {}, generation };
@@ -111,6 +116,16 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       }
     }
     this.options.onSecret?.(tokens.access_token);
+    const dpop = await this.dpopKeyOf(tokens);
+    if (dpop !== undefined) {
+      // A DPoP-bound token never goes out as a bearer token, and never without a fresh proof.
+      if (target === undefined) return { headers: {}, generation: this.generation };
+      const proof = await dpop.proof(target.url, target.method, tokens.access_token);
+      return {
+        headers: { Authorization: `DPoP ${tokens.access_token}`, DPoP: proof },
+        generation: this.generation,
+      };
+    }
     return { headers: { Authorization: `Bearer ${tokens.access_token}` }, generation: this.generation };
   }
 
@@ -127,7 +142,22 @@ export class OAuthAuthorizer implements HttpAuthorizer {
   private async handle(challenge: AuthChallenge): Promise<boolean> {
     // Credentials changed since that request was sent: it only needs them.
     if (challenge.generation !== this.generation) return true;
-    const params = bearerChallenge(challenge.wwwAuthenticate)?.params ?? {};
+    const dpopParams = dpopChallenge(challenge.wwwAuthenticate)?.params;
+    if (dpopParams !== undefined) this.serverAskedForDpop = true;
+    if (
+      dpopParams?.error === 'use_dpop_nonce' &&
+      challenge.dpopNonce !== undefined &&
+      challenge.target !== undefined
+    ) {
+      // RFC 9449 section 9: the token is fine, the proof needs the server's nonce; the requester's own
+      // bound on retries stops a server that never accepts one.
+      const dpop = await this.dpopKeyOf(this.skipStored ? undefined : this.stored());
+      if (dpop !== undefined) {
+        dpop.rememberNonce(challenge.target.url, challenge.dpopNonce);
+        return true;
+      }
+    }
+    const params = bearerChallenge(challenge.wwwAuthenticate)?.params ?? dpopParams ?? {};
     if (challenge.status === 403) {
       if (params.error !== 'insufficient_scope') return false;
       if (this.stepUps >= (this.options.maxStepUps ?? DEFAULT_MAX_STEP_UPS)) return false;
@@ -184,6 +214,9 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     const { as } = discovery;
     requirePkceS256(as);
     const scope = stepUpScope ?? this.chooseScope(params.scope, discovery);
+    const dpop = wantsDpop(this.options.oauth, as, this.serverAskedForDpop)
+      ? await DpopKey.generate()
+      : undefined;
     const redirect = await LoopbackRedirect.start(registeredPort(this.options.store.clientFor(as.issuer)));
     try {
       const { client, clientAuth } = await this.clientFor(as, redirect.uri);
@@ -196,10 +229,11 @@ export class OAuthAuthorizer implements HttpAuthorizer {
           scope,
           redirect,
           ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+          ...(dpop === undefined ? {} : { dpop }),
         },
         ui,
       );
-      this.save(response, as.issuer, client.client_id, discovery.resource, scope);
+      this.save(response, as.issuer, client.client_id, discovery.resource, scope, undefined, dpop);
     } finally {
       await redirect.close();
     }
@@ -237,6 +271,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     const scope =
       stepUpScope ??
       unattendedScope(config.scopes, params.scope, discovery.protectedResource?.scopes_supported);
+    const dpop = wantsDpop(config, as, this.serverAskedForDpop) ? await DpopKey.generate() : undefined;
     const response = await unattendedToken({
       as,
       config: { ...config, client_id: config.client_id },
@@ -244,8 +279,9 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       scope,
       ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
       ...(this.options.onSecret === undefined ? {} : { onSecret: this.options.onSecret }),
+      ...(dpop === undefined ? {} : { dpop }),
     });
-    this.save(response, as.issuer, config.client_id, discovery.resource, scope);
+    this.save(response, as.issuer, config.client_id, discovery.resource, scope, undefined, dpop);
     this.lastScope = scope;
     this.skipStored = false;
     this.loggedIn = true;
@@ -387,14 +423,21 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       return undefined;
     }
     const { client, clientAuth } = this.clientForRefresh(tokens, as, 'token_endpoint');
+    const refreshToken = tokens.refresh_token;
+    let dpop: DpopKey | undefined;
     let response: oauth.TokenEndpointResponse;
     try {
-      const request = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, {
-        additionalParameters: { resource: tokens.resource_indicator ?? tokens.resource },
-        ...(insecureAllowed(as.token_endpoint ?? as.issuer) ? { [oauth.allowInsecureRequests]: true } : {}),
-        ...(this.options.fetch === undefined ? {} : { [oauth.customFetch]: this.options.fetch }),
+      // A DPoP-bound refresh token is refreshed with proofs of the same key (RFC 9449 section 5).
+      dpop = await this.dpopKeyOf(tokens);
+      response = await withDpopNonceRetry(dpop, async () => {
+        const request = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, {
+          additionalParameters: { resource: tokens.resource_indicator ?? tokens.resource },
+          ...(insecureAllowed(as.token_endpoint ?? as.issuer) ? { [oauth.allowInsecureRequests]: true } : {}),
+          ...(this.options.fetch === undefined ? {} : { [oauth.customFetch]: this.options.fetch }),
+          ...(dpop === undefined ? {} : { DPoP: dpop.handle }),
+        });
+        return oauth.processRefreshTokenResponse(as, client, request);
       });
-      response = await oauth.processRefreshTokenResponse(as, client, request);
     } catch {
       return undefined;
     }
@@ -405,6 +448,7 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       tokens.resource_indicator ?? tokens.resource,
       tokens.scope,
       tokens.refresh_token,
+      dpop,
     );
     this.generation++;
     return saved;
@@ -491,8 +535,13 @@ export class OAuthAuthorizer implements HttpAuthorizer {
     resourceIndicator: string,
     scope: string | undefined,
     previousRefreshToken?: string,
+    dpop?: DpopKey,
   ): StoredTokens {
     this.options.onSecret?.(response.access_token);
+    // The key is kept only with a token the server bound to it (token_type DPoP); a bearer token
+    // answered to a DPoP request is used as a bearer token.
+    const bound = dpop !== undefined && response.token_type.toLowerCase() === 'dpop';
+    if (bound && typeof dpop.jwk.d === 'string') this.options.onSecret?.(dpop.jwk.d);
     if (response.refresh_token !== undefined) this.options.onSecret?.(response.refresh_token);
     const refresh = response.refresh_token ?? previousRefreshToken;
     const tokens: StoredTokens = {
@@ -505,9 +554,20 @@ export class OAuthAuthorizer implements HttpAuthorizer {
       ...(refresh === undefined ? {} : { refresh_token: refresh }),
       ...(response.expires_in === undefined ? {} : { expires_at: Date.now() + response.expires_in * 1000 }),
       ...(scope === undefined ? {} : { scope }),
+      ...(bound ? { dpop_jwk: dpop.jwk } : {}),
     };
     this.options.store.saveTokens(tokens);
     return tokens;
+  }
+
+  /** The DPoP key `tokens` are bound to, if any; the same object while the token is the same. */
+  private async dpopKeyOf(tokens: StoredTokens | undefined): Promise<DpopKey | undefined> {
+    const jwk = tokens?.dpop_jwk;
+    if (jwk === undefined) return undefined;
+    if (this.dpopKey?.jwk !== jwk && JSON.stringify(this.dpopKey?.jwk) !== JSON.stringify(jwk)) {
+      this.dpopKey = { jwk, key: await DpopKey.fromJwk(jwk) };
+    }
+    return this.dpopKey?.key;
   }
 
   private stored(): StoredTokens | undefined {

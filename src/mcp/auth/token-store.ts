@@ -18,7 +18,7 @@
  * the file is only ever replaced whole. A lock left by a process that died (its pid is gone) or older
  * than `STALE_LOCK_MS` is taken over; see `FileLock`.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type webcrypto } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -62,6 +62,8 @@ export interface StoredTokens {
   readonly expires_at?: number;
   /** The scopes requested (space-separated), kept for step-up unions. */
   readonly scope?: string;
+  /** The private key a DPoP-bound token is bound to (dpop.ts): without it the token is useless. */
+  readonly dpop_jwk?: webcrypto.JsonWebKey;
 }
 
 interface FileShape {

@@ -19,6 +19,13 @@ export function bearerChallenge(header: string | undefined): BearerChallenge | u
   return bearer === undefined ? undefined : { params: bearer.params };
 }
 
+/** The `DPoP` challenge (RFC 9449 section 7.1): the same parameters, `error="use_dpop_nonce"` among them. */
+export function dpopChallenge(header: string | undefined): BearerChallenge | undefined {
+  if (header === undefined) return undefined;
+  const dpop = parseChallenges(header).find((c) => c.scheme === 'dpop');
+  return dpop === undefined ? undefined : { params: dpop.params };
+}
+
 interface Challenge {
   scheme: string;
   params: Record<string, string>;

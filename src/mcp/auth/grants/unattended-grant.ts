@@ -8,6 +8,9 @@
  *   platform issued, read from `assertion_file` at each request (platforms rotate it). The client
  *   authenticates as configured (usually `none`: the assertion is the proof). A refusal is reported as
  *   it is: no retry, no other grant.
+ * - `identity_assertion` (enterprise-managed authorization, SEP-990): the assertion of a `jwt_bearer`
+ *   grant is an ID-JAG the enterprise identity provider issued for the user's ID token
+ *   (identity-assertion.ts); the client authenticates as configured (usually its client secret).
  *
  * Every request carries the `resource` indicator (RFC 8707) and the scopes chosen by the caller. Client
  * authentication, the request and the response checks are oauth4webapi's; this module only picks them.
@@ -19,17 +22,21 @@ import type { OAuthClientConfig } from '../../../config/types.js';
 import { tokenError } from '../authorization-code.js';
 import { secretAuth } from '../client-authentication.js';
 import { insecureAllowed } from '../discovery.js';
+import { type DpopKey, withDpopNonceRetry } from '../dpop.js';
 import { AuthorizationError } from '../errors.js';
 import { credentialPath, loadClientKey } from './client-key.js';
+import { identityAssertionGrant } from './identity-assertion.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-export type UnattendedGrant = 'client_credentials' | 'jwt_bearer';
+export type UnattendedGrant = 'client_credentials' | 'jwt_bearer' | 'identity_assertion';
 
 /** The grant a config asks for, when it is one that needs no browser. */
 export function unattendedGrantOf(config: OAuthClientConfig | undefined): UnattendedGrant | undefined {
   const grant = config?.grant;
-  return grant === 'client_credentials' || grant === 'jwt_bearer' ? grant : undefined;
+  return grant === 'client_credentials' || grant === 'jwt_bearer' || grant === 'identity_assertion'
+    ? grant
+    : undefined;
 }
 
 export interface UnattendedRequest {
@@ -39,6 +46,8 @@ export interface UnattendedRequest {
   readonly scope: string | undefined;
   readonly fetch?: typeof fetch;
   readonly onSecret?: (secret: string) => void;
+  /** Binds the token to this key (DPoP, ../dpop.ts). */
+  readonly dpop?: DpopKey;
 }
 
 /** Runs the configured grant at the token endpoint; resolves to the checked token response. */
@@ -55,28 +64,53 @@ export async function unattendedToken(request: UnattendedRequest): Promise<oauth
   const options = {
     ...(insecureAllowed(as.token_endpoint) ? { [oauth.allowInsecureRequests]: true } : {}),
     ...(request.fetch === undefined ? {} : { [oauth.customFetch]: request.fetch }),
+    ...(request.dpop === undefined ? {} : { DPoP: request.dpop.handle }),
   };
   try {
     if (grant === 'client_credentials') {
-      const response = await oauth.clientCredentialsGrantRequest(as, client, clientAuth, parameters, options);
-      return await oauth.processClientCredentialsResponse(as, client, response);
+      return await withDpopNonceRetry(request.dpop, async () => {
+        const response = await oauth.clientCredentialsGrantRequest(
+          as,
+          client,
+          clientAuth,
+          parameters,
+          options,
+        );
+        return oauth.processClientCredentialsResponse(as, client, response);
+      });
     }
-    parameters.set('assertion', readAssertion(config, request.onSecret));
-    const response = await oauth.genericTokenEndpointRequest(
-      as,
-      client,
-      clientAuth,
-      JWT_BEARER_GRANT,
-      parameters,
-      options,
-    );
-    return await oauth.processGenericTokenEndpointResponse(as, client, response);
+    const assertion =
+      grant === 'identity_assertion'
+        ? await identityAssertionGrant({
+            config,
+            audience: as.issuer,
+            resource: request.resource,
+            scope: request.scope,
+            ...(request.fetch === undefined ? {} : { fetch: request.fetch }),
+            ...(request.onSecret === undefined ? {} : { onSecret: request.onSecret }),
+          })
+        : readAssertion(config, request.onSecret);
+    parameters.set('assertion', assertion);
+    // The assertion is made once; only the token request goes again after a use_dpop_nonce answer.
+    return await withDpopNonceRetry(request.dpop, async () => {
+      const response = await oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        clientAuth,
+        JWT_BEARER_GRANT,
+        parameters,
+        options,
+      );
+      return oauth.processGenericTokenEndpointResponse(as, client, response);
+    });
   } catch (error) {
     if (error instanceof AuthorizationError) throw error;
     throw tokenError(
       grant === 'client_credentials'
         ? 'the token endpoint refused the client credentials grant'
-        : 'the token endpoint refused the JWT bearer grant',
+        : grant === 'identity_assertion'
+          ? 'the token endpoint refused the identity assertion grant'
+          : 'the token endpoint refused the JWT bearer grant',
       error,
     );
   }
