@@ -11,6 +11,7 @@ import { userConfigDir } from '../../../src/config/paths.js';
 import { serverEnvironment } from '../../../src/mcp/transports/stdio/process.js';
 import { serverPolicy } from '../../../src/sandbox/os-policy.js';
 import { probeOsSandbox, wrapServer } from '../../../src/sandbox/os-sandbox.js';
+import { packageCacheEnvironment, sandboxedPackageCache } from '../../../src/sandbox/package-cache.js';
 import { SpawnError, type StdioCommand } from './raw-process.js';
 import { StdioProbe } from './stdio.js';
 
@@ -49,12 +50,14 @@ export async function startOsSandboxed(
   };
   try {
     const homeDir = os.homedir();
+    const packageCache = sandboxedPackageCache(process.env, homeDir);
     const policy = serverPolicy({
       tempDir,
       homeDir,
       furflyUserDir: userConfigDir(process.env, homeDir),
       baseDir: cwd,
-      writable: settings.writable ?? [],
+      // The shared package cache: npx and uvx fetch a package once, not once per connection.
+      writable: [...(settings.writable ?? []), packageCache],
       allowedHosts: settings.allowedHosts,
     });
     const wrapped = await wrapServer(command.command, command.args, policy);
@@ -74,8 +77,7 @@ export async function startOsSandboxed(
         ...serverEnvironment({
           TMPDIR: tempDir,
           XDG_CACHE_HOME: cache,
-          npm_config_cache: path.join(cache, 'npm'),
-          UV_CACHE_DIR: path.join(cache, 'uv'),
+          ...packageCacheEnvironment(packageCache),
         }),
         ...explicit,
       },

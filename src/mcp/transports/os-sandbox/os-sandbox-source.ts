@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { OsSandboxPolicy } from '../../../sandbox/os-policy.js';
 import { probeOsSandbox, type WrappedServer, wrapServer } from '../../../sandbox/os-sandbox.js';
+import { packageCacheEnvironment, sandboxedPackageCache } from '../../../sandbox/package-cache.js';
 import type { ByteSource, ByteSourceEvents, StopGrace } from '../framed/byte-source.js';
 import { type ChildProcessCommand, ChildProcessSource } from '../stdio/child-process-source.js';
 
@@ -56,7 +57,10 @@ export class OsSandboxSource implements ByteSource {
     const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-server-')));
     this.tempDir = tempDir;
     try {
-      const policy = this.command.policyFor(tempDir);
+      // The shared package cache: npx and uvx fetch a package once, not at every start.
+      const packageCache = sandboxedPackageCache();
+      const own = this.command.policyFor(tempDir);
+      const policy = { ...own, writable: [...own.writable, packageCache] };
       this.policy = policy;
       this.wrapped = await wrapServer(this.command.command, this.command.args ?? [], policy);
       const cache = path.join(tempDir, 'cache');
@@ -69,8 +73,7 @@ export class OsSandboxSource implements ByteSource {
         env: {
           TMPDIR: tempDir,
           XDG_CACHE_HOME: cache,
-          npm_config_cache: path.join(cache, 'npm'),
-          UV_CACHE_DIR: path.join(cache, 'uv'),
+          ...packageCacheEnvironment(packageCache),
           ...this.command.env,
         },
         ...(this.command.cwd === undefined ? {} : { cwd: this.command.cwd }),
