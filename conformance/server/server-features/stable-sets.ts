@@ -25,6 +25,7 @@ import {
 } from '../check.js';
 import { fetchAll, type Listing } from '../helpers/listing.js';
 import type { CheckContext } from '../run/context.js';
+import type { Session } from '../run/session.js';
 
 const REQUIREMENT =
   'This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.';
@@ -37,13 +38,13 @@ interface Feature {
   key: 'name' | 'uri';
 }
 
-/** The keys a listing names, sorted, or why it cannot be compared. */
-function keysOf(listing: Listing, label: string): string[] {
+/** The keys (names or URIs) a listing names, sorted, or why it cannot be compared. */
+function keysOf(listing: Listing, key: Feature['key'], label: string): string[] {
   if (listing.error !== null)
     throw new NotApplicable(`listing on connection ${label} failed: ${listing.error}`);
   if (listing.truncated)
     throw new NotApplicable(`listing on connection ${label} has more pages than furfly follows`);
-  return [...new Set(listing.items.map((item) => String(item.key ?? '')))].sort();
+  return [...new Set(listing.items.map((item) => String(item[key] ?? '')))].sort();
 }
 
 function difference(a: readonly string[], b: readonly string[]): string {
@@ -55,12 +56,8 @@ function difference(a: readonly string[], b: readonly string[]): string {
 
 async function stableSetOutcome(ctx: CheckContext, feature: Feature): Promise<CheckOutcome> {
   ctx.requireCapability(feature.capability);
-  const list = async (label: string, session: Awaited<ReturnType<CheckContext['open']>>) => {
-    const listing = await fetchAll(session, feature.method, feature.field, feature.key);
-    // Keys live under `key` for keysOf, whichever field names the item.
-    listing.items = listing.items.map((item) => ({ key: item[feature.key] ?? null }));
-    return keysOf(listing, label);
-  };
+  const list = async (label: string, session: Session) =>
+    keysOf(await fetchAll(session, feature.method, feature.field, feature.key), feature.key, label);
   const a = await ctx.open();
   const b = await ctx.open();
   const first = await list('A', a);
