@@ -143,6 +143,35 @@ const SESSION_DEFECTS = {
       }),
     ),
   },
+  /**
+   * completion/complete with an argument value that is not a string ends the process: input the server
+   * never validated takes it down (stdio; over HTTP it would take every session with it).
+   */
+  'completion-crash': {
+    beforeRequest(request) {
+      const argument = request.params?.argument;
+      if (
+        request.method === 'completion/complete' &&
+        isObject(argument) &&
+        typeof argument.value !== 'string'
+      )
+        process.exit(70);
+    },
+  },
+  /**
+   * A ping request goes out as soon as initialize arrives, before its response: the server speaks first
+   * (the initialization phase must be the first interaction). A ping breaks nothing else.
+   */
+  'ping-before-initialize-answer': {
+    onIncoming(value, sink) {
+      if (isObject(value) && value.method === 'initialize' && 'id' in value)
+        sink.write(
+          JSON.stringify({ jsonrpc: '2.0', id: 'spec-breaker-early-ping', method: 'ping' }),
+          'request',
+        );
+      return false;
+    },
+  },
   /** Every notification gets an error response (stdio; over HTTP notifications get 202 before this). */
   'answer-notifications': {
     onIncoming(value, sink) {

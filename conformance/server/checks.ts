@@ -31,6 +31,7 @@ import { modernContentFormatsChecks } from './server-features/content-formats-mo
 import { promptsChecks } from './server-features/prompts.js';
 import { resourcesChecks } from './server-features/resources.js';
 import { modernResourcesChecks } from './server-features/resources-modern.js';
+import { stableSetChecks } from './server-features/stable-sets.js';
 import { toolHeaderChecks } from './server-features/tool-headers.js';
 import { securityChecks } from './server-features/tool-security.js';
 import { toolsChecks } from './server-features/tools.js';
@@ -76,6 +77,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...baseChecks,
   ...modernHttpChecks,
   ...modernResourcesChecks,
+  ...stableSetChecks,
   ...mrtrChecks,
   ...subscriptionsChecks,
   ...cachingChecks,

@@ -1,6 +1,6 @@
 /**
- * Rules of the base protocol judged over every session of the run: what the server may send before
- * `notifications/initialized`, the ids of its own requests, the names of `_meta` keys, and (stdio) the
+ * Rules of the base protocol judged over every session of the run: that the server says nothing before
+ * it answered initialize, what it may send before `notifications/initialized`, the ids of its own requests, the names of `_meta` keys, and (stdio) the
  * UTF-8 encoding of everything it wrote.
  */
 import {
@@ -15,8 +15,8 @@ import {
   NotApplicable,
   pass,
 } from '../check.js';
-import { idKey, sentAt, serverRequests } from '../run/conversation.js';
-import { isObject } from '../run/session.js';
+import { idKey, responseAt, sentAt, serverMessages, serverRequests } from '../run/conversation.js';
+import { isObject, type JsonObject, type LoggedMessage } from '../run/session.js';
 
 const BASIC = 'MCP 2025-11-25 basic';
 const whole = {
@@ -62,7 +62,45 @@ function metaKeys(value: unknown, path: string, found: { path: string; key: stri
   }
 }
 
+/**
+ * The first server request or notification of a session that came before the server answered the
+ * initialize that opened it; null when there is none. Sessions that opened with anything but initialize
+ * (the pre-initialize probes send ping first) or whose initialize was never answered prove nothing.
+ */
+export function messageBeforeInitializeAnswer(log: readonly LoggedMessage[]): JsonObject | null {
+  const first = log.find((entry) => entry.direction === 'out');
+  if (!first || !isObject(first.message) || first.message.method !== 'initialize') return null;
+  const answered = responseAt(log, first.message.id);
+  if (answered === null) return null;
+  return serverMessages(log).find((entry) => entry.at < answered)?.message ?? null;
+}
+
 export const messagesChecks: Check[] = [
+  {
+    ...whole,
+    section: 'lifecycle',
+    id: 'lifecycle.initialize-first',
+    level: 'MUST',
+    title: 'the server sends nothing before it answered initialize',
+    requirement: 'The initialization phase MUST be the first interaction between client and server.',
+    source: `${BASIC}/lifecycle (Initialization)`,
+    async run(ctx) {
+      ctx.session();
+      let judged = 0;
+      for (const session of ctx.sessions) {
+        const first = session.log.find((entry) => entry.direction === 'out');
+        if (isObject(first?.message) && first.message.method === 'initialize') judged++;
+        const early = messageBeforeInitializeAnswer(session.log);
+        if (early)
+          return fail(
+            `the server sent ${String(early.method)} before it answered initialize`,
+            "the initialize response as the server's first message",
+            brief(early),
+          );
+      }
+      return pass(`${judged} session(s) opened with initialize`);
+    },
+  },
   {
     ...whole,
     section: 'lifecycle',

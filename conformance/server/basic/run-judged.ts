@@ -56,7 +56,7 @@ export const runJudgedChecks: readonly Check[] = [
     judgesWholeRun: true,
     title: 'server-sent notifications/cancelled only end subscriptions/listen streams',
     requirement:
-      'A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream. Servers MUST NOT send notifications/cancelled for any other purpose. Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream.',
+      'A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream. Servers MUST NOT send notifications/cancelled for any other purpose. Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream. Cancellation notifications MUST only reference requests that: Were previously issued by the client',
     source: 'MCP 2026-07-28 basic/patterns/cancellation (introduction; Behavior Requirements)',
     async run(ctx) {
       let seen = 0;

@@ -9,12 +9,15 @@ import {
   EVERY_VERSION,
   fail,
   LEGACY_ONLY,
+  MODERN_ONLY,
+  MODERN_VERSIONS,
   NotApplicable,
   pass,
 } from '../check.js';
 import { StdioChannel } from '../probe/channel.js';
 import type { RawProcess } from '../probe/stdio.js';
 import type { CheckContext } from '../run/context.js';
+import { cancelledCallOutcome, STOPPED_ANSWERING } from '../utilities/cancellation.js';
 
 const TRANSPORTS = 'MCP 2025-11-25 basic/transports (stdio)';
 const SHUTDOWN = 'MCP 2025-11-25 basic/lifecycle (Shutdown, stdio)';
@@ -123,6 +126,27 @@ export const stdioChecks: Check[] = [
       const exit = await probe.waitForExit(grace);
       if (!exit) return fail('still running after SIGTERM', `exit within ${grace} ms`, 'still running');
       return pass(`exited after ${Math.round(exit.at - sentAt)} ms (grace ${grace} ms)`);
+    },
+  },
+  {
+    ...base,
+    versions: MODERN_VERSIONS,
+    eras: MODERN_ONLY,
+    id: 'stdio.cancelled-silence',
+    level: 'MUST',
+    title: 'nothing more is sent for a tool call cancelled while it runs (--call-tools)',
+    requirement:
+      'Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it.',
+    source: `${MODERN_STDIO} (Cancellation)`,
+    async run(ctx) {
+      const outcome = await cancelledCallOutcome(ctx);
+      // A server that stopped answering broke another rule (cancellation.race-handled judges that);
+      // this one is about messages sent for the cancelled request.
+      if (outcome.status === 'fail' && outcome.message === STOPPED_ANSWERING)
+        throw new NotApplicable(
+          `the server stopped answering after the cancellation (${outcome.actual ?? ''})`,
+        );
+      return outcome;
     },
   },
 ];

@@ -11,6 +11,7 @@ import {
   BOTH_TRANSPORTS,
   brief,
   type Check,
+  type CheckOutcome,
   CouldNotTell,
   EVERY_VERSION,
   fail,
@@ -174,26 +175,34 @@ export const cancellationChecks: Check[] = [
       'Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request.',
     source: cancellationSource('Behavior Requirements'),
     async run(ctx) {
-      requireCallTools(ctx);
       modernHttpSkip(ctx);
-      const candidates = (await listedTools(ctx))
-        .map((tool) => ({ tool, args: slowArguments(ctx, tool) }))
-        .filter((entry): entry is { tool: JsonObject; args: JsonObject } => entry.args !== null);
-      if (candidates.length === 0)
-        throw new NotApplicable(
-          'no tool with a duration-like argument (delay, duration, wait, …) to slow it',
-        );
-      const { session } = await ctx.openInitialized();
-      for (const { tool, args } of candidates.slice(0, 2)) {
-        const outcome = await cancelWhileRunning(ctx, session, tool, args);
-        if (outcome) return outcome;
-      }
-      throw new CouldNotTell(
-        `every slowed call answered within ${RUNNING_MS} ms, before it could be cancelled`,
-      );
+      return cancelledCallOutcome(ctx);
     },
   },
 ];
+
+/**
+ * A slowed tool call (--call-tools) on a fresh connection, cancelled once it runs: fails when it is still
+ * answered, when progress for it goes on after the server has read the cancellation, or when the server
+ * stopped answering. Shared by cancellation.no-response and stdio.cancelled-silence.
+ */
+export async function cancelledCallOutcome(ctx: CheckContext): Promise<CheckOutcome> {
+  requireCallTools(ctx);
+  const candidates = (await listedTools(ctx))
+    .map((tool) => ({ tool, args: slowArguments(ctx, tool) }))
+    .filter((entry): entry is { tool: JsonObject; args: JsonObject } => entry.args !== null);
+  if (candidates.length === 0)
+    throw new NotApplicable('no tool with a duration-like argument (delay, duration, wait, …) to slow it');
+  const { session } = await ctx.openInitialized();
+  for (const { tool, args } of candidates.slice(0, 2)) {
+    const outcome = await cancelWhileRunning(ctx, session, tool, args);
+    if (outcome) return outcome;
+  }
+  throw new CouldNotTell(`every slowed call answered within ${RUNNING_MS} ms, before it could be cancelled`);
+}
+
+/** cancelWhileRunning's message when the server stopped answering (not a message sent for the call). */
+export const STOPPED_ANSWERING = 'the server stopped answering after the cancellation';
 
 /** How long a call must stay unanswered to count as running, and how long a slowed call would take. */
 const RUNNING_MS = 200;
@@ -262,8 +271,7 @@ async function cancelWhileRunning(
     if (!(error instanceof RequestTimeout || error instanceof NotAnswered) && sentinel.answered)
       throw new CouldNotTell(`the call ended without a response: ${errorText(error)}`);
   }
-  if (!sentinel.answered)
-    return fail('the server stopped answering after the cancellation', 'a ping result', sentinel.error);
+  if (!sentinel.answered) return fail(STOPPED_ANSWERING, 'a ping result', sentinel.error);
   const progress = session.log
     .slice(afterSentinel)
     .filter(

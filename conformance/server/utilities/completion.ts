@@ -4,6 +4,11 @@
  *
  * What to complete comes from the server itself: the first prompt argument it lists (or, without one,
  * the first variable of a resource template). A server that offers neither has nothing to complete.
+ *
+ * "Implementations MUST: Validate all completion inputs" is judged by its one plain consequence: malformed
+ * input (an argument value that is not a string, a ref of no known type, no argument at all) is answered,
+ * with an error or a result, and leaves the server answering. Whether a result to malformed input means
+ * the server did not validate is not certain (it may have coerced the value), so only silence fails.
  */
 import { errorText } from '../../../src/util/error-text.js';
 import {
@@ -73,6 +78,21 @@ async function complete(ctx: CheckContext, ref: JsonObject, argument: string): P
   } catch (error) {
     throw new CouldNotTell(`completion/complete got no response (${errorText(error)})`);
   }
+}
+
+/** Malformed completion/complete params, built on a real target so only the malformed part differs. */
+function malformedInputs(target: Target): { what: string; params: JsonObject }[] {
+  return [
+    {
+      what: 'an argument value that is a number',
+      params: { ref: target.ref, argument: { name: target.argument, value: 42 } },
+    },
+    {
+      what: 'a ref of no known type',
+      params: { ref: { type: 'ref/furfly-unknown' }, argument: { name: target.argument, value: '' } },
+    },
+    { what: 'no argument', params: { ref: target.ref } },
+  ];
 }
 
 export const completionChecks: Check[] = [
@@ -192,6 +212,44 @@ export const completionChecks: Check[] = [
           brief(reply),
         );
       return pass();
+    },
+  },
+  {
+    ...base,
+    id: 'completion.malformed-input',
+    level: 'MUST',
+    title: 'malformed completion/complete input is answered and leaves the server answering',
+    requirement: 'Implementations MUST: Validate all completion inputs',
+    source: inBothEras(COMPLETION, 'Security'),
+    async run(ctx) {
+      ctx.requireCapability('completions');
+      const target = await completionTarget(ctx);
+      if (!target)
+        throw new NotApplicable('the server lists no prompt argument or template variable to complete');
+      // A fresh connection: a server that falls over must not take the shared session with it.
+      const { session } = await ctx.openInitialized();
+      const answers: string[] = [];
+      for (const input of malformedInputs(target)) {
+        try {
+          const reply = await session.requestUntyped('completion/complete', input.params);
+          answers.push(
+            isErrorResponse(reply.message) ? `error ${String(errorCode(reply.message))}` : 'a result',
+          );
+        } catch (error) {
+          // A slow answer is not a broken server: only one that stopped answering fails.
+          const alive = await session.ping().then(
+            () => true,
+            () => false,
+          );
+          if (alive) throw new CouldNotTell(`completion/complete with ${input.what} got no answer in time`);
+          return fail(
+            `completion/complete with ${input.what} got no answer and the server stopped answering`,
+            'an error (or a result), and the server still answering',
+            `${errorText(error)}; params ${brief(input.params, 200)}`,
+          );
+        }
+      }
+      return pass(`answered: ${answers.join(', ')}`);
     },
   },
 ];

@@ -5,6 +5,7 @@
  * extension identifiers, statelessness, and the request headers of Streamable HTTP. Each breaks exactly
  * one requirement; test-servers/spec-breaker.ts spreads these records into its own.
  */
+import { randomBytes } from 'node:crypto';
 import type { HttpDefects } from '../http-common.js';
 import { isObject, type JsonRpcRequest } from '../protocol.js';
 import type { SessionHooks, Sink } from '../session.js';
@@ -65,7 +66,41 @@ function onListen(extra: (meta: Message) => { method: string; params?: Message }
 const rememberedCapabilities: Message = {};
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
+/**
+ * Set once per process: over stdio every connection is a process of its own, so an item named after it
+ * makes the listed set differ from one connection to the next.
+ */
+const PER_PROCESS = randomBytes(4).toString('hex');
+
+/** The last page of a list gets one more item that exists only in this process. */
+function perProcessItem(method: string, field: string, item: Message) {
+  return onResult(method, (result) => {
+    if (result.nextCursor !== undefined || !Array.isArray(result[field])) return;
+    (result[field] as unknown[]).push(item);
+  });
+}
+
 export const MODERN_NEW_SESSION_DEFECTS = {
+  /**
+   * tools/list, prompts/list and resources/list each end with an item named after this process, so the
+   * sets vary per connection over stdio (2026-07-28: they "MUST NOT vary per-connection").
+   */
+  'per-connection-lists': {
+    encodeResponse(request, response) {
+      const tool = { name: `only_here_${PER_PROCESS}`, inputSchema: { type: 'object' } };
+      const prompt = { name: `only_here_${PER_PROCESS}` };
+      const resource = { uri: `test://only-here/${PER_PROCESS}`, name: `only_here_${PER_PROCESS}` };
+      for (const change of [
+        perProcessItem('tools/list', 'tools', tool),
+        perProcessItem('prompts/list', 'prompts', prompt),
+        perProcessItem('resources/list', 'resources', resource),
+      ]) {
+        const text = change(request, response);
+        if (text !== JSON.stringify(response)) return text;
+      }
+      return JSON.stringify(response);
+    },
+  },
   /**
    * An InputRequiredResult gives its first inputRequests key twice (the same request both times), which
    * only the raw text shows: a JSON parser keeps one, so nothing else the suite judges changes.
@@ -130,6 +165,17 @@ export const MODERN_NEW_SESSION_DEFECTS = {
     },
   },
   /** After answering a tools/call, notifications/cancelled names that (finished) request. */
+  /** After each tools/list answer: notifications/cancelled for a request id the client never sent. */
+  'cancel-never-issued': {
+    afterResponse(request, sink) {
+      if (request.method !== 'tools/list') return;
+      const params = { requestId: 'spec-breaker-never-issued', reason: 'spec-breaker' };
+      sink.write(
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params }),
+        'notification',
+      );
+    },
+  },
   'cancel-answered-requests': {
     afterResponse(request, sink) {
       if (request.method !== 'tools/call') return;
