@@ -73,7 +73,7 @@ describe('furfly mcp with HTTP+SSE servers', { timeout: 120_000 }, () => {
     expect(printed.tools.map((t) => t.name).sort()).toEqual(['add', 'echo']);
 
     const call = await furfly(['mcp', 'call', 'ours_sse', 'echo', '{"message":"through sse"}']);
-    expect(call, call.stderr).toMatchObject({ code: 0, stdout: 'through sse\n' });
+    expect(call, call.stderr).toMatchObject({ code: 0, stdout: '  through sse\n' });
   });
 
   it('mcp add --transport sse writes an entry that mcp tools then reaches', async () => {
