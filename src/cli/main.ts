@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { type CAC, cac } from 'cac';
+import { stopOsSandbox } from '../sandbox/os-sandbox.js';
 import { terminalText } from '../terminal/sanitize.js';
 import { PROMPT_FROM_STDIN } from './command-names.js';
 import { cwdProblem } from './cwd-option.js';
@@ -85,4 +86,8 @@ try {
   } else {
     throw error;
   }
+} finally {
+  // The OS sandbox's network proxies (started by a bash call or a server under `sandbox: os`) would
+  // keep the process alive after the command is done; a no-op when nothing started them.
+  await stopOsSandbox();
 }

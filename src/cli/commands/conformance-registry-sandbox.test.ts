@@ -5,6 +5,8 @@
  * cannot run is a usage error. The fake `npx` on PATH stands in for the registry: it starts the
  * well-behaved test server, so nothing is downloaded.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -126,5 +128,36 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('registry packages in the OS sa
       allowedHosts: ['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'],
       writable: [],
     });
+  }, 60_000);
+
+  it('the built CLI exits once the report is out: the sandbox proxies do not hold the process', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(distDir, 'src/cli/main.js'),
+        'conformance',
+        '--sandbox',
+        'os',
+        '--only',
+        'lifecycle.*',
+        '--',
+        process.execPath,
+        path.join(distDir, 'test-servers/well-behaved.js'),
+      ],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.resume();
+    try {
+      // Before the fix the report was printed and the process then lived on until killed.
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(stdout).toMatch(/judged \(\d+ passed, 0 failed/);
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   }, 60_000);
 });
