@@ -11,8 +11,8 @@ import { sandboxSuite, skipWithoutSandbox } from '../../src/sandbox/os-sandbox-g
 import { renderJson } from './report/json.js';
 import { renderText } from './report/text.js';
 import { runSuite } from './run/runner.js';
-import { testServer } from './suite.test-helpers.js';
 import type { Target } from './run/target.js';
+import { testServer } from './suite.test-helpers.js';
 
 const distDir = path.resolve(fileURLToPath(new URL('../../dist', import.meta.url)));
 
