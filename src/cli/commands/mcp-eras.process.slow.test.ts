@@ -62,7 +62,7 @@ describe('furfly mcp against both eras', { timeout: 120_000 }, () => {
       ['--url', http.url],
     ]) {
       const call = await furfly(['mcp', 'call', ...target, 'echo', '{"message":"hi there"}']);
-      expect(call, call.stderr).toMatchObject({ code: 0, stdout: 'hi there\n' });
+      expect(call, call.stderr).toMatchObject({ code: 0, stdout: '  hi there\n' });
       const tools = await furfly(['mcp', 'tools', ...target, '--json']);
       expect(tools.code, tools.stderr).toBe(0);
       const printed = JSON.parse(tools.stdout) as {
@@ -84,7 +84,7 @@ describe('furfly mcp against both eras', { timeout: 120_000 }, () => {
       ['--url', http.url],
     ]) {
       const call = await furfly(['mcp', 'call', ...target, 'echo', '{"message":"old"}']);
-      expect(call, call.stderr).toMatchObject({ code: 0, stdout: 'old\n' });
+      expect(call, call.stderr).toMatchObject({ code: 0, stdout: '  old\n' });
       const tools = await furfly(['mcp', 'tools', ...target, '--json']);
       expect(JSON.parse(tools.stdout)).toMatchObject({ era: 'legacy', protocolVersion: '2025-11-25' });
     }

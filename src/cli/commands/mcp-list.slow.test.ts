@@ -227,7 +227,7 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
     expect(tools.stdout).toMatch(/^ {2}echo +\S/m);
     expect(await runCli(['mcp', 'call', 'good', 'echo', '{"message":"from config"}'])).toMatchObject({
       code: 0,
-      stdout: 'from config\n',
+      stdout: '  from config\n',
       stderr: '',
     });
   });
@@ -237,14 +237,14 @@ describe('furfly mcp tools|call with a configured server name', { timeout: 90_00
     writeConfig({ web: { type: 'http', url: http.url, headers: { 'X-Api-Key': SECRET } } });
     expect(await runCli(['mcp', 'call', 'web', 'add', '{"a":2,"b":40}'])).toMatchObject({
       code: 0,
-      stdout: '42\n',
+      stdout: '  42\n',
       stderr: '',
     });
     const adHoc = await runInProcess('call', ['echo', '{"message":"ad hoc"}'], {
       url: http.url,
       header: [`Authorization: Bearer ${SECRET}`, 'X-Trace: 1'],
     });
-    expect(adHoc).toEqual({ code: 0, stdout: 'ad hoc\n', stderr: '' });
+    expect(adHoc).toEqual({ code: 0, stdout: '  ad hoc\n', stderr: '' });
   });
 
   it('names the configured servers when the name is unknown, and refuses a disabled one', async () => {
