@@ -61,6 +61,8 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ['read <server> <uri>', 'read one resource and print its content'],
       ['prompts <server>', "a server's prompts and their arguments"],
       ['prompt <server> <name> [args]', 'get one prompt (arguments by position or name=value)'],
+      ['skills <server>', "a server's skills (SEP-2640), listed without reading their files"],
+      ['skill <server> <name>', 'fetch one skill, checked against its digest, size and frontmatter'],
       ['login <server>', 'log in to an http server that uses OAuth (opens the browser; --no-browser)'],
       ['logout <server>', "revoke and forget a server's stored tokens"],
       ['login|logout --url <url>', 'the same for a URL given on the command line'],
