@@ -5,7 +5,7 @@
  * cannot run is a usage error. The fake `npx` on PATH stands in for the registry: it starts the
  * well-behaved test server, so nothing is downloaded.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,12 @@ writeFileSync(
   }),
 );
 
+/** CLI processes a test started: ended here too, since a test that times out never reaches its `finally`. */
+const started: ChildProcess[] = [];
+
 afterAll(async () => {
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await stopOsSandbox();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -146,6 +151,7 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('registry packages in the OS sa
       ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    started.push(child);
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       stdout += chunk;
