@@ -166,6 +166,25 @@ function ensureStarted(policy: OsSandboxPolicy, tools: HostTools): Promise<Runti
   return initialized;
 }
 
+/**
+ * The started runtime and the host programs it runs, for a policy. Fails closed: a helper that what
+ * runs under `policy` could have planted (in a folder it may write) is never run.
+ */
+async function readyRuntime(
+  policy: OsSandboxPolicy,
+  writer: string,
+): Promise<{ runtime: Runtime; started: HostTools }> {
+  const tools = hostToolsFor(policy.writable);
+  if (!tools.ok) throw new Error(tools.reason);
+  const runtime = await ensureStarted(policy, tools);
+  const started = startedTools ?? tools;
+  const planted = Object.values(started).find(
+    (binary) => typeof binary === 'string' && insideAnyRoot(binary, policy.writable),
+  );
+  if (planted) throw new Error(`the sandbox's helper ${planted} lies in a folder ${writer} may write`);
+  return { runtime, started };
+}
+
 /** A command wrapped for the sandbox: run `argv`; call `done()` when it has ended. */
 export interface WrappedCommand {
   argv: string[];
@@ -183,15 +202,7 @@ export async function wrapCommand(
   policy: OsSandboxPolicy,
   decider?: UnlistedHostDecider,
 ): Promise<WrappedCommand> {
-  // Fail closed: a helper that a command could have planted is not run.
-  const tools = hostToolsFor(policy.writable);
-  if (!tools.ok) throw new Error(tools.reason);
-  const runtime = await ensureStarted(policy, tools);
-  const started = startedTools ?? tools;
-  const planted = Object.values(started).find(
-    (binary) => typeof binary === 'string' && insideAnyRoot(binary, policy.writable),
-  );
-  if (planted) throw new Error(`the sandbox's helper ${planted} lies in a folder commands may write`);
+  const { runtime, started } = await readyRuntime(policy, 'commands');
   // Unguessable: the proxy ties a connection to a command by this id (see the runtime's docs).
   const commandId = randomBytes(16).toString('base64url');
   const config = toRuntimeConfig(policy);
@@ -255,15 +266,7 @@ export async function wrapServer(
   args: readonly string[],
   policy: OsSandboxPolicy,
 ): Promise<WrappedServer> {
-  // Fail closed, as for a bash call: a helper that a command could have planted is not run.
-  const tools = hostToolsFor(policy.writable);
-  if (!tools.ok) throw new Error(tools.reason);
-  const runtime = await ensureStarted(policy, tools);
-  const started = startedTools ?? tools;
-  const planted = Object.values(started).find(
-    (binary) => typeof binary === 'string' && insideAnyRoot(binary, policy.writable),
-  );
-  if (planted) throw new Error(`the sandbox's helper ${planted} lies in a folder the server may write`);
+  const { runtime, started } = await readyRuntime(policy, 'the server');
   const commandId = randomBytes(16).toString('base64url');
   const line = [command, ...args].map(shellQuote).join(' ');
   // exec: the sandboxed shell becomes the server, so signals reach it and its exit is the server's.
