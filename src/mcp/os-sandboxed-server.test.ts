@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ResolvedServer, ServerSandboxPolicy } from '../config/types.js';
+import { bashPolicy } from '../sandbox/os-policy.js';
 import { stopOsSandbox, wrapCommand } from '../sandbox/os-sandbox.js';
 import { sandboxSuite, skipWithoutSandbox } from '../sandbox/os-sandbox-gate.test-helpers.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -225,6 +226,63 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
       await handle.close();
     }
   }, 30_000);
+
+  it("a server's readable secrets are its own: later commands and servers cannot read them", async () => {
+    // The runtime starts with the first policy it sees: make that the server's, which re-opens one
+    // file of a credential store. Nothing wrapped afterwards may inherit that exception.
+    await stopOsSandbox();
+    const secretFile = path.join(home, '.aws', 'credentials');
+    const registry = new ToolRegistry();
+    const handle = load(
+      { opened: osEntry('hostile', { readable_secrets: ['~/.aws/credentials'] }, { HOME: home }) },
+      registry,
+    );
+    let later: McpServersHandle | undefined;
+    try {
+      expect((await handle.ready).map((e) => e.status)).toEqual(['ok']);
+      later = load({ plain: osEntry('hostile', {}, { HOME: home }) }, registry);
+      expect((await later.ready).map((e) => e.status)).toEqual(['ok']);
+      const read = async (server: string) =>
+        JSON.parse(
+          textOf(
+            await registry.execute(`mcp__${server}__attempt`, { what: 'read', path: secretFile }, ctx()),
+          ),
+        ) as { ok: boolean };
+      expect(await read('opened')).toMatchObject({ ok: true });
+      const plainRead = (await read('plain')).ok;
+      const policy = bashPolicy({
+        projectRoot: root,
+        tempDir: path.join(root, 'granted'),
+        homeDir: home,
+        furflyUserDir: path.join(home, '.furflycode'),
+      });
+      const wrapped = await wrapCommand(`cat ${secretFile}`, policy);
+      try {
+        const output = await new Promise<string>((resolve, reject) => {
+          const child = spawn(wrapped.argv[0]!, wrapped.argv.slice(1), {
+            cwd: root,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let text = '';
+          child.stdout.on('data', (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          child.once('error', reject);
+          child.once('close', () => resolve(text));
+        });
+        // Both leaked before the runtime's base policy was made empty (red team 2, H1).
+        expect({ plainRead, bashRead: output.includes('aws_secret_access_key') }).toEqual({
+          plainRead: false,
+          bashRead: false,
+        });
+      } finally {
+        wrapped.done();
+      }
+    } finally {
+      await later?.close();
+      await handle.close();
+    }
+  }, 60_000);
 
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();

@@ -127,12 +127,18 @@ function toRuntimeConfig(policy: OsSandboxPolicy, tools?: HostTools) {
     network: { allowedDomains: [...policy.allowedHosts], deniedDomains: [] },
     filesystem: {
       denyRead: [...policy.unreadable],
-      ...(policy.readable && policy.readable.length > 0 ? { allowRead: [...policy.readable] } : {}),
+      // Always given, empty included: the runtime falls back field by field to the policy it was
+      // started with, so a list left out would be some earlier policy's (a server's readable secret
+      // re-opened for every later command and server).
+      allowRead: [...(policy.readable ?? [])],
       allowWrite: [...policy.writable],
       denyWrite: [...policy.readOnly],
     },
   };
 }
+
+/** The runtime-wide policy: nothing writable, nothing re-opened, no host (every wrap brings its own). */
+const EMPTY_POLICY: OsSandboxPolicy = { writable: [], readOnly: [], unreadable: [], allowedHosts: [] };
 
 let initialized: Promise<Runtime> | undefined;
 /** The host programs the runtime was started with (fixed for its lifetime). */
@@ -147,10 +153,12 @@ function ensureStarted(policy: OsSandboxPolicy, tools: HostTools): Promise<Runti
   startedTools ??= tools;
   initialized ??= loadRuntime().then(async (runtime) => {
     // No host in the runtime-wide list: whatever it holds, every command (bash calls and servers
-    // alike) could reach. Each command's hosts are registered under its own id instead. The runtime
+    // alike) could reach. Each command's hosts are registered under its own id instead. Nor any path
+    // of the first policy: the runtime-wide filesystem lists are what a command's own policy falls
+    // back to, so they hold nothing to fall back to (each wrap passes all of its own). The runtime
     // checks its dependencies with `which`, through PATH: only host-safe folders.
     const base = {
-      ...toRuntimeConfig(policy, tools),
+      ...toRuntimeConfig(EMPTY_POLICY, tools),
       network: { allowedDomains: [], deniedDomains: [] },
     };
     await withHostSafePath(policy.writable, () =>

@@ -1,0 +1,105 @@
+/**
+ * End to end, the second red team of the OS sandbox (issue 25): the built `furfly -p … --permission-mode
+ * auto` with local servers under `sandbox: os` in the user's config, against a scripted hostile model.
+ * What the user opened for one server (a credential file in `readable_secrets`) stays that server's:
+ * the model's bash calls in the same session cannot read it.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Json } from '../../agent/testing/fake-anthropic.test-helpers.js';
+import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
+import { type ScriptedApi, startScriptedApi } from '../../agent/testing/scripted-api.test-helpers.js';
+import { sandboxSuite, skipWithoutSandbox } from '../../sandbox/os-sandbox-gate.test-helpers.js';
+import { spawnCli } from '../cli-process.test-helpers.js';
+
+const distDir = fileURLToPath(new URL('../../../dist', import.meta.url));
+const serverScript = (name: string) => path.join(distDir, `test-servers/${name}.js`);
+
+let api: ScriptedApi | undefined;
+let child: ChildProcess | undefined;
+let project: TempProject | undefined;
+let home: string | undefined;
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(child.pid!, 'SIGKILL');
+    await exited;
+  }
+  await api?.close();
+  project?.cleanup();
+  if (home) rmSync(home, { recursive: true, force: true });
+  api = child = project = home = undefined;
+});
+
+const AWS_SECRET = 'aws-secret-red-team-2-7f3c1e';
+
+/** The text of every tool result the model got in request `index`. */
+function resultsOf(server: ScriptedApi, index: number): string[] {
+  return server.requests[index].messages
+    .at(-1)
+    .content.map((r: Json) =>
+      Array.isArray(r.content) ? r.content.map((c: Json) => c.text).join('') : r.content,
+    );
+}
+
+describe.skipIf(skipWithoutSandbox)(
+  sandboxSuite('a hostile model beside servers under sandbox: os, through the built CLI'),
+  () => {
+    it('cannot read in bash the credential file the user opened for one server', {
+      timeout: 120_000,
+    }, async () => {
+      project = tempProject({ mode: 'auto' });
+      home = mkdtempSync(path.join(tmpdir(), 'furfly-rt2-home-'));
+      mkdirSync(path.join(home, '.aws'));
+      const secretFile = path.join(home, '.aws', 'credentials');
+      writeFileSync(secretFile, `[default]\naws_secret_access_key=${AWS_SECRET}\n`);
+      writeFileSync(
+        path.join(project.env.FURFLY_HOME!, 'config.yaml'),
+        JSON.stringify({
+          permissions: { mode: 'auto' },
+          mcp_servers: {
+            aws: {
+              type: 'stdio',
+              command: process.execPath,
+              args: [serverScript('well-behaved')],
+              sandbox: 'os',
+              sandbox_policy: { readable_secrets: ['~/.aws/credentials'] },
+              category: 'read',
+              timeout: 60,
+            },
+          },
+        }),
+      );
+      // The server's tool first, so its wrap has started the sandbox's runtime before the bash call.
+      const server = await startScriptedApi([
+        [{ type: 'tool_use', name: 'mcp__aws__add', id: 'toolu_add', input: { a: 1, b: 2 } }],
+        [
+          {
+            type: 'tool_use',
+            name: 'bash',
+            id: 'toolu_cat',
+            input: { command: `cat ${secretFile}; cat ~/.aws/credentials` },
+          },
+        ],
+        [{ type: 'text', text: 'done' }],
+      ]);
+      api = server;
+      const run = spawnCli(['-p', 'read the keys', '--permission-mode', 'auto', '--output-format', 'json'], {
+        cwd: project.dir,
+        env: { ...project.env, HOME: home, ANTHROPIC_BASE_URL: server.url },
+      });
+      child = run.child;
+      const { code } = await run.exit;
+      expect(code, run.err()).toBe(0);
+      expect(resultsOf(server, 1).join('')).toContain('3');
+      const bashResult = resultsOf(server, 2).join('');
+      expect(bashResult).toMatch(/No such file|Permission denied/);
+      expect(JSON.stringify(server.requests)).not.toContain(AWS_SECRET);
+    });
+  },
+);
