@@ -14,6 +14,7 @@
  *                           not waited for): a test looks for MARKER among the host's processes later
  *   parent-environ {needle} read /proc/$PPID/environ and report whether it holds `needle` (never the text)
  *   http    {url}           fetch `url` with curl, which goes through the proxy in http_proxy if any
+ *   env     {name}          report the value of one of its own environment variables (where its caches are)
  * Every attempt is bounded in time and size, and the server exits by itself after 5 minutes.
  *
  * `--deep-schema-tool N` also lists a tool `deep` whose inputSchema nests N object schemas inside each
@@ -206,6 +207,8 @@ async function attempt(args: Record<string, unknown>): Promise<Outcome> {
       return attemptParentEnviron(String(args.needle ?? ''));
     case 'http':
       return attemptHttp(String(args.url));
+    case 'env':
+      return { ok: process.env[String(args.name)] !== undefined, value: process.env[String(args.name)] };
     default:
       throw new Error(`unknown attempt ${JSON.stringify(args.what)}`);
   }
@@ -220,7 +223,7 @@ const attemptTool: ToolDefinition = {
     properties: {
       what: {
         type: 'string',
-        description: 'network, write, read, fork, memory, daemon, parent-environ or http',
+        description: 'network, write, read, fork, memory, daemon, parent-environ, http or env',
       },
       host: { type: 'string' },
       port: { type: 'integer' },
@@ -230,6 +233,7 @@ const attemptTool: ToolDefinition = {
       marker: { type: 'string' },
       needle: { type: 'string' },
       url: { type: 'string' },
+      name: { type: 'string' },
     },
     required: ['what'],
     additionalProperties: false,

@@ -284,6 +284,59 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     }
   }, 60_000);
 
+  it('a server cannot plant packages for a server with other rights: package caches are per server identity', async () => {
+    // The cache folder follows XDG_CACHE_HOME: a temp one, not the user's.
+    const previous = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = path.join(root, 'xdg-cache');
+    const registry = new ToolRegistry();
+    // A package being vetted (nothing granted) beside the user's own server with a secret and a folder.
+    const handle = load(
+      {
+        vetted: osEntry('hostile', {}, { HOME: home }),
+        vettedAgain: osEntry('hostile', {}, { HOME: home }),
+        trusted: osEntry(
+          'hostile',
+          { writable: [path.join(root, 'granted')], readable_secrets: ['~/.aws/credentials'] },
+          { HOME: home },
+        ),
+      },
+      registry,
+    );
+    const attempt = async (server: string, args: Record<string, unknown>) =>
+      JSON.parse(textOf(await registry.execute(`mcp__${server}__attempt`, args, ctx()))) as {
+        ok: boolean;
+        value?: string;
+      };
+    try {
+      expect((await handle.ready).map((e) => e.status)).toEqual(['ok', 'ok', 'ok']);
+      const cacheOf = async (server: string, name: string) =>
+        (await attempt(server, { what: 'env', name })).value!;
+      for (const variable of ['npm_config_cache', 'UV_CACHE_DIR']) {
+        const trustedCache = await cacheOf('trusted', variable);
+        const vettedCache = await cacheOf('vetted', variable);
+        expect(trustedCache).toBeTruthy();
+        // The same server (command, arguments, rights) shares its cache: a package is fetched once.
+        expect(await cacheOf('vettedAgain', variable)).toBe(vettedCache);
+        // Its own cache is writable (npx and uvx work); the other server's is not.
+        mkdirSync(vettedCache, { recursive: true });
+        expect(await attempt('vetted', { what: 'write', path: path.join(vettedCache, 'own') })).toMatchObject(
+          {
+            ok: true,
+          },
+        );
+        mkdirSync(trustedCache, { recursive: true });
+        expect(
+          await attempt('vetted', { what: 'write', path: path.join(trustedCache, 'planted') }),
+          variable,
+        ).toMatchObject({ ok: false });
+      }
+    } finally {
+      await handle.close();
+      if (previous === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = previous;
+    }
+  }, 60_000);
+
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();
     const plain = { ...osEntry('well-behaved'), sandbox: 'none' } as ResolvedServer;

@@ -50,23 +50,36 @@ export async function startOsSandboxed(
   };
   try {
     const homeDir = os.homedir();
-    const packageCache = sandboxedPackageCache(process.env, homeDir);
-    const policy = serverPolicy({
+    const own = serverPolicy({
       tempDir,
       homeDir,
       furflyUserDir: userConfigDir(process.env, homeDir),
       baseDir: cwd,
-      // The shared package cache: npx and uvx fetch a package once, not once per connection.
-      writable: [...(settings.writable ?? []), packageCache],
+      writable: settings.writable ?? [],
       allowedHosts: settings.allowedHosts,
     });
+    const explicit = Object.fromEntries(
+      Object.entries(command.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    // The package cache of this server (the same command with the same rights): npx and uvx fetch a
+    // package once, not once per connection; a vetted package cannot plant in another server's cache.
+    const packageCache = sandboxedPackageCache(
+      {
+        command: command.command,
+        args: command.args,
+        cwd,
+        envNames: Object.keys(explicit),
+        policy: own,
+        tempDir,
+      },
+      process.env,
+      homeDir,
+    );
+    const policy = { ...own, writable: [...own.writable, packageCache] };
     const wrapped = await wrapServer(command.command, command.args, policy);
     done = wrapped.done;
     const cache = path.join(tempDir, 'cache');
     mkdirSync(cache);
-    const explicit = Object.fromEntries(
-      Object.entries(command.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
-    );
     const probe = await StdioProbe.spawn({
       command: wrapped.argv[0]!,
       args: wrapped.argv.slice(1),

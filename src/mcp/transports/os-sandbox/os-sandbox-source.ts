@@ -57,9 +57,17 @@ export class OsSandboxSource implements ByteSource {
     const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-server-')));
     this.tempDir = tempDir;
     try {
-      // The shared package cache: npx and uvx fetch a package once, not at every start.
-      const packageCache = sandboxedPackageCache();
+      // The package cache of this server (the same command with the same rights): npx and uvx fetch
+      // a package once, not at every start; no server with other rights can plant in it.
       const own = this.command.policyFor(tempDir);
+      const packageCache = sandboxedPackageCache({
+        command: this.command.command,
+        args: this.command.args ?? [],
+        cwd: this.command.cwd ?? process.cwd(),
+        envNames: Object.keys(this.command.env ?? {}),
+        policy: own,
+        tempDir,
+      });
       const policy = { ...own, writable: [...own.writable, packageCache] };
       this.policy = policy;
       this.wrapped = await wrapServer(this.command.command, this.command.args ?? [], policy);
