@@ -139,6 +139,10 @@ it('a hostile server.json and batch file get no variable they were not passed', 
       '2',
       '--timeout',
       '5000',
+      // Uncontained on purpose: what is checked is the environment a package gets, and in the OS
+      // sandbox (the default for it) it could not reach the recording server at all.
+      '--sandbox',
+      'none',
     ],
     {
       cwd: dir,

@@ -116,10 +116,18 @@ function targetFor(entry: BatchEntry, options: BatchOptions): Target | undefined
 /** The package registries npx and uvx fetch from: the only hosts a registry package reaches by default. */
 export const REGISTRY_HOSTS: readonly string[] = ['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'];
 
-/** A registry server.json's package launched by npx or uvx (not docker, which the OS sandbox cannot run). */
+/** The runtimes of `oci` packages: they start a container engine, which the OS sandbox cannot run. */
+const CONTAINER_RUNTIMES = new Set(['docker', 'podman']);
+
+/**
+ * A registry server.json's package that runs on this machine: through npx or uvx, or whatever other
+ * runtime its `runtimeHint` names (node, python3, uv, bunx, deno, …), since the server.json chooses it
+ * and its runtime arguments (`node -e CODE`): every one of them is the registry's code. Not docker or
+ * podman, which the OS sandbox cannot run.
+ */
 export function isRegistryRunnerEntry(entry: BatchEntry): boolean {
   const command = entry.target?.transport === 'stdio' ? entry.target.command.command : undefined;
-  return entry.minimalEnvironment === true && (command === 'npx' || command === 'uvx');
+  return entry.minimalEnvironment === true && command !== undefined && !CONTAINER_RUNTIMES.has(command);
 }
 
 /**

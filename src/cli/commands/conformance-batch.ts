@@ -243,7 +243,7 @@ async function osSandboxFor(
   const why = await osSandboxUnavailable(io.env ?? process.env);
   if (why === undefined) {
     io.stderr(
-      `registry packages (npx, uvx) run in the OS sandbox, reaching only ${REGISTRY_HOSTS.join(', ')} ` +
+      `registry packages (npx, uvx, or the runtime a server.json names; not docker) run in the OS sandbox, reaching only ${REGISTRY_HOSTS.join(', ')} ` +
         '(--sandbox docker or --sandbox none to choose otherwise)\n',
     );
     return { osSandbox: { scope: 'registry', allowedHosts: [...REGISTRY_HOSTS] }, entries };

@@ -79,7 +79,7 @@ type Servers = {
 };
 
 describe('registry packages in a batch', () => {
-  it('are the npx and uvx packages of a server.json', () => {
+  it('are the packages of a server.json that run on this machine (npx, uvx, any runtimeHint but docker)', () => {
     const entry = (command: string, minimalEnvironment = true) => ({
       name: command,
       origin: 'server.json#packages[0]',
@@ -91,8 +91,13 @@ describe('registry packages in a batch', () => {
     });
     expect(isRegistryRunnerEntry(entry('npx'))).toBe(true);
     expect(isRegistryRunnerEntry(entry('uvx'))).toBe(true);
+    // A runtimeHint does not take the registry's code out of the sandbox (`node -e CODE`).
+    for (const runtime of ['node', 'python3', 'uv', 'bunx', 'deno', 'pnpm']) {
+      expect(isRegistryRunnerEntry(entry(runtime)), runtime).toBe(true);
+    }
     // docker cannot run inside the OS sandbox; a batch file's own entries are the user's.
     expect(isRegistryRunnerEntry(entry('docker'))).toBe(false);
+    expect(isRegistryRunnerEntry(entry('podman'))).toBe(false);
     expect(isRegistryRunnerEntry(entry('npx', false))).toBe(false);
     expect(REGISTRY_HOSTS).toEqual(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org']);
   });
@@ -125,7 +130,9 @@ describe('registry packages in a batch', () => {
 describe.skipIf(skipWithoutSandbox)(sandboxSuite('registry packages in the OS sandbox'), () => {
   it('run in the OS sandbox by default, reaching only the package registries', async () => {
     const result = await run({}, {});
-    expect(result.stderr).toContain('registry packages (npx, uvx) run in the OS sandbox');
+    expect(result.stderr).toContain(
+      'registry packages (npx, uvx, or the runtime a server.json names; not docker) run in the OS sandbox',
+    );
     const report = JSON.parse(result.stdout) as Servers;
     expect(report.servers[0]).toMatchObject({ status: 'pass' });
     expect(report.servers[0]!.report?.sandbox).toEqual({

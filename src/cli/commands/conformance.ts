@@ -394,7 +394,7 @@ export function registerConformanceCommand(cli: CAC): void {
     .option('--fuzz <n>', 'With --call-tools: n generated calls per tool', { default: 0 })
     .option(
       '--sandbox <kind>',
-      'Where stdio servers run: os (the OS sandbox), docker (a hardened container) or none. Default: none; with --batch, os for registry packages (npx, uvx)',
+      'Where stdio servers run: os (the OS sandbox), docker (a hardened container) or none. Default: none; with --batch, os for registry packages (npx, uvx and other runtimes; not docker)',
     )
     .option(
       '--allow-host <host>',
