@@ -337,6 +337,50 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     }
   }, 60_000);
 
+  it('a server granted a project folder cannot change what runs code or instructs the model there', async () => {
+    const project = path.join(root, 'granted-project');
+    mkdirSync(path.join(project, '.git', 'hooks'), { recursive: true });
+    writeFileSync(path.join(project, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n');
+    mkdirSync(path.join(project, '.furflycode'), { recursive: true });
+    mkdirSync(path.join(project, '.vscode'), { recursive: true });
+    mkdirSync(path.join(project, 'src'), { recursive: true });
+    const registry = new ToolRegistry();
+    const handle = load({ files: osEntry('hostile', { writable: [project] }, { HOME: home }) }, registry);
+    const write = async (file: string) =>
+      (
+        JSON.parse(
+          textOf(
+            await registry.execute(
+              'mcp__files__attempt',
+              { what: 'write', path: path.join(project, file) },
+              ctx(),
+            ),
+          ),
+        ) as { ok: boolean }
+      ).ok;
+    try {
+      expect((await handle.ready).map((e) => e.status)).toEqual(['ok']);
+      // What it was granted: the project's files.
+      expect(await write('src/index.ts')).toBe(true);
+      const protectedFiles = [
+        '.git/hooks/pre-commit',
+        '.git/config.new',
+        '.git/info/attributes',
+        '.furflycode/config.yaml',
+        'FURFLY.md',
+        '.mcp.json',
+        '.vscode/tasks.json',
+        '.envrc',
+        '.husky/pre-commit',
+      ];
+      const written: string[] = [];
+      for (const file of protectedFiles) if (await write(file)) written.push(file);
+      expect(written).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();
     const plain = { ...osEntry('well-behaved'), sandbox: 'none' } as ResolvedServer;

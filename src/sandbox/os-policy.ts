@@ -8,7 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { gitMetadataReadOnly, PROTECTED_NAMES } from './protected-paths.js';
+import { configuredHooksPath, gitMetadataReadOnly, PROTECTED_NAMES } from './protected-paths.js';
 
 export interface OsSandboxPolicy {
   /** Absolute folders the process may write (everything else is read-only). */
@@ -161,17 +161,23 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
   const git: ReturnType<typeof gitMetadataReadOnly> = projectWritable
     ? gitMetadataReadOnly(projectRoot)
     : { readOnly: [] };
+  const extraWritable = (input.extraWritable ?? [])
+    .map(expand)
+    .filter((dir) => !projectRootHoldsHome(dir, homeDir));
   return {
     writable: unique([
       ...(projectWritable ? [projectRoot] : []),
       // Bound onto itself, .git is a mount point: a command cannot rename it away and put its own there.
       ...(git.writableDir ? [git.writableDir] : []),
       input.tempDir,
-      ...(input.extraWritable ?? []).map(expand).filter((dir) => !projectRootHoldsHome(dir, homeDir)),
+      ...extraWritable,
     ]),
     readOnly: unique([
       ...PROJECT_PROTECTED_PATHS.map((p) => path.join(projectRoot, p)),
       ...git.readOnly,
+      // Another folder the config opens (another checkout, say) keeps its hooks and config too; one
+      // inside the project is covered above.
+      ...extraWritable.filter((dir) => !isInsideOrSame(dir, projectRoot)).flatMap(protectedInsideWritable),
       // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
       input.furflyUserDir,
       ...(input.extraReadOnly ?? []).map(expand),
@@ -223,14 +229,30 @@ export function serverPolicy(input: ServerPolicyInput): OsSandboxPolicy {
   const reopened = secrets.filter((secret) =>
     stillDenied.some((store) => store !== secret && isInsideOrSame(secret, store)),
   );
+  const granted = (input.writable ?? []).map(expand);
   return {
-    writable: unique([input.tempDir, ...(input.writable ?? []).map(expand)]),
-    // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
-    readOnly: [input.furflyUserDir],
+    writable: unique([input.tempDir, ...granted]),
+    readOnly: unique([
+      // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
+      input.furflyUserDir,
+      // A folder granted to a server (a project, for a file server) is written without the hooks,
+      // git metadata, furfly's config and instructions, editor tasks and startup files in it: each of
+      // those runs code outside the sandbox, or instructs the model, the next time it is used.
+      ...granted.flatMap(protectedInsideWritable),
+    ]),
     unreadable: unique([input.furflyUserDir, ...stillDenied]),
     ...(reopened.length > 0 ? { readable: unique(reopened) } : {}),
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
   };
+}
+
+/**
+ * The protected names at the top of a writable folder that is not the project root, `.git` whole (a
+ * server or another checkout has no commit to make), and the folder its `core.hooksPath` names.
+ */
+function protectedInsideWritable(folder: string): string[] {
+  const hooksPath = configuredHooksPath(folder);
+  return [...PROTECTED_NAMES.map((name) => path.join(folder, name)), ...(hooksPath ? [hooksPath] : [])];
 }
 
 /** Whether `folder` is the home folder, the file system root, or a folder above the home folder. */
