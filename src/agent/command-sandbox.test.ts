@@ -3,14 +3,26 @@
  * question in an interactive session (once / this session / always for this project, the last stored
  * in the user folder, never in the repository) and a refusal in -p that names the config line to add.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { projectKey } from '../config/project-trust.js';
+import type { ResolvedServer } from '../config/types.js';
+import { loadMcpServers } from '../mcp/loader.js';
 import { sandboxSuite, skipWithoutSandbox } from '../sandbox/os-sandbox-gate.test-helpers.js';
 import { createBashTool } from '../tools/builtins/bash.js';
 import { textOf } from '../tools/builtins/temp-project.test-helpers.js';
+import { ToolRegistry } from '../tools/registry.js';
 import { SessionState } from '../tools/session-state.js';
 import { type CommandSandbox, createCommandSandbox } from './command-sandbox.js';
 import type { PermissionAnswer, PermissionQuestion } from './permission-prompt.js';
@@ -96,11 +108,59 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('the network question of bash c
 
   it('"this session" allows the host until the session ends, and stores nothing', async () => {
     const s = await session('session');
-    await s.run(CURL);
+    // Twice in the first command: its second connection is let through by its own list, unasked.
+    await s.run(`${CURL}; ${CURL}`);
     await s.run(CURL);
     expect(s.questions).toHaveLength(1);
     expect(existsSync(path.join(userDir, 'project-hosts.json'))).toBe(false);
   });
+
+  it("a host allowed for the session's commands is not a sandboxed server's, even while a command runs", async () => {
+    const s = await session('session');
+    await s.run(CURL);
+    expect(s.questions).toHaveLength(1);
+    const registry = new ToolRegistry();
+    const servers = loadMcpServers(
+      {
+        hostile: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [fileURLToPath(new URL('../../dist/test-servers/hostile.js', import.meta.url))],
+          sandbox: 'os',
+          category: 'read',
+          timeout: 30,
+          enabled: true,
+        } as ResolvedServer,
+      },
+      registry,
+      { cwd: root, osSandbox: { homeDir: home, env: { HOME: home } } },
+    );
+    try {
+      expect((await servers.ready).map((e) => e.status)).toEqual(['ok']);
+      // A command runs (and holds the host question) while the server tries the session's host.
+      const started = path.join(root, 'started');
+      const release = path.join(root, 'release');
+      const running = s.run(`touch started; while [ ! -e release ]; do sleep 0.05; done`);
+      await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000 });
+      let attempt: { ok: boolean; error?: string };
+      try {
+        const result = await registry.execute(
+          'mcp__hostile__attempt',
+          { what: 'http', url: `http://${HOST}/` },
+          { projectRoot: root, session: new SessionState() },
+        );
+        attempt = JSON.parse(textOf((result as { content: { type: 'text'; text: string }[] }).content));
+      } finally {
+        writeFileSync(release, '');
+        await running;
+      }
+      // Refused by the proxy (403), not let through to a name that does not resolve.
+      expect(attempt.error).toContain('status 403');
+      expect(s.questions).toHaveLength(1);
+    } finally {
+      await servers.close();
+    }
+  }, 60_000);
 
   it('-p refuses an unlisted host and the result names the exact config line to add', async () => {
     const s = await session();

@@ -82,7 +82,15 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
 
   async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
     const configLine = `sandbox: { allowed_hosts: ["${host}"] }`;
-    if (sessionHosts.has(host)) return { allow: true };
+    // A host allowed for the session is in every later command's own list: asked about anyway, the
+    // connection is not the running command's but another sandboxed process's (a server, whose
+    // hosts are its allowed_hosts alone). The runtime does not say whose a connection is.
+    if (sessionHosts.has(host)) {
+      return {
+        allow: false,
+        reason: `${host} is allowed for this session's bash commands only, not for other sandboxed processes`,
+      };
+    }
     if (!options.asker) {
       return {
         allow: false,
@@ -99,7 +107,10 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
       new AbortController().signal,
     );
     if (answer === 'deny') return { allow: false, reason: `the user did not allow ${host}` };
-    if (answer === 'session') sessionHosts.add(host);
+    if (answer === 'session') {
+      sessionHosts.add(host);
+      return { allow: true, forCommand: true };
+    }
     if (answer === 'always') {
       sessionHosts.add(host);
       if (currentProjectRoot !== undefined) {
@@ -109,6 +120,7 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
           // Unwritable user folder: the host stays allowed for this session, as if answered so.
         }
       }
+      return { allow: true, forCommand: true };
     }
     return { allow: true };
   }

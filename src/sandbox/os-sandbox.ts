@@ -24,7 +24,11 @@ export type OsSandboxProbe =
 
 /** What decides about a host the policy does not list (the interactive question, or a refusal). */
 export type UnlistedHostDecider = (host: string, port: number | undefined) => Promise<HostDecision>;
-export type HostDecision = { allow: true } | { allow: false; reason: string };
+/**
+ * `forCommand`: the rest of the running command's connections to this host are allowed too (the
+ * answers "this session" and "always for this project"), by its own list, not by asking again.
+ */
+export type HostDecision = { allow: true; forCommand?: boolean } | { allow: false; reason: string };
 
 let runtimePromise: Promise<Runtime> | undefined;
 function loadRuntime(): Promise<Runtime> {
@@ -223,7 +227,8 @@ export async function wrapCommand(
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
-  currentDecider = decider;
+  const ownDecider = decider && commandDecider(runtime, commandId, policy.allowedHosts, decider);
+  currentDecider = ownDecider;
   const mustNotAppear = (policy.removeAfter ?? []).filter((file) => !pathExists(file));
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
@@ -240,10 +245,42 @@ export async function wrapCommand(
     },
     done: () => {
       runtime.unregisterCommandNetworkLists(commandId);
-      if (currentDecider === decider) currentDecider = undefined;
+      if (currentDecider === ownDecider) currentDecider = undefined;
       runtime.cleanupAfterCommand();
       for (const file of mustNotAppear) if (pathExists(file)) rmSync(file, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The decider of one running command. The runtime asks about every unlisted connection of every
+ * sandboxed process, servers included, without saying whose it is: so what the person allows for the
+ * command goes into the command's own list (re-registered), where only the command's connections find
+ * it, and the decider never allows a host merely because it was allowed before. Questions about one
+ * host asked at once (a package manager opens several connections) share the one answer.
+ */
+function commandDecider(
+  runtime: Runtime,
+  commandId: string,
+  listed: readonly string[],
+  decider: UnlistedHostDecider,
+): UnlistedHostDecider {
+  const hosts = [...listed];
+  const open = new Map<string, Promise<HostDecision>>();
+  return (host, port) => {
+    const key = `${host}:${port ?? ''}`;
+    const asked = open.get(key);
+    if (asked) return asked;
+    const answer = decider(host, port).then((decision) => {
+      if (decision.allow && decision.forCommand && !hosts.includes(host)) {
+        hosts.push(host);
+        runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...hosts] });
+      }
+      return decision;
+    });
+    open.set(key, answer);
+    void answer.finally(() => open.delete(key)).catch(() => undefined);
+    return answer;
   };
 }
 
