@@ -82,13 +82,18 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
 
   async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
     const configLine = `sandbox: { allowed_hosts: ["${host}"] }`;
-    // A host allowed for the session is in every later command's own list: asked about anyway, the
+    // A host allowed for the commands (config, project, session) is in every command's own list: asked about anyway, the
     // connection is not the running command's but another sandboxed process's (a server, whose
     // hosts are its allowed_hosts alone). The runtime does not say whose a connection is.
-    if (sessionHosts.has(host)) {
+    const commandHosts = [
+      ...sandboxConfig.allowed_hosts,
+      ...(currentProjectRoot === undefined ? [] : readProjectHosts(userDir, projectKey(currentProjectRoot))),
+      ...sessionHosts,
+    ];
+    if (commandHosts.includes(host)) {
       return {
         allow: false,
-        reason: `${host} is allowed for this session's bash commands only, not for other sandboxed processes`,
+        reason: `${host} is allowed for bash commands only, not for other sandboxed processes`,
       };
     }
     if (!options.asker) {
