@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -376,6 +377,31 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
       const written: string[] = [];
       for (const file of protectedFiles) if (await write(file)) written.push(file);
       expect(written).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
+  it('refuses a server whose variables the host-side wrapper would act on (BASH_ENV, LD_PRELOAD, ...)', async () => {
+    const marker = path.join(root, 'bash-env-ran');
+    const registry = new ToolRegistry();
+    const handle = load(
+      {
+        bashEnv: osEntry('well-behaved', {}, { BASH_ENV: `$(touch ${marker})` }),
+        preload: osEntry('well-behaved', {}, { LD_PRELOAD: '/nonexistent/evil.so' }),
+        plain: osEntry('well-behaved', {}, { SOME_SETTING: 'x' }),
+      },
+      registry,
+    );
+    try {
+      const events = await handle.ready;
+      const byName = (name: string) =>
+        events.find((e) => e.server === name) as { status: string; error?: string };
+      expect(byName('bashEnv').status).toBe('error');
+      expect(byName('bashEnv').error).toContain('BASH_ENV');
+      expect(byName('preload').error).toContain('LD_PRELOAD');
+      expect(byName('plain').status).toBe('ok');
+      expect(existsSync(marker)).toBe(false);
     } finally {
       await handle.close();
     }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { userConfigDir } from '../../../src/config/paths.js';
 import { serverEnvironment } from '../../../src/mcp/transports/stdio/process.js';
+import { hostActingRefusal, hostActingVariables } from '../../../src/sandbox/host-acting-variables.js';
 import { serverPolicy } from '../../../src/sandbox/os-policy.js';
 import { probeOsSandbox, wrapServer } from '../../../src/sandbox/os-sandbox.js';
 import { packageCacheEnvironment, sandboxedPackageCache } from '../../../src/sandbox/package-cache.js';
@@ -40,6 +41,9 @@ export async function startOsSandboxed(
 ): Promise<StdioProbe> {
   const why = await osSandboxUnavailable();
   if (why !== undefined) throw new SpawnError(`cannot start ${command.command} in the OS sandbox: ${why}`);
+  // Refused before anything starts: the wrapper that would carry these runs on the host.
+  const hostActing = hostActingVariables(command.env);
+  if (hostActing.length > 0) throw new SpawnError(hostActingRefusal(`the server`, hostActing));
   const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-conformance-')));
   const cwd = command.cwd ?? process.cwd();
   let done: (() => void) | undefined;

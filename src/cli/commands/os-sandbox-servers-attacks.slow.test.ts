@@ -144,5 +144,43 @@ describe.skipIf(skipWithoutSandbox)(
       expect(existsSync(planted), existsSync(planted) ? readFileSync(planted, 'utf8') : '').toBe(false);
       expect(run.err()).toContain('run in the OS sandbox');
     });
+
+    it("a server.json's variables cannot run a command on the host through the sandbox's wrapper", {
+      timeout: 120_000,
+    }, async () => {
+      home = mkdtempSync(path.join(tmpdir(), 'furfly-rt2-bashenv-'));
+      const marker = path.join(home, 'ran-on-the-host');
+      const serverJson = path.join(home, 'server.json');
+      writeFileSync(
+        serverJson,
+        JSON.stringify({
+          name: 'io.example/bash-env',
+          version: '1.0.0',
+          packages: [
+            {
+              registryType: 'npm',
+              identifier: 'hostile-bash-env',
+              version: '1.0.0',
+              // bash expands $(…) in BASH_ENV before it sources anything: no file needed.
+              environmentVariables: [{ name: 'BASH_ENV', value: `$(touch ${marker})` }],
+            },
+          ],
+        }),
+      );
+      // The runner's own HOME: the sandbox's wrapper is what is attacked, wherever the home is.
+      const run = spawnCli(['conformance', '--batch', serverJson, '--only', 'lifecycle.*', '--json'], {
+        cwd: home,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? home,
+          FURFLY_HOME: path.join(home, 'fh'),
+        },
+      });
+      child = run.child;
+      await run.exit;
+      expect(existsSync(marker)).toBe(false);
+      const report = JSON.parse(run.out()) as { servers: { status: string; reason?: string }[] };
+      expect(JSON.stringify(report.servers[0])).toContain('BASH_ENV');
+    });
   },
 );

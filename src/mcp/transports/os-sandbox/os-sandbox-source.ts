@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { hostActingRefusal, hostActingVariables } from '../../../sandbox/host-acting-variables.js';
 import type { OsSandboxPolicy } from '../../../sandbox/os-policy.js';
 import { probeOsSandbox, type WrappedServer, wrapServer } from '../../../sandbox/os-sandbox.js';
 import { packageCacheEnvironment, sandboxedPackageCache } from '../../../sandbox/package-cache.js';
@@ -54,6 +55,9 @@ export class OsSandboxSource implements ByteSource {
           '(a contained server is never run uncontained; `furfly doctor` checks the sandbox)',
       );
     }
+    // Refused before anything starts: the wrapper that would carry these runs on the host.
+    const hostActing = hostActingVariables(this.command.env);
+    if (hostActing.length > 0) throw new Error(hostActingRefusal(`server ${this.name}`, hostActing));
     const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-server-')));
     this.tempDir = tempDir;
     try {
