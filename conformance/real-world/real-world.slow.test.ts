@@ -118,6 +118,12 @@ function pinnedPackages(): Record<string, string> {
   return manifest.dependencies ?? {};
 }
 
+/** npm's environment: the CA bundle vitest.config.ts keeps from other processes, given back to npm. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const bundle = process.env.FURFLY_NPM_EXTRA_CA_CERTS;
+  return bundle ? { ...process.env, NODE_EXTRA_CA_CERTS: bundle } : process.env;
+}
+
 /** `npm ci` in servers/ unless its node_modules is newer than its lockfile. Install scripts stay off. */
 function installServers(): void {
   const lock = join(SERVERS_DIR, 'package-lock.json');
@@ -126,6 +132,7 @@ function installServers(): void {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: SERVERS_DIR,
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: npmEnv(),
   });
 }
 
