@@ -217,7 +217,10 @@ export async function wrapCommand(
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
-  currentDecider = decider;
+  // One question per host and command: further connections of this command to a host wait for, and
+  // take, the answer about it ("once" means this command).
+  const thisCommand = decider ? decidingOncePerHost(decider) : undefined;
+  currentDecider = thisCommand;
   const mustNotAppear = (policy.removeAfter ?? []).filter((file) => !pathExists(file));
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
@@ -234,12 +237,25 @@ export async function wrapCommand(
     },
     done: () => {
       runtime.unregisterCommandNetworkLists(commandId);
-      if (currentDecider === decider) currentDecider = undefined;
+      if (currentDecider === thisCommand) currentDecider = undefined;
       runtime.cleanupAfterCommand();
       for (const file of mustNotAppear) if (pathExists(file)) rmSync(file, { recursive: true, force: true });
       // After the runtime's cleanup, which removes the placeholders it made for absent protected paths.
       return policy.removeNewBelow ? removeNewEntries(policy.removeNewBelow) : [];
     },
+  };
+}
+
+/** `decider`, asked at most once per host: later asks about a host share the first one's answer. */
+function decidingOncePerHost(decider: UnlistedHostDecider): UnlistedHostDecider {
+  const decisions = new Map<string, Promise<HostDecision>>();
+  return (host, port) => {
+    let decision = decisions.get(host);
+    if (!decision) {
+      decision = decider(host, port);
+      decisions.set(host, decision);
+    }
+    return decision;
   };
 }
 
