@@ -80,7 +80,18 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
     },
   };
 
-  async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
+  /** Questions open now, by host: a second ask about the same host waits for this answer. */
+  const openQuestions = new Map<string, Promise<HostDecision>>();
+
+  function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
+    const open = openQuestions.get(host);
+    if (open) return open;
+    const decision = askAboutHost(host, port).finally(() => openQuestions.delete(host));
+    openQuestions.set(host, decision);
+    return decision;
+  }
+
+  async function askAboutHost(host: string, port: number | undefined): Promise<HostDecision> {
     const configLine = `sandbox: { allowed_hosts: ["${host}"] }`;
     if (sessionHosts.has(host)) return { allow: true };
     if (!options.asker) {

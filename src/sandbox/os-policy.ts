@@ -8,7 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { gitMetadataReadOnly, PROTECTED_NAMES } from './protected-paths.js';
+import { findNamedEntries, gitMetadataReadOnly, OBEYED_NAMES, PROTECTED_NAMES } from './protected-paths.js';
 
 export interface OsSandboxPolicy {
   /** Absolute folders the process may write (everything else is read-only). */
@@ -30,6 +30,13 @@ export interface OsSandboxPolicy {
    * `.git/commondir` it cannot read), and every process of the call has ended by then.
    */
   removeAfter?: readonly string[];
+  /**
+   * Entries named one of `names` anywhere below `root` that are not among `existing` (the ones there
+   * when the call started, read-only in it) are removed when the call ends: a bind can keep an existing
+   * file from changing, but nothing short of a placeholder in every folder keeps a command from making
+   * a new one, and furfly obeys these wherever they lie (see OBEYED_NAMES).
+   */
+  removeNewBelow?: { root: string; names: readonly string[]; existing: readonly string[] };
 }
 
 /**
@@ -161,6 +168,10 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
   const git: ReturnType<typeof gitMetadataReadOnly> = projectWritable
     ? gitMetadataReadOnly(projectRoot)
     : { readOnly: [] };
+  // Protected names in sub-folders too (a sub-package's FURFLY.md, a `.furflycode/` below the root):
+  // the ones there now stay read-only; new ones of the names furfly obeys are removed after the call.
+  const nested = projectWritable ? findNamedEntries(projectRoot, PROJECT_PROTECTED_PATHS).found : [];
+  const obeyed = new Set(OBEYED_NAMES.map((name) => name.toLowerCase()));
   return {
     writable: unique([
       ...(projectWritable ? [projectRoot] : []),
@@ -171,6 +182,7 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     ]),
     readOnly: unique([
       ...PROJECT_PROTECTED_PATHS.map((p) => path.join(projectRoot, p)),
+      ...nested,
       ...git.readOnly,
       // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.
       input.furflyUserDir,
@@ -184,6 +196,15 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     ]),
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
     ...(git.removeAfter ? { removeAfter: git.removeAfter } : {}),
+    ...(projectWritable
+      ? {
+          removeNewBelow: {
+            root: projectRoot,
+            names: OBEYED_NAMES,
+            existing: nested.filter((entry) => obeyed.has(path.basename(entry).toLowerCase())),
+          },
+        }
+      : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { findHostBinary, hostSafePath, insideAnyRoot, withHostSafePath } from './host-binaries.js';
 import type { OsSandboxPolicy } from './os-policy.js';
+import { findNamedEntries } from './protected-paths.js';
 
 type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
 
@@ -190,7 +191,8 @@ export interface WrappedCommand {
   argv: string[];
   /** Hosts the proxy refused during this command, with the reason. */
   blockedHosts(): string[];
-  done(): void;
+  /** Ends the command's share of the runtime; returns what it created that it may not have (removed). */
+  done(): string[];
 }
 
 /**
@@ -215,7 +217,10 @@ export async function wrapCommand(
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
-  currentDecider = decider;
+  // One question per host and command: further connections of this command to a host wait for, and
+  // take, the answer about it ("once" means this command).
+  const thisCommand = decider ? decidingOncePerHost(decider) : undefined;
+  currentDecider = thisCommand;
   const mustNotAppear = (policy.removeAfter ?? []).filter((file) => !pathExists(file));
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
@@ -232,11 +237,38 @@ export async function wrapCommand(
     },
     done: () => {
       runtime.unregisterCommandNetworkLists(commandId);
-      if (currentDecider === decider) currentDecider = undefined;
+      if (currentDecider === thisCommand) currentDecider = undefined;
       runtime.cleanupAfterCommand();
       for (const file of mustNotAppear) if (pathExists(file)) rmSync(file, { recursive: true, force: true });
+      // After the runtime's cleanup, which removes the placeholders it made for absent protected paths.
+      return policy.removeNewBelow ? removeNewEntries(policy.removeNewBelow) : [];
     },
   };
+}
+
+/** `decider`, asked at most once per host: later asks about a host share the first one's answer. */
+function decidingOncePerHost(decider: UnlistedHostDecider): UnlistedHostDecider {
+  const decisions = new Map<string, Promise<HostDecision>>();
+  return (host, port) => {
+    let decision = decisions.get(host);
+    if (!decision) {
+      decision = decider(host, port);
+      decisions.set(host, decision);
+    }
+    return decision;
+  };
+}
+
+/**
+ * Removes the entries of those names below `root` that were not there when the command started. Every
+ * process of the command has ended, so nothing recreates one behind our back; a symlink is removed
+ * itself, never what it leads to.
+ */
+function removeNewEntries(guard: NonNullable<OsSandboxPolicy['removeNewBelow']>): string[] {
+  const before = new Set(guard.existing);
+  const made = findNamedEntries(guard.root, guard.names).found.filter((entry) => !before.has(entry));
+  for (const entry of made) rmSync(entry, { recursive: true, force: true });
+  return made;
 }
 
 /** Whether anything (a dangling symlink included) is at `file`. */
