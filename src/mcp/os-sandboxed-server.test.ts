@@ -109,7 +109,7 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it('contains a hostile server: writes, credential stores, /proc, loopback, setsid children', async () => {
     const loopback: Server = createServer((_req, res) => res.end('reached'));
@@ -224,7 +224,7 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();
@@ -243,5 +243,5 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 });
