@@ -295,16 +295,17 @@ async function detectEras(options: SuiteOptions): Promise<Eras> {
   const wantLegacy = spec === undefined || isProtocolVersion(spec);
   const wantModern = spec === undefined || isModernProtocolVersion(spec);
   const legacyAnswered = signalWhenAnswered();
+  const spawnedAt = performance.now();
   const [legacySettled, modernSettled] = await Promise.allSettled([
     wantLegacy
       ? startLegacy(options).then((started) => {
-          if (started.init.result) legacyAnswered.fire();
+          if (started.init.result) legacyAnswered.fire(performance.now() - spawnedAt);
           return started;
         })
       : Promise.resolve(null),
     wantModern ? probeModern(options, legacyAnswered.fired) : Promise.resolve(null),
   ]);
-  legacyAnswered.fire(); // settles the promise the probe no longer waits on
+  legacyAnswered.fire(0); // settles the promise the probe no longer waits on
   const legacy = legacySettled.status === 'fulfilled' ? legacySettled.value : null;
   const modern = modernSettled.status === 'fulfilled' ? modernSettled.value : null;
   const closeAll = async () => {
@@ -390,10 +391,10 @@ interface ModernProbe {
   why: string;
 }
 
-/** A one-shot signal: `fired` resolves the first time `fire()` is called. */
-function signalWhenAnswered(): { fired: Promise<void>; fire: () => void } {
-  let fire = () => {};
-  const fired = new Promise<void>((resolve) => {
+/** A one-shot signal: `fired` resolves with the value of the first `fire(value)`. */
+function signalWhenAnswered(): { fired: Promise<number>; fire: (value: number) => void } {
+  let fire: (value: number) => void = () => {};
+  const fired = new Promise<number>((resolve) => {
     fire = resolve;
   });
   return { fired, fire };
@@ -405,29 +406,31 @@ function signalWhenAnswered(): { fired: Promise<void>; fire: () => void } {
  * from the spawn, so a dual-era server that takes seconds to start (Context7 on the reference SDK v2
  * takes two alone, more on a loaded machine) would be judged legacy-only, and its modern era silently
  * never vetted. The suite gives discover the patience it gives `initialize` (the step timeout), and
- * stops waiting the client's window after `initialize` answered on the parallel connection: a server
- * that is up by then and still silent to discover is legacy, and a silent legacy server costs seconds,
- * not the whole step.
+ * stops waiting once `initialize` answered on the parallel connection and as long again has passed (at
+ * least the client's window): the two processes started together, so one that took 8 s to answer
+ * initialize on a loaded machine gets 8 s more for discover, and a silent legacy server costs about
+ * its start time, never the whole step.
  */
 function discoverDeadline(
   session: ModernSession,
   stepMs: number,
-  legacyAnswered: Promise<void>,
+  legacyAnswered: Promise<number>,
 ): Promise<Reply> {
   const request = session.request('server/discover', {}, { timeoutMs: stepMs });
   let timer: NodeJS.Timeout | undefined;
   let settled = false;
   const grace = new Promise<never>((_, reject) => {
-    void legacyAnswered.then(() => {
+    void legacyAnswered.then((initializeMs) => {
       if (settled) return;
+      const graceMs = Math.round(Math.max(DEFAULT_PROBE_TIMEOUT_MS, initializeMs));
       timer = setTimeout(
         () =>
           reject(
             new RequestTimeout(
-              `no response to server/discover within ${DEFAULT_PROBE_TIMEOUT_MS} ms after the server answered initialize on another connection`,
+              `no response to server/discover within ${graceMs} ms after the server answered initialize on another connection`,
             ),
           ),
-        DEFAULT_PROBE_TIMEOUT_MS,
+        graceMs,
       );
     });
   });
@@ -439,7 +442,7 @@ function discoverDeadline(
 }
 
 /** `server/discover` under the newest modern version (or the one asked for), judged by detect.ts. */
-async function probeModern(options: SuiteOptions, legacyAnswered: Promise<void>): Promise<ModernProbe> {
+async function probeModern(options: SuiteOptions, legacyAnswered: Promise<number>): Promise<ModernProbe> {
   const version = isModernProtocolVersion(options.specVersion)
     ? options.specVersion
     : LATEST_MODERN_PROTOCOL_VERSION;
