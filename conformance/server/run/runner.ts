@@ -299,7 +299,8 @@ async function detectEras(options: SuiteOptions): Promise<Eras> {
   const [legacySettled, modernSettled] = await Promise.allSettled([
     wantLegacy
       ? startLegacy(options).then((started) => {
-          if (started.init.result) legacyAnswered.fire(performance.now() - spawnedAt);
+          // Any answer, a refusal too, shows the server is up.
+          if (started.init.reply) legacyAnswered.fire(performance.now() - spawnedAt);
           return started;
         })
       : Promise.resolve(null),
