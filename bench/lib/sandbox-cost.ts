@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ResolvedServer } from '../../src/config/types.js';
 import { loadMcpServers } from '../../src/mcp/loader.js';
-import { dockerAvailable } from '../../src/sandbox/docker-engine.js';
+import { dockerClient } from '../../src/sandbox/docker-engine.js';
 import { probeOsSandbox, stopOsSandbox, wrapCommand } from '../../src/sandbox/os-sandbox.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { median } from './stats.js';
@@ -62,7 +62,9 @@ async function timeServerStart(kind: SandboxKind, script: string, folder: string
     type: 'stdio',
     command: process.execPath,
     args: [script],
-    cwd: path.dirname(script),
+    // The whole compiled tree (dist/), not the script's folder: the server imports ../src/…, which a
+    // container that mounts only dist/test-servers cannot see (it exited with ERR_MODULE_NOT_FOUND).
+    cwd: path.dirname(path.dirname(script)),
     sandbox: kind,
     category: 'read',
     timeout: 120,
@@ -90,7 +92,12 @@ export async function measureSandboxCost(
   const unavailable: Partial<Record<SandboxKind, string>> = {};
   const probe = await probeOsSandbox();
   if (!probe.available) unavailable.os = probe.reason;
-  if (!(await dockerAvailable())) unavailable.docker = 'no Docker engine reachable here';
+  const docker = await dockerClient().then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+  // The engine's own words (where furfly looked, what to start), not just "no engine".
+  if (docker !== undefined) unavailable.docker = docker;
   const kinds = (['none', 'os', 'docker'] as const).filter((kind) => unavailable[kind] === undefined);
   const bash: Record<SandboxKind, number[]> = { none: [], os: [], docker: [] };
   const starts: Record<SandboxKind, number[]> = { none: [], os: [], docker: [] };

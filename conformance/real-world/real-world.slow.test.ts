@@ -3,7 +3,9 @@
  * listed in servers.yaml), vetted with a default run as a user would, each held to the verdict committed
  * in fixtures/conformance/real-world/<name>.expected.json. A check that fails a MUST must be right on the
  * servers people run, so every MUST failure in a fixture quotes the sentence that binds that server and
- * says why this server is bound by it; a verdict that changes fails the test.
+ * says why this server is bound by it; a verdict that changes fails the test. The eras a server is judged
+ * in are part of its verdict, and the set must keep at least one server in each era (legacy, and the
+ * modern 2026-07-28), so it cannot lose the modern era silently.
  *
  * The servers are installed here, with `npm ci` in servers/ (its own lockfile), so the project's own
  * install stays lean. They run concurrently, through the same batch runner as `--batch` (a generous step:
@@ -58,6 +60,10 @@ interface Expected {
   status: 'pass' | 'fail' | 'error';
   /** For `error`: a part of the reason. */
   reason?: string;
+  /** The eras the server was judged in (it speaks), as the report's server line names them. */
+  eras: string[];
+  /** Why a server is judged in fewer eras than its SDK could serve, where that is worth saying. */
+  erasNote?: string;
   must: MustFailure[];
   /** SHOULD failures, `<era>:<id>`. */
   should: string[];
@@ -66,11 +72,18 @@ interface Expected {
 interface Verdict {
   status: string;
   reason?: string;
+  eras: string[];
   must: string[];
   should: string[];
 }
 
 const key = (era: string, id: string) => `${era}:${id}`;
+
+/** The eras the server was judged in, as its report names them (none when it was not vetted). */
+function erasOf(server: BatchServer): string[] {
+  const eras = server.report?.server?.eras;
+  return Array.isArray(eras) ? eras.filter((era): era is string => typeof era === 'string') : [];
+}
 
 function verdictOf(server: BatchServer): Verdict {
   const failed = (server.report?.checks ?? []).filter((check) => check.status === 'fail');
@@ -82,6 +95,7 @@ function verdictOf(server: BatchServer): Verdict {
   return {
     status: server.status,
     ...(server.reason === undefined ? {} : { reason: server.reason }),
+    eras: erasOf(server),
     must: ids('MUST'),
     should: ids('SHOULD'),
   };
@@ -90,20 +104,38 @@ function verdictOf(server: BatchServer): Verdict {
 function expectedVerdict(expected: Expected): Verdict {
   return {
     status: expected.status,
+    eras: [...(expected.eras ?? [])],
     must: expected.must.map((failure) => key(failure.era, failure.id)).sort(),
     should: [...expected.should].sort(),
   };
 }
 
-/** Same status, MUST and SHOULD failures; an error's reason only needs to contain the recorded part. */
+/**
+ * Same status, eras, MUST and SHOULD failures; an error's reason only needs to contain the recorded part.
+ * The eras are part of the verdict: a server that silently stops being judged in one is a changed verdict.
+ */
 function matches(seen: Verdict, expected: Expected): boolean {
   const want = expectedVerdict(expected);
   if (seen.status !== want.status) return false;
   if (expected.status === 'error') return (seen.reason ?? '').includes(expected.reason ?? '');
   return (
+    JSON.stringify(seen.eras) === JSON.stringify(want.eras) &&
     JSON.stringify(seen.must) === JSON.stringify(want.must) &&
     JSON.stringify(seen.should) === JSON.stringify(want.should)
   );
+}
+
+/** What differs, briefly, for the log line of a re-run (`eras legacy≠legacy,modern; +modern:x; -legacy:y`). */
+function difference(seen: Verdict, expected: Expected): string {
+  const want = expectedVerdict(expected);
+  const parts: string[] = [];
+  if (seen.status !== want.status) parts.push(`status ${seen.status}≠${want.status}`);
+  if (seen.eras.join() !== want.eras.join()) parts.push(`eras ${seen.eras.join()}≠${want.eras.join()}`);
+  const seenIds = [...seen.must, ...seen.should];
+  const wantIds = [...want.must, ...want.should];
+  for (const id of seenIds) if (!wantIds.includes(id)) parts.push(`+${id}`);
+  for (const id of wantIds) if (!seenIds.includes(id)) parts.push(`-${id}`);
+  return parts.join('; ') || 'the reason of its error';
 }
 
 function readExpected(name: string): Expected | undefined {
@@ -118,6 +150,12 @@ function pinnedPackages(): Record<string, string> {
   return manifest.dependencies ?? {};
 }
 
+/** npm's environment: the CA bundle vitest.config.ts keeps from other processes, given back to npm. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const bundle = process.env.FURFLY_NPM_EXTRA_CA_CERTS;
+  return bundle ? { ...process.env, NODE_EXTRA_CA_CERTS: bundle } : process.env;
+}
+
 /** `npm ci` in servers/ unless its node_modules is newer than its lockfile. Install scripts stay off. */
 function installServers(): void {
   const lock = join(SERVERS_DIR, 'package-lock.json');
@@ -126,6 +164,7 @@ function installServers(): void {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: SERVERS_DIR,
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: npmEnv(),
   });
 }
 
@@ -161,7 +200,7 @@ beforeAll(async () => {
       const expected = readExpected(item.entry.name);
       if (!UPDATE && expected && !matches(verdict, expected)) {
         process.stderr.write(
-          `real-world: ${item.entry.name} differs at a ${STEP_MS} ms step; vetting it alone again\n`,
+          `real-world: ${item.entry.name} differs at a ${STEP_MS} ms step (${difference(verdict, expected)}); vetting it alone again\n`,
         );
         const again = (await vetAll([item], RETRY_STEP_MS, 1)).get(item.entry.name);
         if (again) {
@@ -212,6 +251,8 @@ function writeFixtures(): void {
       package: packageName ? `${packageName}@${pinned[packageName]}` : (old?.package ?? 'TODO'),
       status: verdict.status as Expected['status'],
       ...(verdict.status === 'error' ? { reason: old?.reason ?? verdict.reason ?? '' } : {}),
+      eras: verdict.eras,
+      ...(old?.erasNote === undefined ? {} : { erasNote: old.erasNote }),
       must,
       should: verdict.should,
     };
@@ -237,6 +278,23 @@ describe('real-world calibration set', () => {
     }
   });
 
+  it('covers both eras: at least one server is judged in the legacy era and one in the modern era', () => {
+    // Recorded and seen alike, so the set cannot lose an era silently (a probe that gives up too early, a
+    // server upgraded away from an era, one removed from the list).
+    const recorded = entries.map(({ entry }) => readExpected(entry.name)?.eras ?? []);
+    const seen = entries.map(({ entry }) => verdicts.get(entry.name)?.eras ?? []);
+    for (const era of ['legacy', 'modern']) {
+      expect(
+        recorded.filter((eras) => eras.includes(era)).length,
+        `fixtures recording the ${era} era`,
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        seen.filter((eras) => eras.includes(era)).length,
+        `servers judged in the ${era} era`,
+      ).toBeGreaterThanOrEqual(1);
+    }
+  });
+
   for (const { entry } of entries) {
     it(`${entry.name}: keeps its recorded verdict, every MUST failure justified`, () => {
       const expected = readExpected(entry.name);
@@ -254,6 +312,7 @@ describe('real-world calibration set', () => {
       const summary = (v: Verdict | undefined) =>
         v && {
           status: v.status,
+          eras: v.eras,
           must: v.must,
           should: v.should,
           ...(v.status === 'error' ? { reason: v.reason } : {}),

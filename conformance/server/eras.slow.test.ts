@@ -182,6 +182,32 @@ describe('the era-aware suite', () => {
     );
   });
 
+  it("a dual-era server slower to start than a client's 3 s probe window is still vetted in both eras", {
+    timeout: 60_000,
+  }, async () => {
+    // Both first answers come late, as from a server that takes seconds to start on a loaded machine
+    // (the real-world set's Context7): server/discover must get the patience initialize gets.
+    const report = await runAgainst(
+      'slow',
+      ['--era', 'dual', '--initialize-delay', '4000', '--discover-delay', '4000'],
+      { timeoutMs: 15_000, only: ['lifecycle.*'] },
+    );
+    expect(report.server?.eras).toEqual(['legacy', 'modern']);
+    expect(byEra(report, 'modern').find((c) => c.id === 'lifecycle.discover')?.status).toBe('pass');
+  });
+
+  it('a legacy server silent to server/discover is judged legacy once initialize answered, not after the whole step', {
+    timeout: 60_000,
+  }, async () => {
+    const report = await runAgainst('slow', ['--discover-delay', 'never'], {
+      timeoutMs: 30_000,
+      only: ['lifecycle.*'],
+    });
+    expect(report.server?.eras).toEqual(['legacy']);
+    const modernSkip = byEra(report, 'modern')[0]?.message ?? '';
+    expect(modernSkip).toContain('after the server answered initialize on another connection');
+  });
+
   it('--spec-version 2026-07-28 against a legacy-only server stops the run', {
     timeout: 60_000,
   }, async () => {

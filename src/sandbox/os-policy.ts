@@ -8,7 +8,13 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { configuredHooksPath, gitMetadataReadOnly, PROTECTED_NAMES } from './protected-paths.js';
+import {
+  configuredHooksPath,
+  findNamedEntries,
+  gitMetadataReadOnly,
+  OBEYED_NAMES,
+  PROTECTED_NAMES,
+} from './protected-paths.js';
 
 export interface OsSandboxPolicy {
   /** Absolute folders the process may write (everything else is read-only). */
@@ -30,6 +36,13 @@ export interface OsSandboxPolicy {
    * `.git/commondir` it cannot read), and every process of the call has ended by then.
    */
   removeAfter?: readonly string[];
+  /**
+   * Entries named one of `names` anywhere below `root` that are not among `existing` (the ones there
+   * when the call started, read-only in it) are removed when the call ends: a bind can keep an existing
+   * file from changing, but nothing short of a placeholder in every folder keeps a command from making
+   * a new one, and furfly obeys these wherever they lie (see OBEYED_NAMES).
+   */
+  removeNewBelow?: { root: string; names: readonly string[]; existing: readonly string[] };
 }
 
 /**
@@ -164,6 +177,10 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
   const extraWritable = (input.extraWritable ?? [])
     .map(expand)
     .filter((dir) => !projectRootHoldsHome(dir, homeDir));
+  // Protected names in sub-folders too (a sub-package's FURFLY.md, a `.furflycode/` below the root):
+  // the ones there now stay read-only; new ones of the names furfly obeys are removed after the call.
+  const nested = projectWritable ? findNamedEntries(projectRoot, PROJECT_PROTECTED_PATHS).found : [];
+  const obeyed = new Set(OBEYED_NAMES.map((name) => name.toLowerCase()));
   return {
     writable: unique([
       ...(projectWritable ? [projectRoot] : []),
@@ -174,6 +191,7 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     ]),
     readOnly: unique([
       ...PROJECT_PROTECTED_PATHS.map((p) => path.join(projectRoot, p)),
+      ...nested,
       ...git.readOnly,
       // Another folder the config opens (another checkout, say) keeps its hooks and config too; one
       // inside the project is covered above.
@@ -190,6 +208,15 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
     ]),
     allowedHosts: unique([...(input.allowedHosts ?? [])]),
     ...(git.removeAfter ? { removeAfter: git.removeAfter } : {}),
+    ...(projectWritable
+      ? {
+          removeNewBelow: {
+            root: projectRoot,
+            names: OBEYED_NAMES,
+            existing: nested.filter((entry) => obeyed.has(path.basename(entry).toLowerCase())),
+          },
+        }
+      : {}),
   };
 }
 

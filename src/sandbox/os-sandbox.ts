@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { findHostBinary, hostSafePath, insideAnyRoot, withHostSafePath } from './host-binaries.js';
 import type { OsSandboxPolicy } from './os-policy.js';
+import { findNamedEntries } from './protected-paths.js';
 
 type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
 
@@ -202,7 +203,8 @@ export interface WrappedCommand {
   argv: string[];
   /** Hosts the proxy refused during this command, with the reason. */
   blockedHosts(): string[];
-  done(): void;
+  /** Ends the command's share of the runtime; returns what it created that it may not have (removed). */
+  done(): string[];
 }
 
 /**
@@ -227,8 +229,16 @@ export async function wrapCommand(
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
   }
-  const ownDecider = decider && commandDecider(runtime, commandId, policy.allowedHosts, decider);
-  currentDecider = ownDecider;
+  // One question per host and command: further connections of this command to a host wait for, and
+  // take, the answer about it ("once" means this command).
+  const thisCommand = decider
+    ? decidingOncePerHost(
+        decider,
+        (hosts) => runtime.registerCommandNetworkLists(commandId, { allowedDomains: hosts }),
+        policy.allowedHosts,
+      )
+    : undefined;
+  currentDecider = thisCommand;
   const mustNotAppear = (policy.removeAfter ?? []).filter((file) => !pathExists(file));
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
@@ -245,43 +255,60 @@ export async function wrapCommand(
     },
     done: () => {
       runtime.unregisterCommandNetworkLists(commandId);
-      if (currentDecider === ownDecider) currentDecider = undefined;
+      if (currentDecider === thisCommand) currentDecider = undefined;
       runtime.cleanupAfterCommand();
       for (const file of mustNotAppear) if (pathExists(file)) rmSync(file, { recursive: true, force: true });
+      // After the runtime's cleanup, which removes the placeholders it made for absent protected paths.
+      return policy.removeNewBelow ? removeNewEntries(policy.removeNewBelow) : [];
     },
   };
 }
 
 /**
- * The decider of one running command. The runtime asks about every unlisted connection of every
- * sandboxed process, servers included, without saying whose it is: so what the person allows for the
- * command goes into the command's own list (re-registered), where only the command's connections find
- * it, and the decider never allows a host merely because it was allowed before. Questions about one
- * host asked at once (a package manager opens several connections) share the one answer.
+ * `decider`, asked at most once per host: later asks about a host share the first one's answer.
+ *
+ * The runtime asks about every unlisted connection of every sandboxed process, servers included,
+ * without saying whose it is. So an answer that holds beyond this one question ("this session",
+ * "always": `forCommand`) goes into the command's own list (`register`), where only the command's
+ * connections find it, and is not kept here: whoever asks about that host afterwards is another
+ * process, and the session's decider refuses it (red team 2, M2).
  */
-function commandDecider(
-  runtime: Runtime,
-  commandId: string,
-  listed: readonly string[],
+function decidingOncePerHost(
   decider: UnlistedHostDecider,
+  register: (hosts: string[]) => void,
+  listed: readonly string[],
 ): UnlistedHostDecider {
   const hosts = [...listed];
-  const open = new Map<string, Promise<HostDecision>>();
+  const decisions = new Map<string, Promise<HostDecision>>();
   return (host, port) => {
-    const key = `${host}:${port ?? ''}`;
-    const asked = open.get(key);
-    if (asked) return asked;
-    const answer = decider(host, port).then((decision) => {
-      if (decision.allow && decision.forCommand && !hosts.includes(host)) {
-        hosts.push(host);
-        runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...hosts] });
-      }
-      return decision;
-    });
-    open.set(key, answer);
-    void answer.finally(() => open.delete(key)).catch(() => undefined);
-    return answer;
+    let decision = decisions.get(host);
+    if (!decision) {
+      decision = decider(host, port).then((answer) => {
+        if (answer.allow && answer.forCommand) {
+          if (!hosts.includes(host)) {
+            hosts.push(host);
+            register([...hosts]);
+          }
+          decisions.delete(host);
+        }
+        return answer;
+      });
+      decisions.set(host, decision);
+    }
+    return decision;
   };
+}
+
+/**
+ * Removes the entries of those names below `root` that were not there when the command started. Every
+ * process of the command has ended, so nothing recreates one behind our back; a symlink is removed
+ * itself, never what it leads to.
+ */
+function removeNewEntries(guard: NonNullable<OsSandboxPolicy['removeNewBelow']>): string[] {
+  const before = new Set(guard.existing);
+  const made = findNamedEntries(guard.root, guard.names).found.filter((entry) => !before.has(entry));
+  for (const entry of made) rmSync(entry, { recursive: true, force: true });
+  return made;
 }
 
 /** Whether anything (a dangling symlink included) is at `file`. */

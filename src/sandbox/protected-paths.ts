@@ -63,6 +63,57 @@ export function protectedNameIn(relative: string): string | undefined {
 }
 
 /**
+ * The protected names furfly itself obeys wherever they lie below the project root: `FURFLY.md` (read
+ * as instructions from the git root down to the working directory), `.furflycode/` (a config folder
+ * makes its folder the project root when furfly starts below it) and `.mcp.json` (read beside it). A
+ * command may change none it finds, and may create none: the OS sandbox removes one a call made when
+ * the call ends (see os-policy.ts).
+ */
+export const OBEYED_NAMES: readonly string[] = ['FURFLY.md', '.furflycode', '.mcp.json'];
+
+/** Folders whose contents are someone else's (installed packages) or git's own (a nested repository). */
+const SCAN_SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
+
+/**
+ * At most this many folders are listed per scan, so a huge tree cannot slow every command much (the
+ * scan runs before and after each bash call); a tree past it is covered down to where the scan got.
+ */
+export const PROTECTED_SCAN_BUDGET = 10_000;
+
+/**
+ * Every entry below `root` (its own entries included) whose name is one of `names` (compared in lower
+ * case), without looking inside a match, `node_modules` or a `.git` folder, and without following
+ * symlinks. `complete` is false when the budget ran out first.
+ */
+export function findNamedEntries(
+  root: string,
+  names: readonly string[],
+  budget = PROTECTED_SCAN_BUDGET,
+): { found: string[]; complete: boolean } {
+  const wanted = new Set(names.map((name) => name.toLowerCase()));
+  const found: string[] = [];
+  const pending = [root];
+  let left = budget;
+  while (pending.length > 0) {
+    if (left-- <= 0) return { found, complete: false };
+    const dir = pending.pop()!;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const lower = entry.name.toLowerCase();
+      if (wanted.has(lower)) found.push(path.join(dir, entry.name));
+      else if (entry.isDirectory() && !SCAN_SKIPPED_FOLDERS.has(lower))
+        pending.push(path.join(dir, entry.name));
+    }
+  }
+  return { found, complete: true };
+}
+
+/**
  * What git needs to write to commit, branch, merge, rebase, stash and fetch: object and ref stores,
  * logs, the index, and the state files of an operation in progress (plus their `.lock` siblings).
  * Everything else in `.git` (config, hooks, info, commondir, worktrees, modules, remotes, branches,

@@ -4,9 +4,7 @@
  * its flags and the hooks they switch on.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { runHttp } from './http.js';
 import type { HttpOptions } from './http-common.js';
-import { runLegacySse } from './http-legacy-sse.js';
 import { ERAS, type Era } from './modern.js';
 import { createRecorder } from './record.js';
 import type { ServerDefinition } from './session.js';
@@ -234,14 +232,17 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
   const record = createRecorder(common.record);
   const listing = withExtraTools(setup.definition, common);
   setup = { ...setup, definition: listing.definition };
+  // The HTTP transports (and node:http with them) load only for an HTTP server: the calibration starts
+  // thousands of stdio servers, and each start is mostly module loading.
+  const { definition, stdio, http } = setup;
+  const ignoreSignals = stdio?.ignoreSignals ?? false;
   if (common.http && common.legacySse) {
-    runLegacySse(setup.definition, record, {
-      port: common.port,
-      ignoreSignals: setup.stdio?.ignoreSignals ?? false,
-      endpoint: typeof flags['sse-endpoint'] === 'string' ? flags['sse-endpoint'] : undefined,
-    });
+    const endpoint = typeof flags['sse-endpoint'] === 'string' ? flags['sse-endpoint'] : undefined;
+    void import('./http-legacy-sse.js').then(({ runLegacySse }) =>
+      runLegacySse(definition, record, { port: common.port, ignoreSignals, endpoint }),
+    );
   } else if (common.http) {
-    runHttp(setup.definition, record, {
+    const options = {
       dropSessionAfter: common.dropSessionAfter,
       closeStreamsEarly: common.closeStreamsEarly !== undefined,
       closeStreamsEarlyRetryMs: common.closeStreamsEarly,
@@ -250,15 +251,16 @@ export function runServer(spec: ServerSpec, argv: string[] = process.argv.slice(
       getStream: common.getStream,
       listChangedAfterMs: common.listChangedAfterMs,
       beforeListChanged: listing.beforeListChanged,
-      ignoreSignals: setup.stdio?.ignoreSignals ?? false,
+      ignoreSignals,
       ...(common.authToken !== undefined ? { auth: { token: common.authToken } } : {}),
-      ...setup.http,
-    });
+      ...http,
+    };
+    void import('./http.js').then(({ runHttp }) => runHttp(definition, record, options));
   } else {
-    runStdio(setup.definition, record, {
+    runStdio(definition, record, {
       listChangedAfterMs: common.listChangedAfterMs,
       beforeListChanged: listing.beforeListChanged,
-      ...setup.stdio,
+      ...stdio,
     });
   }
 }

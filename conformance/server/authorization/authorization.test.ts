@@ -138,17 +138,17 @@ describe('authorization.insufficient-scope-403 against the --auth-token test ser
     return report.checks.find((check) => check.id === 'authorization.insufficient-scope-403');
   }
 
-  it('403 with error="insufficient_scope" and a scope: pass', { timeout: 30_000 }, async () => {
+  it('403 with error="insufficient_scope" and a scope: pass', { timeout: 60_000 }, async () => {
     expect((await verdict([], true))?.status).toBe('pass');
   });
 
-  it('answered 401 instead: a SHOULD failure', { timeout: 30_000 }, async () => {
+  it('answered 401 instead: a SHOULD failure', { timeout: 60_000 }, async () => {
     const result = await verdict(['--break', 'insufficient-scope-401'], true);
     expect(result).toMatchObject({ status: 'fail', level: 'SHOULD' });
     expect(result?.message).toContain('answered 401, not 403');
   });
 
-  it('no such refusal in the run: does not apply', { timeout: 30_000 }, async () => {
+  it('no such refusal in the run: does not apply', { timeout: 60_000 }, async () => {
     expect((await verdict([], false))?.status).toBe('skip');
   });
 });

@@ -61,7 +61,7 @@ import {
 import { collectMetrics, collectModernMetrics } from './metrics.js';
 import { ModernSession } from './modern-client.js';
 import { allDone, InOrder, ISOLATED_AT_ONCE, overlapAllowed, runEra, Slots } from './scheduling.js';
-import { isObject, Session } from './session.js';
+import { isObject, type Reply, RequestTimeout, Session } from './session.js';
 import { messageLines, recordingWire, WireRecorder } from './wire.js';
 
 export interface SuiteOptions extends SuiteSettings {
@@ -294,10 +294,19 @@ async function detectEras(options: SuiteOptions): Promise<Eras> {
   const spec = options.specVersion;
   const wantLegacy = spec === undefined || isProtocolVersion(spec);
   const wantModern = spec === undefined || isModernProtocolVersion(spec);
+  const legacyAnswered = signalWhenAnswered();
+  const spawnedAt = performance.now();
   const [legacySettled, modernSettled] = await Promise.allSettled([
-    wantLegacy ? startLegacy(options) : Promise.resolve(null),
-    wantModern ? probeModern(options) : Promise.resolve(null),
+    wantLegacy
+      ? startLegacy(options).then((started) => {
+          // Any answer, a refusal too, shows the server is up.
+          if (started.init.reply) legacyAnswered.fire(performance.now() - spawnedAt);
+          return started;
+        })
+      : Promise.resolve(null),
+    wantModern ? probeModern(options, legacyAnswered.fired) : Promise.resolve(null),
   ]);
+  legacyAnswered.fire(0); // settles the promise the probe no longer waits on
   const legacy = legacySettled.status === 'fulfilled' ? legacySettled.value : null;
   const modern = modernSettled.status === 'fulfilled' ? modernSettled.value : null;
   const closeAll = async () => {
@@ -383,8 +392,58 @@ interface ModernProbe {
   why: string;
 }
 
+/** A one-shot signal: `fired` resolves with the value of the first `fire(value)`. */
+function signalWhenAnswered(): { fired: Promise<number>; fire: (value: number) => void } {
+  let fire: (value: number) => void = () => {};
+  const fired = new Promise<number>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
+}
+
+/**
+ * How long the probe waits for `server/discover`. The spec's rule is "does not respond within a
+ * reasonable timeout" (stdio, "Backward Compatibility"). A client's fixed window (3 s, detect.ts) counts
+ * from the spawn, so a dual-era server that takes seconds to start (Context7 on the reference SDK v2
+ * takes two alone, more on a loaded machine) would be judged legacy-only, and its modern era silently
+ * never vetted. The suite gives discover the patience it gives `initialize` (the step timeout), and
+ * stops waiting once `initialize` answered on the parallel connection and as long again has passed (at
+ * least the client's window): the two processes started together, so one that took 8 s to answer
+ * initialize on a loaded machine gets 8 s more for discover, and a silent legacy server costs about
+ * its start time, never the whole step.
+ */
+function discoverDeadline(
+  session: ModernSession,
+  stepMs: number,
+  legacyAnswered: Promise<number>,
+): Promise<Reply> {
+  const request = session.request('server/discover', {}, { timeoutMs: stepMs });
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  const grace = new Promise<never>((_, reject) => {
+    void legacyAnswered.then((initializeMs) => {
+      if (settled) return;
+      const graceMs = Math.round(Math.max(DEFAULT_PROBE_TIMEOUT_MS, initializeMs));
+      timer = setTimeout(
+        () =>
+          reject(
+            new RequestTimeout(
+              `no response to server/discover within ${graceMs} ms after the server answered initialize on another connection`,
+            ),
+          ),
+        graceMs,
+      );
+    });
+  });
+  grace.catch(() => {});
+  return Promise.race([request, grace]).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+  });
+}
+
 /** `server/discover` under the newest modern version (or the one asked for), judged by detect.ts. */
-async function probeModern(options: SuiteOptions): Promise<ModernProbe> {
+async function probeModern(options: SuiteOptions, legacyAnswered: Promise<number>): Promise<ModernProbe> {
   const version = isModernProtocolVersion(options.specVersion)
     ? options.specVersion
     : LATEST_MODERN_PROTOCOL_VERSION;
@@ -393,10 +452,9 @@ async function probeModern(options: SuiteOptions): Promise<ModernProbe> {
     version,
   );
   const discover: DiscoverInfo = { reply: null, result: null, error: null };
-  const timeoutMs = Math.min(options.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS);
   let outcome: ProbeOutcome;
   try {
-    const reply = await session.request('server/discover', {}, { timeoutMs });
+    const reply = await discoverDeadline(session, options.timeoutMs, legacyAnswered);
     discover.reply = reply;
     const message = reply.message;
     if (isObject(message.error)) {

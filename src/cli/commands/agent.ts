@@ -20,13 +20,8 @@ import type { Usage } from '../../agent/usage.js';
 import { nearest } from '../../config/suggest.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '../../permission/index.js';
-import {
-  attributedBlock,
-  terminalLine,
-  terminalSafeJson,
-  terminalText,
-  textStreamSanitizer,
-} from '../../terminal/sanitize.js';
+import { modelTextStream } from '../../terminal/model-text.js';
+import { attributedBlock, terminalLine, terminalSafeJson, terminalText } from '../../terminal/sanitize.js';
 import { COMMAND_NAMES, PROMPT_FROM_STDIN } from '../command-names.js';
 import { cwdProblem } from '../cwd-option.js';
 import { EXIT_BROKEN_PIPE, watchOutput } from '../interactive/output-gone.js';
@@ -224,8 +219,9 @@ async function runOneShot(
     await runtime.mcp.ready;
     const signal = io.signal ? AbortSignal.any([io.signal, output.signal]) : output.signal;
     let lineOpen = false;
-    // Text output is for people (and may be piped on to a terminal): escapes become visible.
-    const answer = textStreamSanitizer();
+    // Text output is for people (and may be piped on to a terminal): escapes become visible, and a
+    // line of the model's that starts like one of furfly's is marked as the model's.
+    const answer = modelTextStream();
     // `@server:uri` mentions attach the resources here too; what could not be attached is said on stderr.
     const attached = await runtime.resources.prepare(prompt, { signal });
     for (const note of attached.notes) if (!json) io.stderr.write(`mcp: ${terminalLine(note)}\n`);

@@ -145,7 +145,7 @@ describe('furfly conformance (built binary)', () => {
     }
   });
 
-  it('exits 2 for a command that does not exist', { timeout: 30_000 }, async () => {
+  it('exits 2 for a command that does not exist', { timeout: 60_000 }, async () => {
     const result = await furfly(['conformance', '--', '/nonexistent/furfly-no-such-server']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('cannot start');

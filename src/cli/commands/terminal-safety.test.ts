@@ -92,7 +92,7 @@ describe('mcp tools: the names a server gives itself and its tools', () => {
   it('shows server name, version, tool name and description with visible escapes', async () => {
     const { code, stdout } = await mcp('tools', [], {
       stdio: quoted([process.execPath, hostileServer()]),
-      timeout: 30_000,
+      timeout: 60_000,
     });
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW);
@@ -107,7 +107,7 @@ describe('mcp tools: the names a server gives itself and its tools', () => {
     const { code, stdout } = await mcp('tools', [], {
       stdio: quoted([process.execPath, hostileServer()]),
       json: true,
-      timeout: 30_000,
+      timeout: 60_000,
     });
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW);
@@ -123,7 +123,7 @@ describe('mcp call: a tool result', () => {
   it('shows the text with visible escapes and keeps its lines', async () => {
     const { code, stdout } = await mcp('call', ['echo', JSON.stringify({ message: echo })], {
       stdio: quoted([process.execPath, serverPath('well-behaved')]),
-      timeout: 30_000,
+      timeout: 60_000,
     });
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW);
@@ -135,7 +135,7 @@ describe('mcp call: a tool result', () => {
     const { stdout } = await mcp('call', ['echo', JSON.stringify({ message: echo })], {
       stdio: quoted([process.execPath, serverPath('well-behaved')]),
       json: true,
-      timeout: 30_000,
+      timeout: 60_000,
     });
     expect(stdout).not.toMatch(RAW);
     expect(JSON.parse(stdout).content[0].text).toBe(echo);
@@ -148,7 +148,7 @@ describe("a server's stderr in an error", () => {
   it('mcp tools shows it with visible escapes', async () => {
     const { code, stderr } = await mcp('tools', [], {
       stdio: quoted([process.execPath, serverPath('crashing'), ...crash]),
-      timeout: 30_000,
+      timeout: 60_000,
     });
     expect(code).toBe(1);
     expect(stderr).not.toMatch(RAW);

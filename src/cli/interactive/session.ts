@@ -22,7 +22,8 @@ import { type RuntimeOptions, startRuntime } from '../../agent/runtime.js';
 import type { ServerEvent } from '../../mcp/loader.js';
 import type { LogLevel } from '../../mcp/server-features.js';
 import { atLeast, type LogEntry } from '../../mcp/server-log.js';
-import { attributedBlock, terminalLine, terminalText, textStreamSanitizer } from '../../terminal/sanitize.js';
+import { modelTextStream } from '../../terminal/model-text.js';
+import { attributedBlock, terminalLine, terminalText } from '../../terminal/sanitize.js';
 import { errorText } from '../../util/error-text.js';
 import { LiveLine } from '../progress-line.js';
 import { type Completer, createCompleter } from './completion.js';
@@ -345,8 +346,9 @@ export async function runInteractiveSession(options: InteractiveOptions): Promis
       busy = true;
       turn = new AbortController();
       let lineOpen = false;
-      // The model's words are shown, never obeyed: escapes become visible text.
-      const answer = textStreamSanitizer();
+      // The model's words are shown, never obeyed: escapes become visible text, and a line that starts
+      // like one of furfly's is marked as the model's.
+      const answer = modelTextStream();
       try {
         const running = runtime.agent.runTurn(text, {
           signal: turn.signal,

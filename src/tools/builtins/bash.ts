@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import type { OsSandboxPolicy } from '../../sandbox/os-policy.js';
 import { type UnlistedHostDecider, type WrappedCommand, wrapCommand } from '../../sandbox/os-sandbox.js';
 import { errorResult, type Tool, type ToolResult } from '../tool.js';
@@ -155,15 +156,24 @@ async function runCommand(
       `bash: the OS sandbox could not start, so the command did not run: ${(error as Error).message}`,
     );
   }
+  let result: ToolResult;
+  let blockedHosts: string[] = [];
+  let removed: string[] = [];
   try {
-    const result = await runProcess(wrapped.argv, args, cwd, signal, settings);
-    const blocked = whatWasBlocked(result, wrapped.blockedHosts(), policy);
-    if (!blocked) return result;
-    settings.sandbox?.onBlocked?.(args.command, blocked.summary);
-    return { ...result, content: [...result.content, { type: 'text', text: `\n${blocked.note}` }] };
+    result = await runProcess(wrapped.argv, args, cwd, signal, settings);
+    blockedHosts = wrapped.blockedHosts();
   } finally {
-    wrapped.done();
+    removed = wrapped.done();
   }
+  const blocked = whatWasBlocked(
+    result,
+    blockedHosts,
+    policy,
+    removed.map((entry) => path.relative(cwd, entry)),
+  );
+  if (!blocked) return result;
+  settings.sandbox?.onBlocked?.(args.command, blocked.summary);
+  return { ...result, content: [...result.content, { type: 'text', text: `\n${blocked.note}` }] };
 }
 
 /**
@@ -185,6 +195,7 @@ function whatWasBlocked(
   result: ToolResult,
   blockedHosts: string[],
   policy: OsSandboxPolicy,
+  removed: string[],
 ): { note: string; summary: string } | undefined {
   const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   const paths = new Set<string>();
@@ -199,6 +210,15 @@ function whatWasBlocked(
       `[sandbox: blocked access to ${shown}. Commands may write only in the project root ` +
         `and the session temp folder (not its protected paths: .git/hooks, .git/config, .furflycode/, .mcp.json, FURFLY.md), ` +
         'and may not read credential stores.]',
+    );
+  }
+  if (removed.length > 0) {
+    const shown = removed.slice(0, 10).join(', ');
+    summary.push(`creating ${shown}`);
+    notes.push(
+      `[sandbox: removed what the command created: ${shown}. FURFLY.md, .furflycode/ and .mcp.json are ` +
+        "furfly's own instructions and config, in every folder of the project: commands may not create or " +
+        'change them; write_file asks the user first.]',
     );
   }
   for (const line of blockedHosts.slice(0, 10)) {
