@@ -31,6 +31,14 @@ describe('packageCacheKey', () => {
     );
   });
 
+  it('does not move with the .env files found beside the project at each start', () => {
+    const without = packageCacheKey(identity('/tmp/t'));
+    const withEnv = packageCacheKey(
+      identity('/tmp/t', { unreadable: ['/home/u/.furflycode', '/home/u/.aws', '/tmp/other/.env.local'] }),
+    );
+    expect(withEnv).toBe(without);
+  });
+
   it('differs as soon as the rights or what runs differ', () => {
     const base = packageCacheKey(identity('/tmp/t'));
     const others = [

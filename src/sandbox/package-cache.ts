@@ -50,7 +50,9 @@ export function packageCacheKey(identity: PackageCacheIdentity): string {
     env: [...identity.envNames].sort(),
     writable: withoutTemp(policy.writable),
     readOnly: withoutTemp(policy.readOnly),
-    unreadable: withoutTemp(policy.unreadable),
+    // Without the `.env*` files found beside the project at this start: they come and go with other
+    // folders, and a key that moved with them would split one server's cache (they only ever deny).
+    unreadable: withoutTemp(policy.unreadable).filter((entry) => !/^\.env/i.test(path.basename(entry))),
     readable: withoutTemp(policy.readable),
     allowedHosts: [...policy.allowedHosts].sort(),
   });
