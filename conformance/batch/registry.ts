@@ -14,12 +14,15 @@
  * file: it must not be able to send a CI runner's tokens to its own remote URL or pull
  * ANTHROPIC_API_KEY into its package. An input that is required and has no value makes the entry not
  * runnable, and the reason names it (and the `--env` that would supply it). `runtimeHint` may only name
- * a runtime from RUNTIME_HINTS: `sh -c` is not a runtime. Facts about the
+ * a runtime from RUNTIME_HINTS: `sh -c` is not a runtime; docker and podman only for oci packages, whose
+ * runtime arguments pass only the `docker run` options of container-arguments.ts (no `--privileged`, no
+ * host mounts). Facts about the
  * format: modelcontextprotocol.io/registry (package types, remote servers) and the server.json
  * reference in the registry repository.
  */
 import { Redactor } from '../../src/redaction/index.js';
 import { describeUrl } from '../server/probe/http.js';
+import { containerArgumentsProblem } from './container-arguments.js';
 import type { BatchEntry, EntryFlags } from './entries.js';
 
 type Json = Record<string, unknown>;
@@ -154,6 +157,15 @@ function launchOf(pkg: Json, env: Env, secrets: string[]): Launch | string {
   if (hint !== undefined && !RUNTIME_HINTS.has(hint)) {
     return `its runtimeHint ${JSON.stringify(hint)} is not a runtime furfly starts (${[...RUNTIME_HINTS].join(', ')})`;
   }
+  // A container engine runs only an oci package, and an oci package runs only in one: `uvx` hinted to
+  // `docker` would pass the runtime arguments straight to `docker run`.
+  const containerHint = hint === 'docker' || hint === 'podman';
+  if (containerHint && type !== 'oci') {
+    return `its runtimeHint ${JSON.stringify(hint)} is for oci packages, not ${type ?? 'untyped'} ones`;
+  }
+  if (type === 'oci' && hint !== undefined && !containerHint) {
+    return `its runtimeHint ${JSON.stringify(hint)} does not run oci images (docker or podman do)`;
+  }
   switch (type) {
     case 'npm': {
       const ref = version ? `${identifier}@${version}` : identifier;
@@ -165,6 +177,8 @@ function launchOf(pkg: Json, env: Env, secrets: string[]): Launch | string {
     }
     case 'oci': {
       // An identifier that already names a tag or digest keeps it.
+      const refused = containerArgumentsProblem(runtimeArgs);
+      if (refused !== undefined) return refused;
       const tagged = /@sha256:|:[^/]+$/.test(identifier);
       const ref = version && !tagged ? `${identifier}:${version}` : identifier;
       // The container sees a variable only when passed by name; its value stays in docker's environment.
