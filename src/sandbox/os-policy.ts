@@ -31,6 +31,11 @@ export interface OsSandboxPolicy {
   /** Host names (`example.com`, `*.example.com`, `host:443`) reachable through the runtime's proxy. */
   allowedHosts: readonly string[];
   /**
+   * The process's own temp folder (inside `writable`), its TMPDIR. Absent: the runtime's default,
+   * `/tmp/claude`, which every sandboxed process of the machine shares (and which often does not exist).
+   */
+  tempDir?: string;
+  /**
    * Paths inside `writable` that must not come into being: absent when the call starts, removed when
    * it ends if the command made them. For what cannot be a read-only placeholder (git dies on a
    * `.git/commondir` it cannot read), and every process of the call has ended by then.
@@ -182,6 +187,7 @@ export function bashPolicy(input: BashPolicyInput): OsSandboxPolicy {
   const nested = projectWritable ? findNamedEntries(projectRoot, PROJECT_PROTECTED_PATHS).found : [];
   const obeyed = new Set(OBEYED_NAMES.map((name) => name.toLowerCase()));
   return {
+    tempDir: input.tempDir,
     writable: unique([
       ...(projectWritable ? [projectRoot] : []),
       // Bound onto itself, .git is a mount point: a command cannot rename it away and put its own there.
@@ -258,6 +264,7 @@ export function serverPolicy(input: ServerPolicyInput): OsSandboxPolicy {
   );
   const granted = (input.writable ?? []).map(expand);
   return {
+    tempDir: input.tempDir,
     writable: unique([input.tempDir, ...granted]),
     readOnly: unique([
       // Unreadable is not unwritable: furfly's user folder may lie inside a writable folder.

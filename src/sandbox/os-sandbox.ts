@@ -222,9 +222,15 @@ export async function wrapCommand(
   const config = toRuntimeConfig(policy);
   // The runtime looks the shell up with `which`, through PATH: only host-safe folders.
   const wrapped = await withHostSafePath(policy.writable, () =>
-    runtime.wrapWithSandbox(command, started.bash, { filesystem: config.filesystem }, undefined, {
-      commandId,
-    }),
+    runtime.wrapWithSandbox(
+      withTempDir(policy, command),
+      started.bash,
+      { filesystem: config.filesystem },
+      undefined,
+      {
+        commandId,
+      },
+    ),
   );
   if (policy.allowedHosts.length > 0) {
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
@@ -344,7 +350,7 @@ export async function wrapServer(
   // exec: the sandboxed shell becomes the server, so signals reach it and its exit is the server's.
   const wrapped = await withHostSafePath(policy.writable, () =>
     runtime.wrapWithSandbox(
-      `exec ${line}`,
+      withTempDir(policy, `exec ${line}`),
       started.bash,
       { filesystem: toRuntimeConfig(policy).filesystem },
       undefined,
@@ -364,6 +370,15 @@ export async function wrapServer(
       runtime.cleanupAfterCommand();
     },
   };
+}
+
+/**
+ * The command with TMPDIR set to the policy's own temp folder. The runtime hands every sandboxed process
+ * `/tmp/claude`: one folder for all of them (a channel between a command and a server, and between
+ * sessions), and where it does not exist, `mktemp` fails inside the sandbox.
+ */
+function withTempDir(policy: OsSandboxPolicy, command: string): string {
+  return policy.tempDir === undefined ? command : `export TMPDIR=${shellQuote(policy.tempDir)}; ${command}`;
 }
 
 /** One word for bash, taken literally. */

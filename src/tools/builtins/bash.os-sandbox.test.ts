@@ -89,6 +89,12 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('bash in the OS sandbox'), () =
     expect(readFileSync(path.join(sessionTemp, 't.txt'), 'utf8')).toBe('b\n');
   });
 
+  it('has the session temp folder as its TMPDIR, so mktemp works and lands there', async () => {
+    const { text } = await run('echo "tmp=$TMPDIR" && mktemp');
+    expect(text).toContain(`tmp=${sessionTemp}\n${sessionTemp}/tmp.`);
+    expect(text).toMatch(/Exit code: 0$/);
+  });
+
   it('cannot plant a git hook, rewrite .git/config, or change furfly config in the project', async () => {
     const hook = path.join(project.root, '.git', 'hooks', 'pre-commit');
     const { text } = await run(
