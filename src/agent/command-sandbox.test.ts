@@ -141,7 +141,15 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('the network question of bash c
       const started = path.join(root, 'started');
       const release = path.join(root, 'release');
       const running = s.run(`touch started; while [ ! -e release ]; do sleep 0.05; done`);
-      await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000 });
+      // A command that ended before it started the loop failed: say with what, instead of waiting.
+      const ended = running.then((text) => {
+        throw new Error(`the command ended before the server's attempt: ${text}`);
+      });
+      ended.catch(() => {});
+      await Promise.race([
+        ended,
+        vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 45_000 }),
+      ]);
       let attempt: { ok: boolean; error?: string };
       try {
         const result = await registry.execute(
