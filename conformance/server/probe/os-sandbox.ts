@@ -4,15 +4,16 @@
  * (src/sandbox/os-policy.ts `serverPolicy`): its own temp folder writable, credential stores unreadable,
  * only the listed hosts reachable, and its environment only what the caller gave over a minimal one.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { userConfigDir } from '../../../src/config/paths.js';
 import { serverEnvironment } from '../../../src/mcp/transports/stdio/process.js';
-import { hostActingRefusal, hostActingVariables } from '../../../src/sandbox/host-acting-variables.js';
 import { serverPolicy } from '../../../src/sandbox/os-policy.js';
-import { probeOsSandbox, wrapServer } from '../../../src/sandbox/os-sandbox.js';
-import { packageCacheEnvironment, sandboxedPackageCache } from '../../../src/sandbox/package-cache.js';
+import { probeOsSandbox } from '../../../src/sandbox/os-sandbox.js';
+import {
+  launchSandboxedServer,
+  type SandboxedServerLaunch,
+  SandboxedServerRefused,
+} from '../../../src/sandbox/sandboxed-server.js';
 import { SpawnError, type StdioCommand } from './raw-process.js';
 import { StdioProbe } from './stdio.js';
 
@@ -41,63 +42,38 @@ export async function startOsSandboxed(
 ): Promise<StdioProbe> {
   const why = await osSandboxUnavailable();
   if (why !== undefined) throw new SpawnError(`cannot start ${command.command} in the OS sandbox: ${why}`);
-  // Refused before anything starts: the wrapper that would carry these runs on the host.
-  const hostActing = hostActingVariables(command.env);
-  if (hostActing.length > 0) throw new SpawnError(hostActingRefusal(`the server`, hostActing));
-  const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-conformance-')));
   const cwd = command.cwd ?? process.cwd();
-  let done: (() => void) | undefined;
-  const cleanup = () => {
-    done?.();
-    done = undefined;
-    rmSync(tempDir, { recursive: true, force: true });
-  };
+  const explicit = Object.fromEntries(
+    Object.entries(command.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  let launch: SandboxedServerLaunch | undefined;
+  const cleanup = () => launch?.done();
   try {
     const homeDir = os.homedir();
-    const own = serverPolicy({
-      tempDir,
+    launch = await launchSandboxedServer({
+      label: 'the server',
+      command: command.command,
+      args: command.args,
+      cwd,
+      env: explicit,
+      policyFor: (tempDir) =>
+        serverPolicy({
+          tempDir,
+          homeDir,
+          furflyUserDir: userConfigDir(process.env, homeDir),
+          baseDir: cwd,
+          writable: settings.writable ?? [],
+          allowedHosts: settings.allowedHosts,
+        }),
       homeDir,
-      furflyUserDir: userConfigDir(process.env, homeDir),
-      baseDir: cwd,
-      writable: settings.writable ?? [],
-      allowedHosts: settings.allowedHosts,
     });
-    const explicit = Object.fromEntries(
-      Object.entries(command.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined),
-    );
-    // The package cache of this server (the same command with the same rights): npx and uvx fetch a
-    // package once, not once per connection; a vetted package cannot plant in another server's cache.
-    const packageCache = sandboxedPackageCache(
-      {
-        command: command.command,
-        args: command.args,
-        cwd,
-        envNames: Object.keys(explicit),
-        policy: own,
-        tempDir,
-      },
-      process.env,
-      homeDir,
-    );
-    const policy = { ...own, writable: [...own.writable, packageCache] };
-    const wrapped = await wrapServer(command.command, command.args, policy);
-    done = wrapped.done;
-    const cache = path.join(tempDir, 'cache');
-    mkdirSync(cache);
     const probe = await StdioProbe.spawn({
-      command: wrapped.argv[0]!,
-      args: wrapped.argv.slice(1),
+      command: launch.argv[0]!,
+      args: launch.argv.slice(1),
       cwd,
       // A minimal environment (no credential of furfly's), its temp and cache folders, then what the
       // caller gave explicitly.
-      env: {
-        ...serverEnvironment({
-          TMPDIR: tempDir,
-          XDG_CACHE_HOME: cache,
-          ...packageCacheEnvironment(packageCache),
-        }),
-        ...explicit,
-      },
+      env: { ...serverEnvironment(launch.env), ...explicit },
     });
     const kill = probe.kill.bind(probe);
     probe.kill = async () => {
@@ -111,6 +87,7 @@ export async function startOsSandboxed(
   } catch (error) {
     cleanup();
     if (error instanceof SpawnError) throw error;
+    if (error instanceof SandboxedServerRefused) throw new SpawnError(error.message);
     throw new SpawnError(`cannot start ${command.command} in the OS sandbox: ${(error as Error).message}`);
   }
 }

@@ -5,13 +5,9 @@
  * (src/sandbox/os-policy.ts `serverPolicy`). Where the sandbox cannot run, start() fails with the
  * reason: a server meant to be contained is never started uncontained.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { hostActingRefusal, hostActingVariables } from '../../../sandbox/host-acting-variables.js';
 import type { OsSandboxPolicy } from '../../../sandbox/os-policy.js';
-import { probeOsSandbox, type WrappedServer, wrapServer } from '../../../sandbox/os-sandbox.js';
-import { packageCacheEnvironment, sandboxedPackageCache } from '../../../sandbox/package-cache.js';
+import { probeOsSandbox } from '../../../sandbox/os-sandbox.js';
+import { launchSandboxedServer, type SandboxedServerLaunch } from '../../../sandbox/sandboxed-server.js';
 import type { ByteSource, ByteSourceEvents, StopGrace } from '../framed/byte-source.js';
 import { type ChildProcessCommand, ChildProcessSource } from '../stdio/child-process-source.js';
 
@@ -27,8 +23,7 @@ export class OsSandboxUnavailableError extends Error {}
 
 export class OsSandboxSource implements ByteSource {
   private inner: ChildProcessSource | undefined;
-  private wrapped: WrappedServer | undefined;
-  private tempDir: string | undefined;
+  private launch: SandboxedServerLaunch | undefined;
   private stopped = false;
   /** The policy the server runs under, once started (for reports and tests). */
   policy: OsSandboxPolicy | undefined;
@@ -55,39 +50,21 @@ export class OsSandboxSource implements ByteSource {
           '(a contained server is never run uncontained; `furfly doctor` checks the sandbox)',
       );
     }
-    // Refused before anything starts: the wrapper that would carry these runs on the host.
-    const hostActing = hostActingVariables(this.command.env);
-    if (hostActing.length > 0) throw new Error(hostActingRefusal(`server ${this.name}`, hostActing));
-    const tempDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'furfly-server-')));
-    this.tempDir = tempDir;
     try {
-      // The package cache of this server (the same command with the same rights): npx and uvx fetch
-      // a package once, not at every start; no server with other rights can plant in it.
-      const own = this.command.policyFor(tempDir);
-      const packageCache = sandboxedPackageCache({
+      const launch = await launchSandboxedServer({
+        label: `server ${this.name}`,
         command: this.command.command,
         args: this.command.args ?? [],
         cwd: this.command.cwd ?? process.cwd(),
-        envNames: Object.keys(this.command.env ?? {}),
-        policy: own,
-        tempDir,
+        env: this.command.env ?? {},
+        policyFor: (tempDir) => this.command.policyFor(tempDir),
       });
-      const policy = { ...own, writable: [...own.writable, packageCache] };
-      this.policy = policy;
-      this.wrapped = await wrapServer(this.command.command, this.command.args ?? [], policy);
-      const cache = path.join(tempDir, 'cache');
-      mkdirSync(cache);
+      this.launch = launch;
+      this.policy = launch.policy;
       const inner = new ChildProcessSource({
-        command: this.wrapped.argv[0]!,
-        args: this.wrapped.argv.slice(1),
-        // Its temp and cache folders are the ones it may write: package runners (npx, uvx) and most
-        // tools find them through these, instead of failing on the read-only home folder.
-        env: {
-          TMPDIR: tempDir,
-          XDG_CACHE_HOME: cache,
-          ...packageCacheEnvironment(packageCache),
-          ...this.command.env,
-        },
+        command: launch.argv[0]!,
+        args: launch.argv.slice(1),
+        env: { ...launch.env, ...this.command.env },
         ...(this.command.cwd === undefined ? {} : { cwd: this.command.cwd }),
       });
       this.inner = inner;
@@ -117,9 +94,7 @@ export class OsSandboxSource implements ByteSource {
 
   /** Ends the sandbox's registration of the server and removes its temp folder. Idempotent. */
   private cleanup(): void {
-    this.wrapped?.done();
-    this.wrapped = undefined;
-    if (this.tempDir !== undefined) rmSync(this.tempDir, { recursive: true, force: true });
-    this.tempDir = undefined;
+    this.launch?.done();
+    this.launch = undefined;
   }
 }
