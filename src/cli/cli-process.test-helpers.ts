@@ -38,3 +38,11 @@ export function spawnCli(
   );
   return { child, exit, out: () => stdout, err: () => stderr };
 }
+
+/** Ends a CLI child that is still running, by its pid, and waits for its exit (for afterEach). */
+export async function endCli(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  process.kill(child.pid!, 'SIGKILL');
+  await exited;
+}

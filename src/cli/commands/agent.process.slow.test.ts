@@ -9,18 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Json, sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
 import { waitFor } from '../../util/wait-for.test-helpers.js';
-import { spawnCli } from '../cli-process.test-helpers.js';
+import { endCli, spawnCli } from '../cli-process.test-helpers.js';
 
 let server: Server | undefined;
 let child: ChildProcess | undefined;
 let project: TempProject | undefined;
 
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-  }
+  await endCli(child);
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   project?.cleanup();
   server = child = project = undefined;

@@ -17,7 +17,7 @@ import type { Json } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
 import { type ScriptedApi, startScriptedApi } from '../../agent/testing/scripted-api.test-helpers.js';
 import { waitFor } from '../../util/wait-for.test-helpers.js';
-import { spawnCli } from '../cli-process.test-helpers.js';
+import { endCli, spawnCli } from '../cli-process.test-helpers.js';
 
 let api: ScriptedApi | undefined;
 let child: ChildProcess | undefined;
@@ -34,11 +34,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-  }
+  await endCli(child);
   await api?.close();
   project?.cleanup();
   api = child = project = undefined;

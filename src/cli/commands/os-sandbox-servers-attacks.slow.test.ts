@@ -14,7 +14,7 @@ import type { Json } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
 import { type ScriptedApi, startScriptedApi } from '../../agent/testing/scripted-api.test-helpers.js';
 import { sandboxSuite, skipWithoutSandbox } from '../../sandbox/os-sandbox-gate.test-helpers.js';
-import { spawnCli } from '../cli-process.test-helpers.js';
+import { endCli, spawnCli } from '../cli-process.test-helpers.js';
 
 const distDir = fileURLToPath(new URL('../../../dist', import.meta.url));
 const serverScript = (name: string) => path.join(distDir, `test-servers/${name}.js`);
@@ -25,11 +25,7 @@ let project: TempProject | undefined;
 let home: string | undefined;
 
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-  }
+  await endCli(child);
   await api?.close();
   project?.cleanup();
   if (home) rmSync(home, { recursive: true, force: true });

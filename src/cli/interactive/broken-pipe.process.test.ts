@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sse, streamEvents } from '../../agent/testing/fake-anthropic.test-helpers.js';
 import { type TempProject, tempProject } from '../../agent/testing/project.test-helpers.js';
 import { waitFor } from '../../util/wait-for.test-helpers.js';
-import { spawnCli } from '../cli-process.test-helpers.js';
+import { endCli, spawnCli } from '../cli-process.test-helpers.js';
 
 let server: Server | undefined;
 let child: ChildProcess | undefined;
@@ -21,11 +21,7 @@ let project: TempProject | undefined;
 const serverPids: number[] = [];
 
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    process.kill(child.pid!, 'SIGKILL');
-    await exited;
-  }
+  await endCli(child);
   // A failed test must not leave the MCP server behind either.
   for (const pid of serverPids.splice(0)) {
     if (isAlive(pid)) process.kill(pid, 'SIGKILL');
