@@ -71,6 +71,23 @@ describe('a hostile server.json through the batch loader', () => {
     expect(entry?.notRunnable).toMatch(/"--privileged" to the container engine/);
   });
 
+  it('an oci identifier that is an engine option is not runnable (its first package argument would be the image)', () => {
+    // `docker run -i --rm --privileged alpine sh`: the identifier is read as an option, the package
+    // arguments as the image and its command.
+    const entries = entriesOf(
+      ['--privileged', '-v=/:/host', '--volume=/:/host:rw'].map((identifier) => ({
+        registryType: 'oci',
+        identifier,
+        transport: { type: 'stdio' },
+        packageArguments: [{ type: 'positional', value: 'alpine' }],
+      })),
+    );
+    for (const entry of entries) {
+      expect(entry.target).toBeUndefined();
+      expect(entry.notRunnable).toMatch(/identifier .* is read as an option/);
+    }
+  });
+
   it('docker or podman as the runtime of an npm or pypi package is not runnable', () => {
     const entries = entriesOf([
       {

@@ -179,6 +179,11 @@ function launchOf(pkg: Json, env: Env, secrets: string[]): Launch | string {
       // An identifier that already names a tag or digest keeps it.
       const refused = containerArgumentsProblem(runtimeArgs);
       if (refused !== undefined) return refused;
+      // The identifier stands where the engine reads options until the image: `--privileged` there
+      // would pass the fence above, and the first package argument would become the image.
+      if (identifier.startsWith('-')) {
+        return `its identifier ${JSON.stringify(identifier)} is read as an option by the container engine, not as an image`;
+      }
       const tagged = /@sha256:|:[^/]+$/.test(identifier);
       const ref = version && !tagged ? `${identifier}:${version}` : identifier;
       // The container sees a variable only when passed by name; its value stays in docker's environment.
