@@ -408,6 +408,26 @@ describe.skipIf(skipWithoutSandbox)(sandboxSuite('stdio servers under sandbox: o
     }
   }, 60_000);
 
+  it("the host-side wrapper reads no startup file of the server's HOME (bash sources ~/.bashrc when stdin is a socket)", async () => {
+    // Node gives a child its stdio as socketpairs, and bash -c with a socket on stdin and SHLVL < 2
+    // sources $HOME/.bashrc as if run by sshd: a server's HOME would run that file on the host.
+    const home = mkdtempSync(path.join(root, 'home-'));
+    const marker = path.join(root, 'bashrc-ran');
+    writeFileSync(path.join(home, '.bashrc'), `touch ${marker}\n`);
+    const registry = new ToolRegistry();
+    const handle = load(
+      { rc: osEntry('well-behaved', {}, { HOME: home, SHLVL: '0', SSH_CLIENT: '127.0.0.1 1 22' }) },
+      registry,
+    );
+    try {
+      const events = await handle.ready;
+      expect(events.find((e) => e.server === 'rc')).toMatchObject({ status: 'ok' });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+
   it('fails closed where the sandbox cannot run: that server is an error naming why, others start', async () => {
     const registry = new ToolRegistry();
     const plain = { ...osEntry('well-behaved'), sandbox: 'none' } as ResolvedServer;

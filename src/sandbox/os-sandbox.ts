@@ -249,7 +249,7 @@ export async function wrapCommand(
   const store = runtime.getSandboxViolationStore();
   const before = store.getTotalCount();
   return {
-    argv: [started.bash, '-c', wrapped],
+    argv: hostShell(started.bash, wrapped),
     blockedHosts: () => {
       const fresh = store.getTotalCount() - before;
       if (fresh <= 0) return [];
@@ -362,7 +362,7 @@ export async function wrapServer(
   }
   let ended = false;
   return {
-    argv: [started.bash, '-c', wrapped],
+    argv: hostShell(started.bash, wrapped),
     done: () => {
       if (ended) return;
       ended = true;
@@ -370,6 +370,15 @@ export async function wrapServer(
       runtime.cleanupAfterCommand();
     },
   };
+}
+
+/**
+ * The host-side shell that starts bubblewrap. `--norc`: bash -c with a socket on stdin (Node gives its
+ * children socketpairs) and SHLVL below 2 sources $HOME/.bashrc as if sshd had started it, and a
+ * server's variables may set HOME (and SHLVL): that file would run on the host, uncontained.
+ */
+function hostShell(bash: string, wrapped: string): string[] {
+  return [bash, '--norc', '--noprofile', '-c', wrapped];
 }
 
 /**
